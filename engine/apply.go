@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/tokenizer"
+)
+
+// applyChunk is how many records a writer changes per hold of the state lock,
+// so a bulk write never keeps a reader waiting for long.
+const applyChunk = 256
+
+// titleGap separates title and body positions, so no phrase spans the two.
+const titleGap = 16
+
+// analyzer is a pooled tokenizer with its token buffer.
+type analyzer struct {
+	*tokenizer.Analyzer
+	toks []tokenizer.Token
+	docs [applyChunk]index.Doc
+	fac  []string
+}
+
+var analyzers = sync.Pool{New: func() any {
+	return &analyzer{Analyzer: tokenizer.New(tokenizer.DefaultOptions())}
+}}
+
+// addField analyses text into d at positions from pos, each occurrence
+// counting weight, and returns the position after the field.
+func (a *analyzer) addField(d *index.Doc, text string, pos uint32, weight uint8) uint32 {
+	a.toks = a.Append(a.toks[:0], text, pos)
+	for _, t := range a.toks {
+		d.Add(t.Term, t.Pos, weight, t.Flags&tokenizer.Whole == 0)
+	}
+	return tokenizer.NextPos(a.toks, pos)
+}
+
+// analyzeDocument fills d from a document's title (weighted) and body.
+func (a *analyzer) analyzeDocument(d *index.Doc, doc *Document, titleWeight uint8) {
+	d.Reset()
+	next := a.addField(d, doc.Title, 0, titleWeight)
+	a.addField(d, doc.Content, next+titleGap, 1)
+}
+
+// apply changes the state as o says. The caller holds writeMu; apply takes
+// mu for short stretches. It must accept anything the log holds: records
+// that no longer fit (a channel of a deleted source, say) are skipped.
+func (e *Engine) apply(o *op) {
+	switch o.kind {
+	case opPutSource:
+		s := o.source
+		e.mu.Lock()
+		e.st.sources[s.ID] = &s
+		e.mu.Unlock()
+	case opDeleteSource:
+		e.applyDeleteSource(o.id)
+	case opPutChannels:
+		e.mu.Lock()
+		for i := range o.channels {
+			e.st.putChannel(&o.channels[i])
+		}
+		e.mu.Unlock()
+	case opPutMessages:
+		e.applyPutMessages(o.messages)
+	case opDeleteMessages:
+		e.deleteSlots(e.st.messageSlots(o.id, o.ids), nil)
+	case opPutDocuments:
+		e.applyPutDocuments(o.docs)
+	case opDeleteDocuments:
+		var slots []uint32
+		for _, id := range o.ids {
+			if i, ok := e.st.docID[id]; ok {
+				slots = append(slots, i)
+			}
+		}
+		e.deleteSlots(nil, slots)
+	}
+}
+
+// putChannel stores c, keeping the slug and creation time of a channel
+// already known.
+func (st *state) putChannel(c *Channel) {
+	if _, ok := st.sources[c.SourceID]; !ok {
+		return
+	}
+	key := recKey{c.SourceID, c.ID}
+	if n, ok := st.chanKey[key]; ok {
+		old := st.chans[n]
+		c.Slug, c.CreatedAt = old.Slug, old.CreatedAt
+		*old = *c
+		return
+	}
+	if _, taken := st.chanSlug[c.Slug]; taken || c.Slug == "" {
+		c.Slug = uniqueSlug(c.Name, "channel", slugsIn(st.chanSlug))
+	}
+	n := uint32(len(st.chans))
+	ch := *c
+	st.chans = append(st.chans, &ch)
+	st.chanKey[key] = n
+	st.chanSlug[ch.Slug] = n
+}
+
+func (e *Engine) applyPutMessages(msgs []Message) {
+	a := analyzers.Get().(*analyzer)
+	defer analyzers.Put(a)
+	st := e.st
+	for start := 0; start < len(msgs); start += applyChunk {
+		batch := msgs[start:min(start+applyChunk, len(msgs))]
+		for i := range batch {
+			a.docs[i].Reset()
+			a.addField(&a.docs[i], batch[i].Content, 0, 1)
+		}
+		e.mu.Lock()
+		for i := range batch {
+			m := &batch[i]
+			ch, ok := st.chanKey[recKey{m.SourceID, m.ChannelID}]
+			if !ok {
+				continue
+			}
+			key := recKey{m.SourceID, m.ID}
+			if old, ok := st.msgKey[key]; ok {
+				if st.sameMessage(old, m) {
+					continue
+				}
+				st.deleteMessage(old)
+			}
+			slot := uint32(len(st.msgs))
+			st.msgs = append(st.msgs, msgRec{
+				id: m.ID, content: m.Content, replyTo: m.ReplyTo, url: m.URL,
+				ts: timeMicro(m.Timestamp), edited: timeMicro(m.EditedAt),
+				channel: ch, author: st.authorFor(m.Author, m.AuthorName),
+			})
+			st.msgKey[key] = slot
+			a.fac = messageFacets(a.fac[:0], m, ch)
+			st.msgIdx.Add(slot, &a.docs[i], a.fac)
+		}
+		e.mu.Unlock()
+	}
+}
+
+func (e *Engine) applyPutDocuments(docs []Document) {
+	a := analyzers.Get().(*analyzer)
+	defer analyzers.Put(a)
+	st := e.st
+	for start := 0; start < len(docs); start += applyChunk {
+		batch := docs[start:min(start+applyChunk, len(docs))]
+		for i := range batch {
+			a.analyzeDocument(&a.docs[i], &batch[i], e.opts.TitleWeight)
+		}
+		e.mu.Lock()
+		for i := range batch {
+			d := batch[i]
+			if _, ok := st.sources[d.SourceID]; !ok {
+				continue
+			}
+			if old, ok := st.docID[d.ID]; ok {
+				d.Slug, d.CreatedAt = st.docs[old].Slug, st.docs[old].CreatedAt
+				st.deleteDocument(old)
+			} else if _, taken := st.docSlug[d.Slug]; taken || d.Slug == "" {
+				d.Slug = uniqueSlug(d.Title, "doc", slugsIn(st.docSlug))
+			}
+			slot := uint32(len(st.docs))
+			st.docs = append(st.docs, &d)
+			st.docID[d.ID] = slot
+			st.docSlug[d.Slug] = slot
+			st.docIdx.Add(slot, &a.docs[i], []string{sourceFacet(d.SourceID)})
+		}
+		e.mu.Unlock()
+	}
+}
+
+// messageSlots returns the slots of the given messages of a source.
+func (st *state) messageSlots(source string, ids []string) []uint32 {
+	var slots []uint32
+	for _, id := range ids {
+		if i, ok := st.msgKey[recKey{source, id}]; ok {
+			slots = append(slots, i)
+		}
+	}
+	return slots
+}
+
+// deleteSlots deletes messages and documents by slot, a chunk at a time.
+func (e *Engine) deleteSlots(msgs, docs []uint32) {
+	for start := 0; start < len(msgs); start += applyChunk {
+		e.mu.Lock()
+		for _, i := range msgs[start:min(start+applyChunk, len(msgs))] {
+			e.st.deleteMessage(i)
+		}
+		e.mu.Unlock()
+	}
+	for start := 0; start < len(docs); start += applyChunk {
+		e.mu.Lock()
+		for _, i := range docs[start:min(start+applyChunk, len(docs))] {
+			e.st.deleteDocument(i)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// applyDeleteSource removes a source and everything that came from it.
+func (e *Engine) applyDeleteSource(id string) {
+	st := e.st
+	f := sourceFacet(id)
+	e.deleteSlots(st.msgIdx.Facet(f).ToArray(), st.docIdx.Facet(f).ToArray())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for n, c := range st.chans {
+		if c != nil && c.SourceID == id {
+			delete(st.chanKey, recKey{c.SourceID, c.ID})
+			delete(st.chanSlug, c.Slug)
+			st.chans[n] = nil
+		}
+	}
+	delete(st.sources, id)
+}

@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/engine/internal/bin"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// DataDir holds snapshots and the write-ahead log. Empty keeps
+	// everything in memory (tests, benchmarks, evaluation).
+	DataDir string
+	// Index holds the BM25 parameters.
+	Index index.Options
+	// TitleWeight is how much a title word counts against a body word.
+	TitleWeight uint8
+	// SnapshotInterval is how often a snapshot is taken when the log grew.
+	SnapshotInterval time.Duration
+	// SnapshotLogBytes triggers a snapshot when the log grows past it.
+	SnapshotLogBytes int64
+	// SegmentBytes is the size at which the log starts a new segment file.
+	SegmentBytes int64
+	// NoSync skips fsync: writes survive a process crash but not a power
+	// cut. For benchmarks and throwaway instances only.
+	NoSync bool
+	Logger *slog.Logger
+}
+
+// DefaultOptions returns the options sift serve uses.
+func DefaultOptions() Options {
+	return Options{
+		Index:            index.DefaultOptions(),
+		TitleWeight:      3,
+		SnapshotInterval: 10 * time.Minute,
+		SnapshotLogBytes: 256 << 20,
+		SegmentBytes:     64 << 20,
+	}
+}
+
+// Engine is the store. Its methods are safe for concurrent use.
+type Engine struct {
+	opts Options
+	log  *slog.Logger
+
+	writeMu sync.Mutex   // serialises writers, snapshots and compactions
+	mu      sync.RWMutex // guards st against writers; see state
+	st      *state
+	seq     uint64 // last applied sequence number; guarded by writeMu
+
+	wal      *wal // nil in memory
+	lockFile *os.File
+	snapSeq  uint64 // sequence number of the newest snapshot; guarded by writeMu
+	lastSnap atomic.Pointer[SnapshotInfo]
+
+	closed atomic.Bool
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// SnapshotInfo describes the newest snapshot.
+type SnapshotInfo struct {
+	Seq      uint64
+	Path     string
+	Bytes    int64
+	Took     time.Duration
+	At       time.Time
+	Err      string // of the last failed attempt, if the last attempt failed
+	Rebuilt  bool   // the indexes were rebuilt from records at load
+	LoadedIn time.Duration
+}
+
+// Open loads the engine from opts.DataDir (snapshot, then log) or starts
+// empty, and starts background snapshots.
+func Open(opts Options) (*Engine, error) {
+	def := DefaultOptions()
+	if opts.TitleWeight == 0 {
+		opts.TitleWeight = def.TitleWeight
+	}
+	if opts.Index == (index.Options{}) {
+		opts.Index = def.Index
+	}
+	if opts.SnapshotInterval <= 0 {
+		opts.SnapshotInterval = def.SnapshotInterval
+	}
+	if opts.SnapshotLogBytes <= 0 {
+		opts.SnapshotLogBytes = def.SnapshotLogBytes
+	}
+	if opts.SegmentBytes <= 0 {
+		opts.SegmentBytes = def.SegmentBytes
+	}
+	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{})}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.DataDir == "" {
+		e.st = newState(opts.Index)
+	} else if err := e.load(); err != nil {
+		e.unlockDir()
+		return nil, err
+	}
+	go e.maintain()
+	if err := e.ensureUploads(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// load takes the data directory's lock, loads the newest valid snapshot and
+// replays the log after it.
+func (e *Engine) load() error {
+	dir := e.opts.DataDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	if err := e.lockDir(); err != nil {
+		return err
+	}
+	removeTemps(dir, e.log)
+	st, seq, err := e.loadNewestSnapshot()
+	if err != nil {
+		return err
+	}
+	e.st, e.seq, e.snapSeq = st, seq, seq
+	w, err := openWAL(filepath.Join(dir, "wal"), e.opts.SegmentBytes, e.opts.NoSync, e.log)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	replayed := 0
+	first, last, err := w.replay(seq, func(s uint64, kind opKind, payload []byte) error {
+		o, err := decodeOp(kind, payload)
+		if err != nil {
+			return &CorruptionError{File: "wal record " + fmt.Sprint(s), Err: err}
+		}
+		e.apply(&o)
+		replayed++
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("replay wal: %w", err)
+	}
+	if first > seq+1 {
+		return fmt.Errorf("replay wal: records %d to %d are missing (the log starts at %d after a snapshot at %d)", seq+1, first-1, first, seq)
+	}
+	if last > e.seq {
+		e.seq = last
+	}
+	if err := w.rotate(e.seq + 1); err != nil {
+		return err
+	}
+	e.wal = w
+	w.written = e.seq
+	w.synced.Store(e.seq)
+	e.log.Info("engine loaded", "dir", dir, "snapshot_seq", seq, "replayed", replayed, "seq", e.seq,
+		"messages", e.st.msgIdx.Len(), "documents", e.st.docIdx.Len(), "replay_took", time.Since(start))
+	return nil
+}
+
+// lockDir takes an exclusive lock on the data directory, so two processes
+// never share one log.
+func (e *Engine) lockDir() error {
+	f, err := os.OpenFile(filepath.Join(e.opts.DataDir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("open lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return fmt.Errorf("data dir %s is in use by another process: %w", e.opts.DataDir, err)
+	}
+	e.lockFile = f
+	return nil
+}
+
+func (e *Engine) unlockDir() {
+	if e.lockFile != nil {
+		e.lockFile.Close() // closing releases the flock
+		e.lockFile = nil
+	}
+}
+
+// ensureUploads creates the built-in uploads source on first start.
+func (e *Engine) ensureUploads() error {
+	e.mu.RLock()
+	_, ok := e.st.sources[UploadsSourceID]
+	e.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	now := time.Now().UTC()
+	return e.write(&op{kind: opPutSource, source: Source{
+		ID: UploadsSourceID, Name: "Uploads", Type: "upload", Enabled: true,
+		Config: map[string]any{}, CreatedAt: now, UpdatedAt: now,
+	}})
+}
+
+// write logs and applies one op and waits until it is durable.
+func (e *Engine) write(o *op) error {
+	e.writeMu.Lock()
+	seq, err := e.commit(o)
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.sync(seq)
+}
+
+// commit logs and applies o; the caller holds writeMu and, once it has
+// released it, calls sync with the returned sequence number before
+// acknowledging the write.
+func (e *Engine) commit(o *op) (uint64, error) {
+	if e.closed.Load() {
+		return 0, ErrClosed
+	}
+	seq := e.seq + 1
+	if e.wal != nil {
+		var enc bin.Enc
+		if err := o.encode(&enc); err != nil {
+			return 0, err
+		}
+		if err := e.wal.append(seq, o.kind, enc.B); err != nil {
+			return 0, err
+		}
+	}
+	e.apply(o)
+	e.seq = seq
+	return seq, nil
+}
+
+func (e *Engine) sync(seq uint64) error {
+	if e.wal == nil {
+		return nil
+	}
+	return e.wal.sync(seq)
+}
+
+// maintain takes snapshots when due and compacts indexes with many deletions.
+func (e *Engine) maintain() {
+	defer close(e.done)
+	if e.wal == nil {
+		return
+	}
+	tick := time.NewTicker(min(e.opts.SnapshotInterval, 30*time.Second))
+	defer tick.Stop()
+	lastSnap := time.Now()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+		}
+		e.compactIfNeeded()
+		e.writeMu.Lock()
+		grown := e.seq > e.snapSeq
+		e.writeMu.Unlock()
+		if grown && (time.Since(lastSnap) >= e.opts.SnapshotInterval || e.wal.bytes() >= e.opts.SnapshotLogBytes) {
+			if err := e.Snapshot(); err != nil {
+				e.log.Error("snapshot failed", "err", err)
+			}
+			lastSnap = time.Now()
+		}
+	}
+}
+
+// compactIfNeeded rebuilds an index whose deleted documents exceed a quarter
+// of its live ones. The copy is built beside running searches; only the swap
+// takes the write lock.
+func (e *Engine) compactIfNeeded() {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	for _, ix := range []**index.Index{&e.st.msgIdx, &e.st.docIdx} {
+		if d := (*ix).Dead(); d > 1000 && d > (*ix).Len()/4 {
+			c := (*ix).Compacted()
+			e.mu.Lock()
+			*ix = c
+			e.mu.Unlock()
+		}
+	}
+}
+
+// Close stops background work, writes a final snapshot if the log grew, and
+// closes the log. Writes after Close fail with ErrClosed.
+func (e *Engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	close(e.stop)
+	<-e.done
+	var errs []error
+	if e.wal != nil {
+		e.writeMu.Lock()
+		grown := e.seq > e.snapSeq
+		e.writeMu.Unlock()
+		if grown {
+			errs = append(errs, e.Snapshot())
+		}
+		errs = append(errs, e.wal.close())
+	}
+	e.unlockDir()
+	return errors.Join(errs...)
+}
+
+// Seq returns the sequence number of the last applied write.
+func (e *Engine) Seq() uint64 {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	return e.seq
+}

@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// Sources returns every source, ordered by id.
+func (e *Engine) Sources() []Source {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]Source, 0, len(e.st.sources))
+	for _, id := range sortedKeys(e.st.sources) {
+		out = append(out, copySource(e.st.sources[id]))
+	}
+	return out
+}
+
+// Source returns one source.
+func (e *Engine) Source(id string) (Source, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s, ok := e.st.sources[id]
+	if !ok {
+		return Source{}, false
+	}
+	return copySource(s), true
+}
+
+func copySource(s *Source) Source {
+	c := *s
+	c.Config = maps.Clone(s.Config)
+	if s.LastCrawl != nil {
+		lc := *s.LastCrawl
+		c.LastCrawl = &lc
+	}
+	return c
+}
+
+// SourceStats counts the channels, messages and documents of a source.
+func (e *Engine) SourceStats(id string) SourceStats {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var s SourceStats
+	for _, c := range e.st.chans {
+		if c != nil && c.SourceID == id {
+			s.Channels++
+		}
+	}
+	s.Messages = int(e.st.msgIdx.Facet(sourceFacet(id)).GetCardinality())
+	s.Documents = int(e.st.docIdx.Facet(sourceFacet(id)).GetCardinality())
+	return s
+}
+
+// Channels returns the channels of a source (all sources when id is ""),
+// ordered by name.
+func (e *Engine) Channels(sourceID string) []Channel {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []Channel
+	for _, c := range e.st.chans {
+		if c != nil && (sourceID == "" || c.SourceID == sourceID) {
+			out = append(out, *c)
+		}
+	}
+	slices.SortFunc(out, func(a, b Channel) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// ChannelBySlug returns the channel with the given slug.
+func (e *Engine) ChannelBySlug(slug string) (Channel, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n, ok := e.st.chanSlug[slug]
+	if !ok {
+		return Channel{}, false
+	}
+	return *e.st.chans[n], true
+}
+
+// ChannelMessages returns a page of a channel's messages in time order and
+// the channel's message count.
+func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n, ok := e.st.chanSlug[slug]
+	if !ok {
+		return nil, 0, ErrNotFound
+	}
+	slots := e.st.msgIdx.Facet(channelFacet(n)).ToArray()
+	slices.SortStableFunc(slots, func(a, b uint32) int { return cmp.Compare(e.st.msgs[a].ts, e.st.msgs[b].ts) })
+	total := len(slots)
+	offset = min(max(offset, 0), total)
+	slots = slots[offset:min(offset+max(limit, 0), total)]
+	out := make([]Message, len(slots))
+	for i, s := range slots {
+		out[i] = e.st.message(s)
+	}
+	return out, total, nil
+}
+
+// Documents returns a page of documents, newest first, and their count.
+func (e *Engine) Documents(offset, limit int) ([]Document, int) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	docs := make([]*Document, 0, len(e.st.docID))
+	for _, d := range e.st.docs {
+		if d != nil {
+			docs = append(docs, d)
+		}
+	}
+	slices.SortStableFunc(docs, func(a, b *Document) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	total := len(docs)
+	offset = min(max(offset, 0), total)
+	docs = docs[offset:min(offset+max(limit, 0), total)]
+	out := make([]Document, len(docs))
+	for i, d := range docs {
+		out[i] = *d
+	}
+	return out, total
+}
+
+// DocumentBySlug returns the document with the given slug.
+func (e *Engine) DocumentBySlug(slug string) (Document, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n, ok := e.st.docSlug[slug]
+	if !ok {
+		return Document{}, false
+	}
+	return *e.st.docs[n], true
+}
+
+// Document returns the document with the given id.
+func (e *Engine) Document(id string) (Document, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n, ok := e.st.docID[id]
+	if !ok {
+		return Document{}, false
+	}
+	return *e.st.docs[n], true
+}
+
+// Counts summarises what the engine holds.
+type Counts struct {
+	Sources, Channels, Messages, Documents int
+	MessageTerms, DocumentTerms            int
+}
+
+// Counts returns what the engine holds.
+func (e *Engine) Counts() Counts {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return Counts{
+		Sources: len(e.st.sources), Channels: len(e.st.chanKey),
+		Messages: e.st.msgIdx.Len(), Documents: e.st.docIdx.Len(),
+		MessageTerms: e.st.msgIdx.Terms(), DocumentTerms: e.st.docIdx.Terms(),
+	}
+}

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/tokenizer"
+)
+
+// Bounds of SearchRequest paging.
+const (
+	MaxSearchLimit  = 100
+	MaxSearchOffset = 10000
+)
+
+// SearchRequest is a full-text search. Filters given here apply together
+// with those written in the query.
+type SearchRequest struct {
+	Query   string
+	Limit   int // per list; 1..MaxSearchLimit
+	Offset  int // 0..MaxSearchOffset
+	Source  string
+	Channel string // slug
+	From    string // author name or display name, any case
+	After   time.Time
+	Before  time.Time
+}
+
+// MessageHit is a found message with its channel and source.
+type MessageHit struct {
+	Message
+	ChannelName string
+	ChannelSlug string
+	SourceName  string
+	SourceType  string
+	Score       float64
+	Highlight   string // HTML: escaped text with <mark> around matches
+}
+
+// DocumentHit is a found document.
+type DocumentHit struct {
+	Document
+	Score     float64
+	Highlight string
+}
+
+// SearchResult holds both ranked lists and how many matched in all.
+type SearchResult struct {
+	Messages       []MessageHit
+	Documents      []DocumentHit
+	TotalMessages  int
+	TotalDocuments int
+}
+
+// compiled is a parsed query analysed into index terms.
+type compiled struct {
+	q     index.Query
+	marks map[string]bool // terms to highlight
+}
+
+// compile analyses the text parts of pq. Stop words are dropped from the
+// ranked terms unless the query holds nothing else; phrases keep them.
+func (a *analyzer) compile(pq *ParsedQuery) compiled {
+	c := compiled{marks: map[string]bool{}}
+	a.toks = a.Append(a.toks[:0], pq.Text, 0)
+	allStop := true
+	for _, t := range a.toks {
+		if t.Flags&tokenizer.Stop == 0 {
+			allStop = false
+			break
+		}
+	}
+	weights := map[string]float32{}
+	for _, t := range a.toks {
+		if t.Flags&tokenizer.Stop != 0 && !allStop {
+			continue
+		}
+		if _, seen := weights[t.Term]; !seen {
+			c.q.Terms = append(c.q.Terms, index.Term{Text: t.Term})
+		}
+		weights[t.Term]++
+		c.marks[t.Term] = true
+	}
+	for i := range c.q.Terms {
+		c.q.Terms[i].Weight = weights[c.q.Terms[i].Text]
+	}
+	for _, p := range pq.Phrases {
+		if ts := a.phraseTerms(p); len(ts) > 0 {
+			c.q.Phrases = append(c.q.Phrases, ts)
+			for _, t := range ts {
+				c.marks[t] = true
+			}
+		}
+	}
+	for _, x := range pq.Exclude {
+		if ts := a.phraseTerms(x); len(ts) == 1 {
+			c.q.Exclude = append(c.q.Exclude, ts[0])
+		} else if len(ts) > 1 {
+			c.q.ExcludePhrases = append(c.q.ExcludePhrases, ts)
+		}
+	}
+	for _, x := range pq.ExcludePhrases {
+		if ts := a.phraseTerms(x); len(ts) > 0 {
+			c.q.ExcludePhrases = append(c.q.ExcludePhrases, ts)
+		}
+	}
+	return c
+}
+
+// phraseTerms returns the terms of s at consecutive positions: compounds
+// contribute their parts, which is how they are indexed position by position.
+func (a *analyzer) phraseTerms(s string) []string {
+	a.toks = a.Append(a.toks[:0], s, 0)
+	var ts []string
+	for _, t := range a.toks {
+		if t.Flags&tokenizer.Whole == 0 {
+			ts = append(ts, t.Term)
+		}
+	}
+	return ts
+}
+
+// Search runs a full-text search over messages and documents.
+func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
+	pq, err := ParseQuery(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	mergeFilter(&pq.Source, req.Source)
+	mergeFilter(&pq.Channel, req.Channel)
+	mergeFilter(&pq.From, req.From)
+	if !req.After.IsZero() {
+		pq.After = req.After
+	}
+	if !req.Before.IsZero() {
+		pq.Before = req.Before
+	}
+	if pq.Empty() {
+		return nil, invalidf("q: give a search term, a phrase or a filter")
+	}
+	limit := min(max(req.Limit, 1), MaxSearchLimit)
+	offset := min(max(req.Offset, 0), MaxSearchOffset)
+
+	a := analyzers.Get().(*analyzer)
+	defer analyzers.Put(a)
+	c := a.compile(&pq)
+	if len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter() {
+		// Only punctuation: nothing can match.
+		return &SearchResult{Messages: []MessageHit{}, Documents: []DocumentHit{}}, nil
+	}
+
+	res := &SearchResult{}
+	e.mu.RLock()
+	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit)
+	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit)
+	e.mu.RUnlock()
+
+	for i := range res.Messages {
+		res.Messages[i].Highlight = a.highlight(res.Messages[i].Content, c.marks, highlightChars)
+	}
+	for i := range res.Documents {
+		res.Documents[i].Highlight = a.highlight(res.Documents[i].Content, c.marks, highlightChars)
+	}
+	return res, nil
+}
+
+func mergeFilter(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// timeWindow returns a test of a unix-microsecond time against the query's
+// after/before window, or nil when there is none.
+func timeWindow(pq *ParsedQuery, ts func(uint32) int64) func(uint32) bool {
+	if pq.After.IsZero() && pq.Before.IsZero() {
+		return nil
+	}
+	lo, hi := int64(-1<<63), int64(1<<63-1)
+	if !pq.After.IsZero() {
+		lo = pq.After.UnixMicro()
+	}
+	if !pq.Before.IsZero() {
+		hi = pq.Before.UnixMicro()
+	}
+	return func(id uint32) bool { t := ts(id); return t >= lo && t < hi }
+}
+
+// searchMessages runs c over messages. The caller holds mu.RLock.
+func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int) ([]MessageHit, int) {
+	st := e.st
+	var filters []*roaring.Bitmap
+	if pq.Source != "" {
+		filters = append(filters, st.msgIdx.Facet(sourceFacet(pq.Source)))
+	}
+	if pq.Channel != "" {
+		n, ok := st.chanSlug[pq.Channel]
+		if !ok {
+			return []MessageHit{}, 0
+		}
+		filters = append(filters, st.msgIdx.Facet(channelFacet(n)))
+	}
+	if pq.From != "" {
+		filters = append(filters, st.msgIdx.Facet(authorFacet(pq.From)))
+	}
+	q := c.q
+	if len(filters) > 0 {
+		q.Filter = roaring.FastAnd(filters...)
+	}
+	ts := func(id uint32) int64 { return st.msgs[id].ts }
+	q.Accept = timeWindow(pq, ts)
+	q.Recency = ts
+	r := st.msgIdx.Search(&q, offset+limit)
+	hits := make([]MessageHit, 0, max(len(r.Hits)-offset, 0))
+	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
+		m := st.message(h.ID)
+		ch := st.chans[st.msgs[h.ID].channel]
+		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score)}
+		if src := st.sources[ch.SourceID]; src != nil {
+			hit.SourceName, hit.SourceType = src.Name, src.Type
+		}
+		hits = append(hits, hit)
+	}
+	return hits, r.Total
+}
+
+// searchDocuments runs c over documents. The caller holds mu.RLock.
+// Documents have no channel or author, so those filters exclude them all.
+func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int) ([]DocumentHit, int) {
+	st := e.st
+	if pq.Channel != "" || pq.From != "" {
+		return []DocumentHit{}, 0
+	}
+	q := c.q
+	if pq.Source != "" {
+		q.Filter = st.docIdx.Facet(sourceFacet(pq.Source))
+	}
+	ts := func(id uint32) int64 { return timeMicro(st.docs[id].UpdatedAt) }
+	q.Accept = timeWindow(pq, ts)
+	q.Recency = ts
+	r := st.docIdx.Search(&q, offset+limit)
+	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
+	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
+		hits = append(hits, DocumentHit{Document: *st.docs[h.ID], Score: float64(h.Score)})
+	}
+	return hits, r.Total
+}

@@ -1,0 +1,314 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on what a write may carry.
+const (
+	MaxIDBytes         = 256
+	MaxNameBytes       = 1024
+	MaxMessageBytes    = 1 << 20
+	MaxDocumentBytes   = 32 << 20
+	maxMessagesPerOp   = 4096
+	maxOpPayloadBytes  = 32 << 20
+	sourceIDPattern    = "1 to 64 characters of a-z, 0-9, '-', '_' and '.'"
+	maxSourceIDBytes   = 64
+	documentIDPrefix   = "d_"
+	documentIDHexBytes = 8
+)
+
+// ValidSourceID reports whether id may name a source.
+func ValidSourceID(id string) bool {
+	if id == "" || len(id) > maxSourceIDBytes {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkText checks a field of caller text: valid UTF-8, within max bytes,
+// and, when line is set, free of control characters.
+func checkText(field, s string, maxBytes int, required, line bool) error {
+	if required && strings.TrimSpace(s) == "" {
+		return invalidf("%s is required", field)
+	}
+	if len(s) > maxBytes {
+		return invalidf("%s is too long: %d bytes, at most %d", field, len(s), maxBytes)
+	}
+	if !utf8.ValidString(s) {
+		return invalidf("%s is not valid UTF-8", field)
+	}
+	if line && strings.ContainsFunc(s, unicode.IsControl) {
+		return invalidf("%s contains control characters", field)
+	}
+	return nil
+}
+
+// PutSource creates or replaces a source. CreatedAt is kept for an existing
+// source and set for a new one; UpdatedAt is set to now.
+func (e *Engine) PutSource(s Source) (Source, error) {
+	if !ValidSourceID(s.ID) {
+		return Source{}, invalidf("id must be %s", sourceIDPattern)
+	}
+	if err := checkText("name", s.Name, MaxNameBytes, true, true); err != nil {
+		return Source{}, err
+	}
+	if err := checkText("type", s.Type, 64, true, true); err != nil {
+		return Source{}, err
+	}
+	now := time.Now().UTC()
+	e.writeMu.Lock()
+	if old, ok := e.st.sources[s.ID]; ok {
+		s.CreatedAt = old.CreatedAt
+	} else if s.CreatedAt.IsZero() {
+		s.CreatedAt = now
+	}
+	s.UpdatedAt = now
+	s.Config = maps.Clone(s.Config)
+	seq, err := e.commit(&op{kind: opPutSource, source: s})
+	e.writeMu.Unlock()
+	if err != nil {
+		return Source{}, err
+	}
+	return s, e.sync(seq)
+}
+
+// DeleteSource removes a source and every channel, message and document
+// that came from it.
+func (e *Engine) DeleteSource(id string) error {
+	if id == UploadsSourceID {
+		return invalidf("the built-in %q source cannot be deleted", UploadsSourceID)
+	}
+	e.writeMu.Lock()
+	if _, ok := e.st.sources[id]; !ok {
+		e.writeMu.Unlock()
+		return ErrNotFound
+	}
+	seq, err := e.commit(&op{kind: opDeleteSource, id: id})
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.sync(seq)
+}
+
+// PutChannels creates or updates channels and returns them with their slugs.
+// An existing channel keeps its slug; a new one gets a unique slug of its name.
+func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
+	out := make([]Channel, len(chs))
+	copy(out, chs)
+	for i := range out {
+		c := &out[i]
+		if err := checkText("channel id", c.ID, MaxIDBytes, true, true); err != nil {
+			return nil, err
+		}
+		if err := checkText("channel name", c.Name, MaxNameBytes, true, true); err != nil {
+			return nil, err
+		}
+		if err := checkText("channel topic", c.Topic, MaxNameBytes*4, false, false); err != nil {
+			return nil, err
+		}
+		if c.Kind == "" {
+			c.Kind = "channel"
+		}
+	}
+	e.writeMu.Lock()
+	taken := map[string]uint32{}
+	for i := range out {
+		c := &out[i]
+		if _, ok := e.st.sources[c.SourceID]; !ok {
+			e.writeMu.Unlock()
+			return nil, invalidf("channel %q: unknown source %q", c.ID, c.SourceID)
+		}
+		if n, ok := e.st.chanKey[recKey{c.SourceID, c.ID}]; ok {
+			c.Slug, c.CreatedAt = e.st.chans[n].Slug, e.st.chans[n].CreatedAt
+			continue
+		}
+		c.Slug = uniqueSlug(c.Name, "channel", slugsIn(e.st.chanSlug, taken))
+		taken[c.Slug] = 0
+		if c.CreatedAt.IsZero() {
+			c.CreatedAt = time.Now().UTC()
+		}
+	}
+	seq, err := e.commit(&op{kind: opPutChannels, channels: out})
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return out, e.sync(seq)
+}
+
+// PutMessages creates or updates messages; each names a source and one of
+// its channels. Messages identical to the stored ones are skipped, so a
+// repeated import writes nothing. It returns how many were new or changed.
+func (e *Engine) PutMessages(msgs []Message) (int, error) {
+	for i := range msgs {
+		m := &msgs[i]
+		if err := checkText("message id", m.ID, MaxIDBytes, true, true); err != nil {
+			return 0, err
+		}
+		if err := checkText("message content", m.Content, MaxMessageBytes, false, false); err != nil {
+			return 0, err
+		}
+		if err := checkText("message author", m.Author, MaxNameBytes, false, true); err != nil {
+			return 0, err
+		}
+		if m.Timestamp.IsZero() {
+			return 0, invalidf("message %q: timestamp is required", m.ID)
+		}
+	}
+	e.mu.RLock()
+	for i := range msgs {
+		if _, ok := e.st.chanKey[recKey{msgs[i].SourceID, msgs[i].ChannelID}]; !ok {
+			e.mu.RUnlock()
+			return 0, invalidf("message %q: unknown channel %q of source %q", msgs[i].ID, msgs[i].ChannelID, msgs[i].SourceID)
+		}
+	}
+	e.mu.RUnlock()
+
+	changed, lastSeq := 0, uint64(0)
+	for start := 0; start < len(msgs); {
+		e.writeMu.Lock()
+		var batch []Message
+		bytes := 0
+		for ; start < len(msgs) && len(batch) < maxMessagesPerOp && bytes < maxOpPayloadBytes; start++ {
+			m := msgs[start]
+			if len(batch) > 0 && m.SourceID != batch[0].SourceID {
+				break // one source per record
+			}
+			if old, ok := e.st.msgKey[recKey{m.SourceID, m.ID}]; ok && e.st.sameMessage(old, &m) {
+				continue
+			}
+			batch = append(batch, m)
+			bytes += len(m.Content) + len(m.ID) + 64
+		}
+		if len(batch) > 0 {
+			seq, err := e.commit(&op{kind: opPutMessages, messages: batch})
+			if err != nil {
+				e.writeMu.Unlock()
+				return changed, err
+			}
+			changed, lastSeq = changed+len(batch), seq
+		}
+		e.writeMu.Unlock()
+	}
+	return changed, e.sync(lastSeq)
+}
+
+// DeleteMessages deletes messages of a source by id; unknown ids are
+// ignored. It returns how many were deleted.
+func (e *Engine) DeleteMessages(sourceID string, ids []string) (int, error) {
+	e.writeMu.Lock()
+	n := len(e.st.messageSlots(sourceID, ids))
+	if n == 0 {
+		e.writeMu.Unlock()
+		return 0, nil
+	}
+	seq, err := e.commit(&op{kind: opDeleteMessages, id: sourceID, ids: ids})
+	e.writeMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return n, e.sync(seq)
+}
+
+// DocumentID derives a document's id from its source and key, so uploading
+// the same file or crawling the same page again replaces the document.
+func DocumentID(sourceID, key string) string {
+	h := sha256.Sum256([]byte(sourceID + "\x00" + key))
+	return documentIDPrefix + hex.EncodeToString(h[:documentIDHexBytes])
+}
+
+// PutDocuments creates or replaces documents and returns them as stored.
+// SourceID defaults to the uploads source; Key defaults to the URL, else the
+// title; the id derives from both. A replaced document keeps its slug.
+func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
+	out := make([]Document, len(docs))
+	copy(out, docs)
+	now := time.Now().UTC()
+	for i := range out {
+		d := &out[i]
+		if err := checkText("title", d.Title, MaxNameBytes, true, true); err != nil {
+			return nil, err
+		}
+		if err := checkText("content", d.Content, MaxDocumentBytes, false, false); err != nil {
+			return nil, err
+		}
+		if err := checkText("url", d.URL, 4096, false, true); err != nil {
+			return nil, err
+		}
+		if d.SourceID == "" {
+			d.SourceID = UploadsSourceID
+		}
+		if d.Key == "" {
+			d.Key = d.URL
+		}
+		if d.Key == "" {
+			d.Key = d.Title
+		}
+		if d.Format == "" {
+			d.Format = FormatText
+		}
+		d.ID = DocumentID(d.SourceID, d.Key)
+		if d.UpdatedAt.IsZero() {
+			d.UpdatedAt = now
+		}
+	}
+	var lastSeq uint64
+	for start := 0; start < len(out); {
+		e.writeMu.Lock()
+		taken := map[string]uint32{}
+		end, bytes := start, 0
+		for ; end < len(out) && (end == start || bytes+len(out[end].Content) < maxOpPayloadBytes); end++ {
+			d := &out[end]
+			bytes += len(d.Content) + len(d.Title) + 256
+			if _, ok := e.st.sources[d.SourceID]; !ok {
+				e.writeMu.Unlock()
+				return nil, invalidf("document %q: unknown source %q", d.Title, d.SourceID)
+			}
+			if n, ok := e.st.docID[d.ID]; ok {
+				d.Slug, d.CreatedAt = e.st.docs[n].Slug, e.st.docs[n].CreatedAt
+				continue
+			}
+			d.Slug = uniqueSlug(d.Title, "doc", slugsIn(e.st.docSlug, taken))
+			taken[d.Slug] = 0
+			if d.CreatedAt.IsZero() {
+				d.CreatedAt = d.UpdatedAt
+			}
+		}
+		seq, err := e.commit(&op{kind: opPutDocuments, docs: out[start:end]})
+		e.writeMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		lastSeq, start = seq, end
+	}
+	return out, e.sync(lastSeq)
+}
+
+// DeleteDocument deletes a document by id.
+func (e *Engine) DeleteDocument(id string) error {
+	e.writeMu.Lock()
+	if _, ok := e.st.docID[id]; !ok {
+		e.writeMu.Unlock()
+		return ErrNotFound
+	}
+	seq, err := e.commit(&op{kind: opDeleteDocuments, ids: []string{id}})
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.sync(seq)
+}

@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrNotFound: no such source, channel, message or document.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the record exists already, or a conflicting operation runs.
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid: the caller's input is malformed or out of bounds.
+	ErrInvalid = errors.New("invalid")
+	// ErrClosed: the engine is closed.
+	ErrClosed = errors.New("engine closed")
+	// ErrUnavailable: the write-ahead log failed; the engine refuses writes
+	// until restarted, so nothing unlogged is ever acknowledged.
+	ErrUnavailable = errors.New("storage unavailable")
+)
+
+// invalidf returns an ErrInvalid with a message for the caller.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// CorruptionError says where a persisted file is damaged.
+type CorruptionError struct {
+	File   string
+	Offset int64
+	Err    error
+}
+
+func (e *CorruptionError) Error() string {
+	return fmt.Sprintf("corrupt %s at offset %d: %v", e.File, e.Offset, e.Err)
+}
+
+func (e *CorruptionError) Unwrap() error { return e.Err }

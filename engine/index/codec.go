@@ -1,0 +1,280 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/sift-search/sift/engine/internal/bin"
+)
+
+// codecVersion is the version of the encoding written by Encode; see
+// docs/format.md.
+const codecVersion = 1
+
+// termsPerBlock bounds the size of the blocks Encode emits.
+const termsPerBlock = 4096
+
+// ErrCorrupt wraps every decoding failure.
+var ErrCorrupt = errors.New("corrupt index")
+
+// Encode writes the index as a sequence of blocks, each handed to emit (which
+// must not keep the slice). The output depends only on the order of the
+// operations that built the index, so equal histories give equal bytes.
+func (ix *Index) Encode(emit func(block []byte) error) error {
+	var e bin.Enc
+	e.Uvarint(codecVersion)
+	e.Uvarint(uint64(ix.next))
+	e.Uvarint(uint64(ix.dead))
+	for _, l := range ix.lens[:ix.next] {
+		e.Uvarint(uint64(l))
+	}
+	if err := appendBitmap(&e, ix.live); err != nil {
+		return err
+	}
+	e.Uvarint(uint64(len(ix.lists)))
+	if err := emit(e.B); err != nil {
+		return err
+	}
+	for start := 0; start < len(ix.lists); start += termsPerBlock {
+		e.B = e.B[:0]
+		end := min(start+termsPerBlock, len(ix.lists))
+		e.Uvarint(uint64(end - start))
+		for i := start; i < end; i++ {
+			if err := appendList(&e, ix.terms[i], &ix.lists[i]); err != nil {
+				return err
+			}
+		}
+		if err := emit(e.B); err != nil {
+			return err
+		}
+	}
+	e.B = e.B[:0]
+	e.Uvarint(uint64(len(ix.facets)))
+	for name, bm := range sortedFacets(ix.facets) {
+		e.String(name)
+		if err := appendBitmap(&e, bm); err != nil {
+			return err
+		}
+	}
+	return emit(e.B)
+}
+
+func appendList(e *bin.Enc, term string, p *plist) error {
+	e.String(term)
+	e.Uvarint(uint64(p.n))
+	if p.docs == nil {
+		prev := uint32(0)
+		for _, id := range p.small {
+			e.Uvarint(uint64(id - prev))
+			prev = id
+		}
+	} else if err := appendBitmap(e, p.docs); err != nil {
+		return err
+	}
+	e.Bytes(p.tfs)
+	e.Bytes(p.pos)
+	return nil
+}
+
+func appendBitmap(e *bin.Enc, bm *roaring.Bitmap) error {
+	b, err := bm.ToBytes()
+	if err != nil {
+		return fmt.Errorf("encode bitmap: %w", err)
+	}
+	e.Bytes(b)
+	return nil
+}
+
+// Decode reads an index written by Encode, calling next for each block, and
+// validates it fully: a decoded index never panics in use.
+func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
+	ix := New(opts)
+	b, err := next()
+	if err != nil {
+		return nil, err
+	}
+	d := bin.Dec{B: b}
+	if v := d.Uvarint(); d.Err == nil && v != codecVersion {
+		return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, v)
+	}
+	n := d.Uvarint()
+	ix.dead = int(d.Uvarint())
+	if d.Err != nil || n > uint64(d.Len()) || n > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: %d lengths in %d bytes", ErrCorrupt, n, d.Len())
+	}
+	ix.next = uint32(n)
+	ix.lens = make([]uint32, n)
+	for i := range ix.lens {
+		ix.lens[i] = uint32(d.Uvarint())
+	}
+	if ix.live, err = decodeBitmap(&d, ix.next); err != nil {
+		return nil, err
+	}
+	nterms := d.Uvarint()
+	if err := d.Done(); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	}
+	ix.live.Iterate(func(id uint32) bool {
+		ix.total += uint64(ix.lens[id])
+		if ix.lens[id] == 0 {
+			err = fmt.Errorf("%w: live document %d has no length", ErrCorrupt, id)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.lists = make([]plist, 0, min(nterms, 1<<20))
+	ix.terms = make([]string, 0, min(nterms, 1<<20))
+	for uint64(len(ix.lists)) < nterms {
+		if b, err = next(); err != nil {
+			return nil, err
+		}
+		d = bin.Dec{B: b}
+		c := d.Count(1)
+		if c == 0 || uint64(c) > nterms-uint64(len(ix.lists)) {
+			return nil, fmt.Errorf("%w: term block of %d", ErrCorrupt, c)
+		}
+		for ; c > 0 && d.Err == nil; c-- {
+			if err := ix.decodeList(&d); err != nil {
+				return nil, err
+			}
+		}
+		if err := d.Done(); err != nil {
+			return nil, fmt.Errorf("%w: terms: %v", ErrCorrupt, err)
+		}
+	}
+	if b, err = next(); err != nil {
+		return nil, err
+	}
+	d = bin.Dec{B: b}
+	nfacets := d.Count(2)
+	for i := 0; i < nfacets; i++ {
+		name := d.String()
+		bm, err := decodeBitmap(&d, ix.next)
+		if err != nil {
+			return nil, err
+		}
+		ix.facets[name] = bm
+	}
+	if err := d.Done(); err != nil {
+		return nil, fmt.Errorf("%w: facets: %v", ErrCorrupt, err)
+	}
+	return ix, nil
+}
+
+func (ix *Index) decodeList(d *bin.Dec) error {
+	term := d.String()
+	n := d.Uvarint()
+	if d.Err != nil || n == 0 || n > uint64(ix.next) {
+		return fmt.Errorf("%w: term %q: %d postings", ErrCorrupt, term, n)
+	}
+	if _, dup := ix.dict[term]; dup {
+		return fmt.Errorf("%w: term %q twice", ErrCorrupt, term)
+	}
+	var p plist
+	p.n = uint32(n)
+	if n <= smallMax {
+		p.small = make([]uint32, n)
+		prev := uint64(0)
+		for i := range p.small {
+			delta := d.Uvarint()
+			if i > 0 && delta == 0 || prev+delta >= uint64(ix.next) {
+				return fmt.Errorf("%w: term %q: ids out of order", ErrCorrupt, term)
+			}
+			prev += delta
+			p.small[i] = uint32(prev)
+		}
+	} else {
+		bm, err := decodeBitmap(d, ix.next)
+		if err != nil {
+			return err
+		}
+		if bm.GetCardinality() != n {
+			return fmt.Errorf("%w: term %q: %d ids, want %d", ErrCorrupt, term, bm.GetCardinality(), n)
+		}
+		p.docs = bm
+	}
+	p.tfs = d.Bytes()
+	p.pos = d.Bytes()
+	if d.Err != nil || len(p.tfs) != int(n) {
+		return fmt.Errorf("%w: term %q: frequencies", ErrCorrupt, term)
+	}
+	if err := p.buildSkip(); err != nil {
+		return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
+	}
+	ix.dict[term] = uint32(len(ix.lists))
+	ix.lists = append(ix.lists, p)
+	ix.terms = append(ix.terms, term)
+	return nil
+}
+
+// buildSkip walks every posting's positions, checking they are well formed,
+// and rebuilds the skip index.
+func (p *plist) buildSkip() error {
+	p.skip = p.skip[:0]
+	off := 0
+	for i := uint32(0); i < p.n; i++ {
+		if i%skipEvery == 0 {
+			p.skip = append(p.skip, uint32(off))
+		}
+		c, w := binary.Uvarint(p.pos[off:])
+		if w <= 0 || c > uint64(len(p.pos)-off) {
+			return errors.New("bad position count")
+		}
+		off += w
+		for ; c > 0; c-- {
+			if _, w = binary.Uvarint(p.pos[off:]); w <= 0 {
+				return errors.New("bad position")
+			}
+			off += w
+		}
+	}
+	if off != len(p.pos) {
+		return errors.New("trailing position bytes")
+	}
+	return nil
+}
+
+// decodeBitmap reads a bitmap whose values must lie below limit.
+func decodeBitmap(d *bin.Dec, limit uint32) (bm *roaring.Bitmap, err error) {
+	b := d.Bytes()
+	if d.Err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, d.Err)
+	}
+	bm = roaring.New()
+	defer func() {
+		// roaring validates what it reads, but it is third-party code facing
+		// untrusted bytes: a panic there is a corrupt file, not a crash.
+		if r := recover(); r != nil {
+			bm, err = nil, fmt.Errorf("%w: bitmap: %v", ErrCorrupt, r)
+		}
+	}()
+	if err := bm.UnmarshalBinary(b); err != nil {
+		return nil, fmt.Errorf("%w: bitmap: %v", ErrCorrupt, err)
+	}
+	if err := bm.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: bitmap: %v", ErrCorrupt, err)
+	}
+	if !bm.IsEmpty() && bm.Maximum() >= limit {
+		return nil, fmt.Errorf("%w: bitmap value %d out of range", ErrCorrupt, bm.Maximum())
+	}
+	return bm, nil
+}
+
+// sortedFacets yields facets in name order.
+func sortedFacets(m map[string]*roaring.Bitmap) func(func(string, *roaring.Bitmap) bool) {
+	return func(yield func(string, *roaring.Bitmap) bool) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package index
+
+import (
+	"encoding/binary"
+	"maps"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Dead is the number of deleted documents whose postings remain.
+func (ix *Index) Dead() int { return ix.dead }
+
+// Compacted returns a copy of ix without the postings of deleted documents.
+// It only reads ix, so it may run beside searches while writes are held off;
+// the caller swaps the copy in. Ids are kept. O(postings).
+func (ix *Index) Compacted() *Index {
+	out := &Index{
+		opts:   ix.opts,
+		dict:   make(map[string]uint32, len(ix.dict)),
+		lens:   append([]uint32(nil), ix.lens...),
+		live:   ix.live.Clone(),
+		facets: make(map[string]*roaring.Bitmap, len(ix.facets)),
+		total:  ix.total,
+		next:   ix.next,
+	}
+	var buf [256]uint32
+	for li := range ix.lists {
+		src := &ix.lists[li]
+		var dst plist
+		it := src.iter()
+		off := 0
+		for {
+			m, first := it.next(buf[:])
+			if m == 0 {
+				break
+			}
+			for j, id := range buf[:m] {
+				start := off
+				c, w := binary.Uvarint(src.pos[off:])
+				off += w
+				for ; c > 0; c-- {
+					_, w = binary.Uvarint(src.pos[off:])
+					off += w
+				}
+				if ix.lens[id] != 0 {
+					dst.addRaw(id, src.tfs[first+j], src.pos[start:off])
+				}
+			}
+		}
+		if dst.n > 0 {
+			out.dict[ix.terms[li]] = uint32(len(out.lists))
+			out.lists = append(out.lists, dst)
+			out.terms = append(out.terms, ix.terms[li])
+		}
+	}
+	for name, bm := range maps.All(ix.facets) {
+		if f := roaring.And(bm, ix.live); !f.IsEmpty() {
+			out.facets[name] = f
+		}
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package index
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Options are the ranking parameters of an Index.
+type Options struct {
+	K1 float64 // BM25 term-frequency saturation
+	B  float64 // BM25 length normalisation
+}
+
+// DefaultOptions returns the BM25 parameters Sift ranks with.
+func DefaultOptions() Options { return Options{K1: 1.2, B: 0.75} }
+
+// Index is an inverted index over documents numbered by the caller. It is
+// not safe for concurrent use: the engine guards it with a read-write lock
+// (any number of Search calls, or one Add/Delete).
+type Index struct {
+	opts   Options
+	dict   map[string]uint32 // term -> index in lists and terms
+	lists  []plist
+	terms  []string
+	lens   []uint32 // weighted length by document id; 0 = absent or deleted
+	live   *roaring.Bitmap
+	facets map[string]*roaring.Bitmap
+	total  uint64 // sum of lens of live documents
+	next   uint32 // every id added so far is below next
+	dead   int    // deleted documents whose postings remain (see Compact)
+}
+
+// New returns an empty Index.
+func New(opts Options) *Index {
+	return &Index{
+		opts:   opts,
+		dict:   make(map[string]uint32),
+		live:   roaring.New(),
+		facets: make(map[string]*roaring.Bitmap),
+	}
+}
+
+// Doc collects the term occurrences of one document before Add.
+type Doc struct {
+	occ    []occ
+	Length uint32 // weighted length: the sum of the weights of counted occurrences
+}
+
+type occ struct {
+	term   string
+	pos    uint32
+	weight uint8
+}
+
+// Reset empties d for reuse.
+func (d *Doc) Reset() { d.occ, d.Length = d.occ[:0], 0 }
+
+// Add records an occurrence of term at pos. weight is what it adds to the
+// term's frequency (a title word may count 3); counted says whether it adds
+// to the document's length (tokens overlapping another at the same position,
+// such as a compound kept whole beside its parts, do not).
+func (d *Doc) Add(term string, pos uint32, weight uint8, counted bool) {
+	d.occ = append(d.occ, occ{term, pos, weight})
+	if counted {
+		d.Length += uint32(weight)
+	}
+}
+
+// Len is the number of documents added and not deleted.
+func (ix *Index) Len() int { return int(ix.live.GetCardinality()) }
+
+// Terms is the number of distinct terms.
+func (ix *Index) Terms() int { return len(ix.dict) }
+
+// NextID is the smallest id Add accepts.
+func (ix *Index) NextID() uint32 { return ix.next }
+
+// Contains reports whether id is a live document.
+func (ix *Index) Contains(id uint32) bool { return int(id) < len(ix.lens) && ix.live.Contains(id) }
+
+// Add indexes d under id, tagged with facets (such as "s:<source>") for
+// filtering. id must be at least NextID: ids only grow, which keeps every
+// postings list an append. d is sorted in place.
+func (ix *Index) Add(id uint32, d *Doc, facets []string) {
+	if id < ix.next {
+		panic("BUG: index.Add with a non-increasing id")
+	}
+	slices.SortFunc(d.occ, func(a, b occ) int {
+		if c := strings.Compare(a.term, b.term); c != 0 {
+			return c
+		}
+		return int(a.pos) - int(b.pos)
+	})
+	var positions []uint32
+	for i := 0; i < len(d.occ); {
+		t := d.occ[i].term
+		tf := uint32(0)
+		positions = positions[:0]
+		for ; i < len(d.occ) && d.occ[i].term == t; i++ {
+			tf += uint32(d.occ[i].weight)
+			if n := len(positions); n == 0 || positions[n-1] != d.occ[i].pos {
+				positions = append(positions, d.occ[i].pos)
+			}
+		}
+		li, ok := ix.dict[t]
+		if !ok {
+			li = uint32(len(ix.lists))
+			t = strings.Clone(t)
+			ix.dict[t] = li
+			ix.lists = append(ix.lists, plist{})
+			ix.terms = append(ix.terms, t)
+		}
+		ix.lists[li].add(id, max(tf, 1), positions)
+	}
+	for uint32(len(ix.lens)) <= id {
+		ix.lens = append(ix.lens, 0)
+	}
+	ix.lens[id] = max(d.Length, 1)
+	ix.total += uint64(ix.lens[id])
+	ix.live.Add(id)
+	for _, f := range facets {
+		bm := ix.facets[f]
+		if bm == nil {
+			bm = roaring.New()
+			ix.facets[strings.Clone(f)] = bm
+		}
+		bm.Add(id)
+	}
+	ix.next = id + 1
+}
+
+// Delete removes document id; its postings stay until Compact but no search
+// returns it. Deleting an absent id does nothing.
+func (ix *Index) Delete(id uint32) {
+	if !ix.Contains(id) {
+		return
+	}
+	ix.total -= uint64(ix.lens[id])
+	ix.lens[id] = 0
+	ix.live.Remove(id)
+	ix.dead++
+}
+
+// Facet returns the live documents tagged f. The bitmap is the caller's.
+func (ix *Index) Facet(f string) *roaring.Bitmap {
+	bm := ix.facets[f]
+	if bm == nil {
+		return roaring.New()
+	}
+	return roaring.And(bm, ix.live)
+}
+
+// Live returns a copy of the set of live documents.
+func (ix *Index) Live() *roaring.Bitmap { return ix.live.Clone() }
+
+// DocFreq returns the number of documents holding term, deleted ones included
+// until the next Compact.
+func (ix *Index) DocFreq(term string) int {
+	if li, ok := ix.dict[term]; ok {
+		return int(ix.lists[li].n)
+	}
+	return 0
+}
+
+// avgLen is the mean weighted length of live documents.
+func (ix *Index) avgLen() float64 {
+	n := ix.live.GetCardinality()
+	if n == 0 {
+		return 1
+	}
+	return float64(ix.total) / float64(n)
+}

@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sift-search/sift/engine/internal/bin"
+)
+
+// opKind is the type byte of a write-ahead log record.
+type opKind uint8
+
+const (
+	opPutSource       opKind = 1
+	opDeleteSource    opKind = 2
+	opPutChannels     opKind = 3
+	opPutMessages     opKind = 4
+	opDeleteMessages  opKind = 5
+	opPutDocuments    opKind = 6
+	opDeleteDocuments opKind = 7
+)
+
+// op is one logged mutation. Which fields are set depends on kind.
+type op struct {
+	kind     opKind
+	source   Source     // opPutSource
+	id       string     // opDeleteSource, opDeleteMessages: the source id
+	channels []Channel  // opPutChannels
+	messages []Message  // opPutMessages (all of one source)
+	ids      []string   // opDeleteMessages: message ids; opDeleteDocuments: document ids
+	docs     []Document // opPutDocuments
+}
+
+// encode appends the payload of o (its kind travels in the record header).
+func (o *op) encode(e *bin.Enc) error {
+	switch o.kind {
+	case opPutSource:
+		return encodeSource(e, &o.source)
+	case opDeleteSource:
+		e.String(o.id)
+	case opPutChannels:
+		e.Uvarint(uint64(len(o.channels)))
+		for i := range o.channels {
+			encodeChannel(e, &o.channels[i])
+		}
+	case opPutMessages:
+		if len(o.messages) == 0 {
+			return fmt.Errorf("BUG: empty message batch")
+		}
+		e.String(o.messages[0].SourceID)
+		e.Uvarint(uint64(len(o.messages)))
+		for i := range o.messages {
+			encodeMessage(e, &o.messages[i])
+		}
+	case opDeleteMessages:
+		e.String(o.id)
+		encodeStrings(e, o.ids)
+	case opPutDocuments:
+		e.Uvarint(uint64(len(o.docs)))
+		for i := range o.docs {
+			encodeDocument(e, &o.docs[i])
+		}
+	case opDeleteDocuments:
+		encodeStrings(e, o.ids)
+	default:
+		return fmt.Errorf("BUG: encode op kind %d", o.kind)
+	}
+	return nil
+}
+
+// decodeOp decodes a record payload; it never panics on any input.
+func decodeOp(kind opKind, payload []byte) (op, error) {
+	d := &bin.Dec{B: payload}
+	o := op{kind: kind}
+	switch kind {
+	case opPutSource:
+		o.source = decodeSource(d)
+	case opDeleteSource:
+		o.id = d.String()
+	case opPutChannels:
+		o.channels = make([]Channel, d.Count(8))
+		for i := range o.channels {
+			o.channels[i] = decodeChannel(d)
+		}
+	case opPutMessages:
+		src := d.String()
+		o.messages = make([]Message, d.Count(8))
+		for i := range o.messages {
+			o.messages[i] = decodeMessage(d, src)
+		}
+	case opDeleteMessages:
+		o.id = d.String()
+		o.ids = decodeStrings(d)
+	case opPutDocuments:
+		o.docs = make([]Document, d.Count(10))
+		for i := range o.docs {
+			o.docs[i] = decodeDocument(d)
+		}
+	case opDeleteDocuments:
+		o.ids = decodeStrings(d)
+	default:
+		return op{}, fmt.Errorf("unknown record type %d", kind)
+	}
+	if err := d.Done(); err != nil {
+		return op{}, fmt.Errorf("decode record type %d: %w", kind, err)
+	}
+	return o, nil
+}
+
+func encodeStrings(e *bin.Enc, ss []string) {
+	e.Uvarint(uint64(len(ss)))
+	for _, s := range ss {
+		e.String(s)
+	}
+}
+
+func decodeStrings(d *bin.Dec) []string {
+	ss := make([]string, d.Count(1))
+	for i := range ss {
+		ss[i] = d.String()
+	}
+	return ss
+}
+
+// Times are microseconds since the epoch; 0 is the zero time.
+func encodeTime(e *bin.Enc, t time.Time) { e.Varint(timeMicro(t)) }
+func decodeTime(d *bin.Dec) time.Time    { return microTime(d.Varint()) }
+
+func encodeSource(e *bin.Enc, s *Source) error {
+	cfg, err := json.Marshal(s.Config)
+	if err != nil {
+		return fmt.Errorf("encode source config: %w", err)
+	}
+	e.String(s.ID)
+	e.String(s.Name)
+	e.String(s.Type)
+	e.Bytes(cfg)
+	e.String(s.Schedule)
+	e.Bool(s.Enabled)
+	encodeTime(e, s.CreatedAt)
+	encodeTime(e, s.UpdatedAt)
+	e.String(s.Cursor)
+	e.Bool(s.LastCrawl != nil)
+	if c := s.LastCrawl; c != nil {
+		e.String(c.JobID)
+		e.String(c.Status)
+		encodeTime(e, c.StartedAt)
+		encodeTime(e, c.FinishedAt)
+		e.Uvarint(uint64(c.Channels))
+		e.Uvarint(uint64(c.Messages))
+		e.Uvarint(uint64(c.Documents))
+		e.String(c.Error)
+	}
+	return nil
+}
+
+func decodeSource(d *bin.Dec) Source {
+	var s Source
+	s.ID = d.String()
+	s.Name = d.String()
+	s.Type = d.String()
+	if cfg := d.Bytes(); d.Err == nil {
+		if err := json.Unmarshal(cfg, &s.Config); err != nil {
+			d.Err = fmt.Errorf("source config: %w", err)
+		}
+	}
+	s.Schedule = d.String()
+	s.Enabled = d.Bool()
+	s.CreatedAt = decodeTime(d)
+	s.UpdatedAt = decodeTime(d)
+	s.Cursor = d.String()
+	if d.Bool() {
+		c := &CrawlInfo{}
+		c.JobID = d.String()
+		c.Status = d.String()
+		c.StartedAt = decodeTime(d)
+		c.FinishedAt = decodeTime(d)
+		c.Channels = int(d.Uvarint())
+		c.Messages = int(d.Uvarint())
+		c.Documents = int(d.Uvarint())
+		c.Error = d.String()
+		s.LastCrawl = c
+	}
+	return s
+}
+
+func encodeChannel(e *bin.Enc, c *Channel) {
+	e.String(c.SourceID)
+	e.String(c.ID)
+	e.String(c.Name)
+	e.String(c.Slug)
+	e.String(c.ParentID)
+	e.String(c.Kind)
+	e.String(c.Topic)
+	e.String(c.URL)
+	encodeTime(e, c.CreatedAt)
+}
+
+func decodeChannel(d *bin.Dec) Channel {
+	return Channel{
+		SourceID: d.String(), ID: d.String(), Name: d.String(), Slug: d.String(),
+		ParentID: d.String(), Kind: d.String(), Topic: d.String(), URL: d.String(),
+		CreatedAt: decodeTime(d),
+	}
+}
+
+// encodeMessage leaves out SourceID, which the batch carries once.
+func encodeMessage(e *bin.Enc, m *Message) {
+	e.String(m.ChannelID)
+	e.String(m.ID)
+	e.String(m.Author)
+	e.String(m.AuthorName)
+	e.String(m.Content)
+	encodeTime(e, m.Timestamp)
+	encodeTime(e, m.EditedAt)
+	e.String(m.ReplyTo)
+	e.String(m.URL)
+}
+
+func decodeMessage(d *bin.Dec, source string) Message {
+	return Message{
+		SourceID: source, ChannelID: d.String(), ID: d.String(), Author: d.String(),
+		AuthorName: d.String(), Content: d.String(), Timestamp: decodeTime(d),
+		EditedAt: decodeTime(d), ReplyTo: d.String(), URL: d.String(),
+	}
+}
+
+func encodeDocument(e *bin.Enc, doc *Document) {
+	e.String(doc.ID)
+	e.String(doc.SourceID)
+	e.String(doc.Key)
+	e.String(doc.Title)
+	e.String(doc.Slug)
+	e.String(doc.URL)
+	e.String(doc.Format)
+	e.String(doc.Content)
+	encodeTime(e, doc.CreatedAt)
+	encodeTime(e, doc.UpdatedAt)
+}
+
+func decodeDocument(d *bin.Dec) Document {
+	return Document{
+		ID: d.String(), SourceID: d.String(), Key: d.String(), Title: d.String(),
+		Slug: d.String(), URL: d.String(), Format: d.String(), Content: d.String(),
+		CreatedAt: decodeTime(d), UpdatedAt: decodeTime(d),
+	}
+}

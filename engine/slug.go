@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sift-search/sift/tokenizer"
+)
+
+// maxSlugBytes bounds slugs; longer names are cut at a word boundary.
+const maxSlugBytes = 80
+
+// Slugify turns a name into lower-case ASCII words joined by hyphens
+// ("Café Help & FAQ" → "cafe-help-faq"). It may return "".
+func Slugify(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range tokenizer.Fold(name) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+		if b.Len() >= maxSlugBytes {
+			break
+		}
+	}
+	s := b.String()
+	if len(s) > maxSlugBytes {
+		s = s[:maxSlugBytes]
+		if i := strings.LastIndexByte(s, '-'); i > maxSlugBytes/2 {
+			s = s[:i]
+		}
+	}
+	return strings.Trim(s, "-")
+}
+
+// uniqueSlug returns the slug of name, or of fallback when name has none,
+// made unique by a numeric suffix among the slugs taken reports.
+func uniqueSlug(name, fallback string, taken func(string) bool) string {
+	base := Slugify(name)
+	if base == "" {
+		base = fallback
+	}
+	if !taken(base) {
+		return base
+	}
+	for i := 2; ; i++ {
+		if s := base + "-" + strconv.Itoa(i); !taken(s) {
+			return s
+		}
+	}
+}
+
+// slugsIn reports the slugs taken in any of the maps.
+func slugsIn[V any](maps ...map[string]V) func(string) bool {
+	return func(s string) bool {
+		for _, m := range maps {
+			if _, ok := m[s]; ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// ValidSlug reports whether s could be a slug: what page handlers check
+// before any lookup, so no path trickery reaches the engine.
+func ValidSlug(s string) bool {
+	if s == "" || len(s) > maxSlugBytes+12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Snapshot files are named snapshot-%020d.sift after their sequence number.
+const (
+	snapPrefix = "snapshot-"
+	snapSuffix = ".sift"
+	tmpSuffix  = ".tmp"
+)
+
+type snapFile struct {
+	seq  uint64
+	path string
+}
+
+// snapshotFiles lists the snapshots of dir, newest first.
+func snapshotFiles(dir string) ([]snapFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots: %w", err)
+	}
+	var out []snapFile
+	for _, e := range ents {
+		name, ok := strings.CutPrefix(e.Name(), snapPrefix)
+		if !ok {
+			continue
+		}
+		if name, ok = strings.CutSuffix(name, snapSuffix); !ok {
+			continue
+		}
+		if seq, err := strconv.ParseUint(name, 10, 64); err == nil {
+			out = append(out, snapFile{seq, filepath.Join(dir, e.Name())})
+		}
+	}
+	slices.SortFunc(out, func(a, b snapFile) int { return cmp.Compare(b.seq, a.seq) })
+	return out, nil
+}
+
+func snapshotPath(dir string, seq uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s%020d%s", snapPrefix, seq, snapSuffix))
+}
+
+// removeTemps deletes temporary files left by an interrupted snapshot.
+func removeTemps(dir string, log *slog.Logger) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), tmpSuffix) {
+			p := filepath.Join(dir, e.Name())
+			if err := os.Remove(p); err == nil {
+				log.Info("removed leftover temporary file", "path", p)
+			}
+		}
+	}
+}
+
+// loadNewestSnapshot loads the newest snapshot that validates, falling back
+// to older ones; with none it returns an empty state at sequence 0.
+func (e *Engine) loadNewestSnapshot() (*state, uint64, error) {
+	files, err := snapshotFiles(e.opts.DataDir)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, sf := range files {
+		start := time.Now()
+		st, seq, rebuilt, err := readSnapshotFile(sf.path, e.opts)
+		if err != nil {
+			e.log.Error("snapshot is invalid; falling back to an older one", "path", sf.path, "err", err)
+			continue
+		}
+		if seq != sf.seq {
+			e.log.Error("snapshot sequence differs from its name; skipping", "path", sf.path, "seq", seq)
+			continue
+		}
+		fi, _ := os.Stat(sf.path)
+		info := &SnapshotInfo{Seq: seq, Path: sf.path, At: fi.ModTime(), Bytes: fi.Size(), Rebuilt: rebuilt, LoadedIn: time.Since(start)}
+		e.lastSnap.Store(info)
+		e.log.Info("snapshot loaded", "path", sf.path, "seq", seq, "took", info.LoadedIn, "rebuilt_indexes", rebuilt)
+		return st, seq, nil
+	}
+	return newState(e.opts.Index), 0, nil
+}
+
+func readSnapshotFile(path string, opts Options) (*state, uint64, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer f.Close()
+	return readState(bufio.NewReaderSize(f, 1<<20), opts)
+}
+
+// Snapshot writes the whole state to a new snapshot file, atomically, then
+// removes the log segments and snapshots no longer needed. Two snapshots are
+// kept, and the log back to the older one, so a damaged newest snapshot can
+// be replaced by the older one plus the log. Writers wait while it runs;
+// readers do not.
+func (e *Engine) Snapshot() error {
+	if e.wal == nil {
+		return nil
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	seq := e.seq
+	if seq == e.snapSeq {
+		return nil
+	}
+	start := time.Now()
+	if err := e.wal.rotate(seq + 1); err != nil {
+		return e.snapshotFailed(err)
+	}
+	path := snapshotPath(e.opts.DataDir, seq)
+	n, err := writeFileAtomic(path, e.opts.NoSync, func(w io.Writer) error {
+		return e.st.writeTo(w, seq, e.opts.TitleWeight)
+	})
+	if err != nil {
+		return e.snapshotFailed(err)
+	}
+	prev := e.snapSeq
+	e.snapSeq = seq
+	files, _ := snapshotFiles(e.opts.DataDir)
+	for _, sf := range files {
+		if sf.seq < prev {
+			os.Remove(sf.path)
+		}
+	}
+	if err := e.wal.trim(prev); err != nil {
+		e.log.Warn("trimming the write-ahead log failed", "err", err)
+	}
+	info := &SnapshotInfo{Seq: seq, Path: path, Bytes: n, Took: time.Since(start), At: time.Now()}
+	e.lastSnap.Store(info)
+	e.log.Info("snapshot written", "path", path, "seq", seq, "bytes", n, "took", info.Took)
+	return nil
+}
+
+func (e *Engine) snapshotFailed(err error) error {
+	err = fmt.Errorf("snapshot: %w", err)
+	info := SnapshotInfo{}
+	if last := e.lastSnap.Load(); last != nil {
+		info = *last
+	}
+	info.Err = err.Error()
+	e.lastSnap.Store(&info)
+	return err
+}
+
+// LastSnapshot describes the newest snapshot, or nil before the first.
+func (e *Engine) LastSnapshot() *SnapshotInfo { return e.lastSnap.Load() }
+
+// writeFileAtomic writes path through a temporary file that is synced,
+// renamed into place, and whose directory is synced.
+func writeFileAtomic(path string, noSync bool, write func(io.Writer) error) (int64, error) {
+	tmp := path + tmpSuffix
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	fail := func(err error) (int64, error) {
+		f.Close()
+		os.Remove(tmp)
+		return 0, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := write(bw); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if !noSync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return 0, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return 0, err
+	}
+	if !noSync {
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			return 0, err
+		}
+	}
+	return fi.Size(), nil
+}
+
+// Backup writes a consistent snapshot of the current state to w and returns
+// its sequence number. With a data directory it streams the newest snapshot
+// file, taking a new one first if the log grew, so writers wait only for the
+// snapshot, not for a slow reader of w.
+func (e *Engine) Backup(w io.Writer) (uint64, error) {
+	if e.wal == nil {
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+		return e.seq, e.st.writeTo(w, e.seq, e.opts.TitleWeight)
+	}
+	if err := e.Snapshot(); err != nil {
+		return 0, err
+	}
+	e.writeMu.Lock()
+	seq := e.snapSeq
+	f, err := os.Open(snapshotPath(e.opts.DataDir, seq))
+	e.writeMu.Unlock()
+	if err != nil {
+		return 0, fmt.Errorf("open snapshot: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return 0, fmt.Errorf("stream snapshot: %w", err)
+	}
+	return seq, nil
+}
+
+// VerifySnapshot reads a whole snapshot from r, validating every checksum
+// and structure, and returns its sequence number and contents' counts.
+func VerifySnapshot(r io.Reader) (seq uint64, messages, documents int, err error) {
+	st, seq, _, err := readState(r, DefaultOptions())
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return seq, st.msgIdx.Len(), st.docIdx.Len(), nil
+}
+
+// Restore installs the snapshot file src as the state of the empty data
+// directory dir, after verifying it completely.
+func Restore(dir, src string) (uint64, error) {
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	seq, _, _, err := VerifySnapshot(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return 0, fmt.Errorf("verify %s: %w", src, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	_, err = writeFileAtomic(snapshotPath(dir, seq), false, func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
+	return seq, err
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,466 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/engine/internal/bin"
+)
+
+// A snapshot is a 32-byte header followed by one zstd stream of frames:
+//
+//	header: "SIFTSNAP" | u32 version | u64 sequence | i64 created (unix ns) | u32 CRC-32C of the previous 28 bytes
+//	frames: meta, sources…, authors…, channels…, messages…, documents…,
+//	        message index…, document index…, end
+//
+// See docs/format.md for the payload of each frame.
+const (
+	snapMagic      = "SIFTSNAP"
+	snapVersion    = 1
+	snapHeaderSize = 32
+
+	// analyzerVersion names the tokenizer's output. A snapshot written with
+	// another one has its indexes rebuilt from the records at load.
+	analyzerVersion = "sift-tokenizer-1"
+)
+
+const (
+	frameMeta      = 1
+	frameSources   = 2
+	frameAuthors   = 3
+	frameChannels  = 4
+	frameMessages  = 5
+	frameDocuments = 6
+	frameMsgIndex  = 7
+	frameDocIndex  = 8
+	frameEnd       = 0xFF
+)
+
+// Records per frame of each kind, so frames stay far below the frame limit.
+const (
+	authorsPerFrame  = 4096
+	channelsPerFrame = 1024
+	messagesPerFrame = 2048
+	docsPerFrame     = 16
+)
+
+// snapshotMeta is the first frame: what the rest must hold.
+type snapshotMeta struct {
+	analyzer    string
+	titleWeight uint8
+	sources     int
+	authors     int
+	chans       int
+	msgs        int
+	docs        int
+}
+
+// frameWriter writes frames and counts them.
+type frameWriter struct {
+	w   io.Writer
+	buf []byte
+	n   uint64
+}
+
+func (fw *frameWriter) frame(typ byte, payload []byte) error {
+	fw.buf = appendFrame(fw.buf[:0], typ, payload)
+	fw.n++
+	_, err := fw.w.Write(fw.buf)
+	return err
+}
+
+// writeTo writes st as a snapshot at sequence number seq. The caller keeps
+// writers out for its duration.
+func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8) error {
+	hdr := make([]byte, 0, snapHeaderSize)
+	hdr = append(hdr, snapMagic...)
+	hdr = binary.LittleEndian.AppendUint32(hdr, snapVersion)
+	hdr = binary.LittleEndian.AppendUint64(hdr, seq)
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(time.Now().UnixNano()))
+	hdr = binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, castagnoli))
+	if _, err := w.Write(hdr); err != nil {
+		return fmt.Errorf("write snapshot header: %w", err)
+	}
+	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(2))
+	if err != nil {
+		return fmt.Errorf("start compression: %w", err)
+	}
+	fw := &frameWriter{w: zw}
+	if err := st.writeFrames(fw, titleWeight); err != nil {
+		zw.Close()
+		return fmt.Errorf("write snapshot: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("finish compression: %w", err)
+	}
+	return nil
+}
+
+func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
+	var e bin.Enc
+	e.String(analyzerVersion)
+	e.U8(titleWeight)
+	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), len(st.msgs), len(st.docs)} {
+		e.Uvarint(uint64(n))
+	}
+	if err := fw.frame(frameMeta, e.B); err != nil {
+		return err
+	}
+	for _, id := range sortedKeys(st.sources) {
+		e.B = e.B[:0]
+		if err := encodeSource(&e, st.sources[id]); err != nil {
+			return err
+		}
+		if err := fw.frame(frameSources, e.B); err != nil {
+			return err
+		}
+	}
+	err := writeBlocks(fw, &e, frameAuthors, len(st.authors), authorsPerFrame, func(i int) {
+		e.String(st.authors[i].name)
+		e.String(st.authors[i].display)
+	})
+	if err != nil {
+		return err
+	}
+	err = writeBlocks(fw, &e, frameChannels, len(st.chans), channelsPerFrame, func(i int) {
+		e.Bool(st.chans[i] != nil)
+		if st.chans[i] != nil {
+			encodeChannel(&e, st.chans[i])
+		}
+	})
+	if err != nil {
+		return err
+	}
+	err = writeBlocks(fw, &e, frameMessages, len(st.msgs), messagesPerFrame, func(i int) {
+		r := &st.msgs[i]
+		e.String(r.id)
+		if r.id == "" {
+			return
+		}
+		e.Uvarint(uint64(r.channel))
+		e.Uvarint(uint64(r.author))
+		e.String(r.content)
+		e.String(r.replyTo)
+		e.String(r.url)
+		e.Varint(r.ts)
+		e.Varint(r.edited)
+	})
+	if err != nil {
+		return err
+	}
+	err = writeBlocks(fw, &e, frameDocuments, len(st.docs), docsPerFrame, func(i int) {
+		e.Bool(st.docs[i] != nil)
+		if st.docs[i] != nil {
+			encodeDocument(&e, st.docs[i])
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := st.msgIdx.Encode(func(b []byte) error { return fw.frame(frameMsgIndex, b) }); err != nil {
+		return err
+	}
+	if err := st.docIdx.Encode(func(b []byte) error { return fw.frame(frameDocIndex, b) }); err != nil {
+		return err
+	}
+	e.B = e.B[:0]
+	e.Uvarint(fw.n + 1)
+	return fw.frame(frameEnd, e.B)
+}
+
+// writeBlocks writes n records, per frames at most per records each; each
+// frame's payload is the record count then what put(i) encodes.
+func writeBlocks(fw *frameWriter, e *bin.Enc, typ byte, n, per int, put func(i int)) error {
+	for start := 0; start < n; start += per {
+		end := min(start+per, n)
+		e.B = e.B[:0]
+		e.Uvarint(uint64(end - start))
+		for i := start; i < end; i++ {
+			put(i)
+		}
+		if err := fw.frame(typ, e.B); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// frameReader reads frames with one frame of look-ahead.
+type frameReader struct {
+	r       io.Reader
+	typ     byte
+	payload []byte
+	err     error
+	n       uint64
+}
+
+func (fr *frameReader) advance() {
+	if fr.err != nil {
+		return
+	}
+	fr.typ, fr.payload, fr.err = readFrame(fr.r)
+	if fr.err == io.EOF {
+		fr.err = fmt.Errorf("%w: snapshot ends without its end frame", errTorn)
+	}
+	fr.n++
+}
+
+// take returns the current frame's payload if it has type typ, and advances.
+func (fr *frameReader) take(typ byte) ([]byte, error) {
+	if fr.err != nil {
+		return nil, fr.err
+	}
+	if fr.typ != typ {
+		return nil, fmt.Errorf("frame %d: type %d where %d was expected", fr.n, fr.typ, typ)
+	}
+	p := fr.payload
+	fr.advance()
+	return p, nil
+}
+
+// readBlocks reads n records from frames of type typ, calling get for each.
+func (fr *frameReader) readBlocks(typ byte, n int, get func(d *bin.Dec) error) error {
+	for done := 0; done < n; {
+		p, err := fr.take(typ)
+		if err != nil {
+			return err
+		}
+		d := &bin.Dec{B: p}
+		c := d.Count(1)
+		if c == 0 || c > n-done {
+			return fmt.Errorf("frame type %d: bad record count %d", typ, c)
+		}
+		for ; c > 0; c-- {
+			if err := get(d); err != nil {
+				return err
+			}
+			if d.Err != nil {
+				return d.Err
+			}
+			done++
+		}
+		if err := d.Done(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// snapshotHeader reads and checks the header, returning the sequence number.
+func snapshotHeader(r io.Reader) (uint64, time.Time, error) {
+	var hdr [snapHeaderSize]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, time.Time{}, fmt.Errorf("read header: %w", err)
+	}
+	if string(hdr[:8]) != snapMagic {
+		return 0, time.Time{}, errors.New("not a Sift snapshot (bad magic)")
+	}
+	if crc32.Checksum(hdr[:28], castagnoli) != binary.LittleEndian.Uint32(hdr[28:]) {
+		return 0, time.Time{}, errors.New("header checksum mismatch")
+	}
+	if v := binary.LittleEndian.Uint32(hdr[8:]); v != snapVersion {
+		return 0, time.Time{}, fmt.Errorf("unsupported snapshot version %d", v)
+	}
+	seq := binary.LittleEndian.Uint64(hdr[12:])
+	created := time.Unix(0, int64(binary.LittleEndian.Uint64(hdr[20:])))
+	return seq, created, nil
+}
+
+// readState reads a snapshot written by writeTo and validates all of it.
+// rebuilt reports that the indexes were rebuilt from the records because the
+// snapshot was written by another tokenizer version.
+func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, err error) {
+	seq, _, err = snapshotHeader(r)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(64<<20))
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("start decompression: %w", err)
+	}
+	defer zr.Close()
+	fr := &frameReader{r: bufio.NewReaderSize(zr, 1<<20)}
+	fr.advance()
+	st = newState(opts.Index)
+	meta, err := st.readRecords(fr)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if meta.analyzer == analyzerVersion && meta.titleWeight == opts.TitleWeight {
+		if err := st.readIndexes(fr, opts.Index); err != nil {
+			return nil, 0, false, err
+		}
+	} else {
+		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex) {
+			fr.advance()
+		}
+		st.reindex(opts.Index, opts.TitleWeight)
+		rebuilt = true
+	}
+	p, err := fr.take(frameEnd)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	d := &bin.Dec{B: p}
+	if n := d.Uvarint(); d.Done() != nil || n != fr.n-1 {
+		return nil, 0, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n-1)
+	}
+	// Read the compressed stream to its end, so its own checksum is
+	// verified and nothing trails the end frame.
+	if n, err := io.Copy(io.Discard, fr.r); err != nil || n != 0 {
+		return nil, 0, false, fmt.Errorf("after the end frame: %d bytes, %v", n, err)
+	}
+	return st, seq, rebuilt, nil
+}
+
+func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
+	var m snapshotMeta
+	p, err := fr.take(frameMeta)
+	if err != nil {
+		return m, err
+	}
+	d := &bin.Dec{B: p}
+	m.analyzer = d.String()
+	m.titleWeight = d.U8()
+	for _, n := range []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs} {
+		*n = int(d.Uvarint())
+	}
+	if err := d.Done(); err != nil {
+		return m, fmt.Errorf("meta: %w", err)
+	}
+	for i := 0; i < m.sources; i++ {
+		p, err := fr.take(frameSources)
+		if err != nil {
+			return m, err
+		}
+		d := &bin.Dec{B: p}
+		s := decodeSource(d)
+		if err := d.Done(); err != nil {
+			return m, fmt.Errorf("source: %w", err)
+		}
+		st.sources[s.ID] = &s
+	}
+	err = fr.readBlocks(frameAuthors, m.authors, func(d *bin.Dec) error {
+		st.authorFor(d.String(), d.String())
+		return nil
+	})
+	if err != nil {
+		return m, fmt.Errorf("authors: %w", err)
+	}
+	if len(st.authors) != m.authors {
+		return m, errors.New("authors: duplicates")
+	}
+	err = fr.readBlocks(frameChannels, m.chans, func(d *bin.Dec) error {
+		if !d.Bool() {
+			st.chans = append(st.chans, nil)
+			return nil
+		}
+		c := decodeChannel(d)
+		if _, ok := st.sources[c.SourceID]; !ok && d.Err == nil {
+			return fmt.Errorf("channel %q of unknown source %q", c.ID, c.SourceID)
+		}
+		st.chanKey[recKey{c.SourceID, c.ID}] = uint32(len(st.chans))
+		st.chanSlug[c.Slug] = uint32(len(st.chans))
+		st.chans = append(st.chans, &c)
+		return nil
+	})
+	if err != nil {
+		return m, fmt.Errorf("channels: %w", err)
+	}
+	st.msgs = make([]msgRec, 0, min(m.msgs, 1<<16)) // the count is untrusted until read
+	err = fr.readBlocks(frameMessages, m.msgs, func(d *bin.Dec) error {
+		var r msgRec
+		if r.id = d.String(); r.id != "" {
+			r.channel = uint32(d.Uvarint())
+			r.author = uint32(d.Uvarint())
+			r.content, r.replyTo, r.url = d.String(), d.String(), d.String()
+			r.ts, r.edited = d.Varint(), d.Varint()
+			if d.Err != nil {
+				return nil
+			}
+			if int(r.channel) >= len(st.chans) || st.chans[r.channel] == nil || int(r.author) >= len(st.authors) {
+				return fmt.Errorf("message %q: bad channel or author", r.id)
+			}
+			st.msgKey[recKey{st.chans[r.channel].SourceID, r.id}] = uint32(len(st.msgs))
+		}
+		st.msgs = append(st.msgs, r)
+		return nil
+	})
+	if err != nil {
+		return m, fmt.Errorf("messages: %w", err)
+	}
+	err = fr.readBlocks(frameDocuments, m.docs, func(d *bin.Dec) error {
+		if !d.Bool() {
+			st.docs = append(st.docs, nil)
+			return nil
+		}
+		doc := decodeDocument(d)
+		st.docID[doc.ID] = uint32(len(st.docs))
+		st.docSlug[doc.Slug] = uint32(len(st.docs))
+		st.docs = append(st.docs, &doc)
+		return nil
+	})
+	if err != nil {
+		return m, fmt.Errorf("documents: %w", err)
+	}
+	return m, nil
+}
+
+// readIndexes decodes both indexes and checks they agree with the records.
+func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
+	var err error
+	if st.msgIdx, err = index.Decode(opts, func() ([]byte, error) { return fr.take(frameMsgIndex) }); err != nil {
+		return fmt.Errorf("message index: %w", err)
+	}
+	if st.docIdx, err = index.Decode(opts, func() ([]byte, error) { return fr.take(frameDocIndex) }); err != nil {
+		return fmt.Errorf("document index: %w", err)
+	}
+	if int(st.msgIdx.NextID()) > len(st.msgs) || int(st.docIdx.NextID()) > len(st.docs) {
+		return errors.New("index refers to records the snapshot lacks")
+	}
+	for i := range st.msgs {
+		if (st.msgs[i].id != "") != st.msgIdx.Contains(uint32(i)) {
+			return fmt.Errorf("message slot %d: index and records disagree", i)
+		}
+	}
+	for i := range st.docs {
+		if (st.docs[i] != nil) != st.docIdx.Contains(uint32(i)) {
+			return fmt.Errorf("document slot %d: index and records disagree", i)
+		}
+	}
+	return nil
+}
+
+// reindex rebuilds both indexes from the records.
+func (st *state) reindex(opts index.Options, titleWeight uint8) {
+	st.msgIdx, st.docIdx = index.New(opts), index.New(opts)
+	a := analyzers.Get().(*analyzer)
+	defer analyzers.Put(a)
+	d := &a.docs[0]
+	for i := range st.msgs {
+		r := &st.msgs[i]
+		if r.id == "" {
+			continue
+		}
+		m := st.message(uint32(i))
+		d.Reset()
+		a.addField(d, r.content, 0, 1)
+		a.fac = messageFacets(a.fac[:0], &m, r.channel)
+		st.msgIdx.Add(uint32(i), d, a.fac)
+	}
+	for i, doc := range st.docs {
+		if doc == nil {
+			continue
+		}
+		a.analyzeDocument(d, doc, titleWeight)
+		st.docIdx.Add(uint32(i), d, []string{sourceFacet(doc.SourceID)})
+	}
+}

@@ -1,0 +1,334 @@
+package engine
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// The write-ahead log is a directory of segment files named after the
+// sequence number of their first record (%020d.wal). A segment starts with
+// the 8-byte magic and a u32 version, then holds frames whose body is
+// u8 op kind | u64 sequence number | payload.
+const (
+	walMagic      = "SIFTWAL\x00"
+	walVersion    = 1
+	walHeaderSize = 12
+	walSuffix     = ".wal"
+)
+
+type wal struct {
+	dir      string
+	log      *slog.Logger
+	segBytes int64
+	noSync   bool
+
+	mu      sync.Mutex // guards the fields below
+	f       *os.File
+	size    int64
+	written uint64 // sequence number of the last record written
+	broken  error  // set when a failed write could not be undone
+	buf     []byte
+
+	syncMu sync.Mutex // one fsync at a time; taken before mu
+	synced atomic.Uint64
+}
+
+type segment struct {
+	first uint64
+	path  string
+}
+
+func openWAL(dir string, segBytes int64, noSync bool, log *slog.Logger) (*wal, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create wal dir: %w", err)
+	}
+	return &wal{dir: dir, log: log, segBytes: segBytes, noSync: noSync}, nil
+}
+
+// segments lists the segment files in sequence order.
+func (w *wal) segments() ([]segment, error) {
+	ents, err := os.ReadDir(w.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list wal: %w", err)
+	}
+	var segs []segment
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), walSuffix)
+		if !ok {
+			continue
+		}
+		first, err := strconv.ParseUint(name, 10, 64)
+		if err != nil {
+			continue
+		}
+		segs = append(segs, segment{first, filepath.Join(w.dir, e.Name())})
+	}
+	slices.SortFunc(segs, func(a, b segment) int { return cmp.Compare(a.first, b.first) })
+	return segs, nil
+}
+
+// replay calls fn for every record with a sequence number above after, in
+// order, and returns the first and last sequence numbers seen (0 when none). A torn tail of the last
+// segment — a crash in the middle of a write — is cut off and logged; damage
+// anywhere else is a CorruptionError.
+func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []byte) error) (first, last uint64, err error) {
+	segs, err := w.segments()
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, s := range segs {
+		isLast := i == len(segs)-1
+		end, err := w.replaySegment(s, after, &first, &last, fn)
+		if err == nil {
+			continue
+		}
+		var ce *CorruptionError
+		if !errors.As(err, &ce) || !isLast {
+			return 0, 0, err
+		}
+		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.path, "offset", end, "cause", ce.Err)
+		if end < walHeaderSize {
+			if err := os.Remove(s.path); err != nil {
+				return 0, 0, fmt.Errorf("remove torn wal segment: %w", err)
+			}
+		} else if err := os.Truncate(s.path, end); err != nil {
+			return 0, 0, fmt.Errorf("truncate torn wal: %w", err)
+		}
+	}
+	return first, last, nil
+}
+
+// replaySegment replays one segment. On a bad frame it returns a
+// CorruptionError and the offset of the last good frame's end.
+func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn func(uint64, opKind, []byte) error) (int64, error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return 0, fmt.Errorf("open wal segment: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	corrupt := func(off int64, err error) (int64, error) {
+		return off, &CorruptionError{File: s.path, Offset: off, Err: err}
+	}
+	var hdr [walHeaderSize]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return corrupt(0, fmt.Errorf("short header: %w", err))
+	}
+	if string(hdr[:8]) != walMagic {
+		return corrupt(0, errors.New("bad magic"))
+	}
+	if v := binary.LittleEndian.Uint32(hdr[8:]); v != walVersion {
+		return 0, fmt.Errorf("wal segment %s: unsupported version %d", s.path, v)
+	}
+	off := int64(walHeaderSize)
+	for {
+		kind, body, err := readFrame(r)
+		if err == io.EOF {
+			return off, nil
+		}
+		if err != nil {
+			if errors.Is(err, errTorn) {
+				return corrupt(off, err)
+			}
+			return off, fmt.Errorf("read wal: %w", err)
+		}
+		if len(body) < 8 {
+			return corrupt(off, errors.New("record without sequence number"))
+		}
+		seq := binary.LittleEndian.Uint64(body)
+		if *last != 0 && seq != *last+1 {
+			return corrupt(off, fmt.Errorf("sequence %d follows %d", seq, *last))
+		}
+		if *first == 0 {
+			*first = seq
+		}
+		*last = seq
+		if seq > after {
+			if err := fn(seq, opKind(kind), body[8:]); err != nil {
+				return off, err
+			}
+		}
+		off += int64(frameHeaderSize + 1 + len(body))
+	}
+}
+
+// startSegment opens a new segment whose first record will be seq.
+func (w *wal) startSegment(seq uint64) error {
+	path := filepath.Join(w.dir, fmt.Sprintf("%020d%s", seq, walSuffix))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("create wal segment: %w", err)
+	}
+	hdr := binary.LittleEndian.AppendUint32([]byte(walMagic), walVersion)
+	if _, err := f.Write(hdr); err != nil {
+		f.Close()
+		return fmt.Errorf("write wal header: %w", err)
+	}
+	if !w.noSync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("sync wal segment: %w", err)
+		}
+		if err := syncDir(w.dir); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if w.f != nil {
+		if err := w.closeCurrent(); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	w.f, w.size = f, int64(len(hdr))
+	return nil
+}
+
+// closeCurrent syncs and closes the current segment.
+func (w *wal) closeCurrent() error {
+	if !w.noSync {
+		if err := w.f.Sync(); err != nil {
+			return fmt.Errorf("sync wal: %w", err)
+		}
+	}
+	if err := w.f.Close(); err != nil {
+		return fmt.Errorf("close wal: %w", err)
+	}
+	w.synced.Store(w.written)
+	w.f = nil
+	return nil
+}
+
+// rotate starts a new segment at seq (the next record's number), so that the
+// segments before it hold only records up to seq-1.
+func (w *wal) rotate(seq uint64) error {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.startSegment(seq)
+}
+
+// append writes one record. It does not sync; see sync. Appends are
+// serialised by the engine's writer lock.
+func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
+	if len(payload)+9 > maxFrameBody {
+		return invalidf("write of %d bytes exceeds the %d-byte record limit", len(payload), maxFrameBody)
+	}
+	w.mu.Lock()
+	full := w.size >= w.segBytes
+	w.mu.Unlock()
+	if full {
+		if err := w.rotate(seq); err != nil {
+			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, w.broken)
+	}
+	var sq [8]byte
+	binary.LittleEndian.PutUint64(sq[:], seq)
+	w.buf = appendFrame(w.buf[:0], byte(kind), sq[:], payload)
+	if _, err := w.f.Write(w.buf); err != nil {
+		// Undo a partial write so the log stays a clean sequence of frames.
+		if terr := w.f.Truncate(w.size); terr != nil {
+			w.broken = err
+		}
+		return fmt.Errorf("%w: write wal: %v", ErrUnavailable, err)
+	}
+	w.size += int64(len(w.buf))
+	w.written = seq
+	return nil
+}
+
+// sync makes every record up to seq durable. Concurrent callers share one
+// fsync (group commit).
+func (w *wal) sync(seq uint64) error {
+	if w.noSync || w.synced.Load() >= seq {
+		return nil
+	}
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	if w.synced.Load() >= seq {
+		return nil
+	}
+	w.mu.Lock()
+	f, hi := w.f, w.written
+	w.mu.Unlock()
+	if err := f.Sync(); err != nil {
+		w.mu.Lock()
+		w.broken = err
+		w.mu.Unlock()
+		return fmt.Errorf("%w: sync wal: %v", ErrUnavailable, err)
+	}
+	w.synced.Store(hi)
+	return nil
+}
+
+// trim removes the segments whose records all have sequence numbers up to
+// upTo. The current segment is never removed.
+func (w *wal) trim(upTo uint64) error {
+	segs, err := w.segments()
+	if err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(segs); i++ {
+		if segs[i+1].first-1 > upTo {
+			break
+		}
+		if err := os.Remove(segs[i].path); err != nil {
+			return fmt.Errorf("trim wal: %w", err)
+		}
+	}
+	return nil
+}
+
+// bytes reports the size of all segments.
+func (w *wal) bytes() int64 {
+	segs, _ := w.segments()
+	var n int64
+	for _, s := range segs {
+		if fi, err := os.Stat(s.path); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+func (w *wal) close() error {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	return w.closeCurrent()
+}
+
+// syncDir fsyncs a directory so a file created or renamed in it persists.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open dir for sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync dir: %w", err)
+	}
+	return nil
+}
