@@ -240,7 +240,8 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 	now := time.Now().UTC()
 	for i := range out {
 		d := &out[i]
-		if err := checkText("title", d.Title, MaxNameBytes, true, true); err != nil {
+		d.Title = strings.Join(strings.Fields(d.Title), " ") // titles are one line
+		if err := checkText("title", d.Title, MaxNameBytes, false, true); err != nil {
 			return nil, err
 		}
 		if err := checkText("content", d.Content, MaxDocumentBytes, false, false); err != nil {
@@ -257,6 +258,9 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 		}
 		if d.Key == "" {
 			d.Key = d.Title
+		}
+		if d.Key == "" {
+			return nil, invalidf("a document needs a title, a url or a key")
 		}
 		if d.Format == "" {
 			d.Format = FormatText

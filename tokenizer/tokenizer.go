@@ -121,8 +121,10 @@ func (a *Analyzer) emitCompound(dst []Token, text string, start, end int, pos ui
 		}
 		return dst, pos + 1
 	}
-	if whole := a.fold(text[start:end]); len(whole) <= a.opts.MaxTermBytes {
-		dst = append(dst, Token{Term: whole, Start: int32(start), End: int32(end), Pos: pos, Flags: Whole})
+	if codeLike(text[start:end], parts) {
+		if whole := a.fold(text[start:end]); len(whole) <= a.opts.MaxTermBytes {
+			dst = append(dst, Token{Term: whole, Start: int32(start), End: int32(end), Pos: pos, Flags: Whole})
+		}
 	}
 	for i, p := range parts {
 		if t, f, ok := a.word(text[p.start:p.end]); ok {
@@ -312,6 +314,28 @@ func scanCompound(text string, start int) int {
 		}
 		i = j
 	}
+}
+
+// codeLike reports whether the compound w with the given parts is worth
+// indexing whole: an identifier, path, address or dotted name. Hyphenated
+// prose ("high-speed", "state-of-the-art", 2016-01-31) and abbreviations
+// (e.g., U.S.) are not: their whole form would only add a rare term that
+// outranks the same words written apart.
+func codeLike(w string, parts []span) bool {
+	switch {
+	case strings.ContainsAny(w, "_@\\:"):
+		return true
+	case len(parts) > strings.Count(w, "-")+strings.Count(w, ".")+strings.Count(w, "/")+1:
+		return true // a camelCase boundary split a part
+	case !strings.ContainsAny(w, "./"):
+		return false
+	}
+	for _, p := range parts {
+		if p.end-p.start < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // splitParts splits the compound text[start:end] into words at joiners,

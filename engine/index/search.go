@@ -109,7 +109,7 @@ func (ix *Index) Search(q *Query, k int) Result {
 	}
 	for _, t := range q.Terms {
 		li, ok := ix.dict[t.Text]
-		if !ok {
+		if !ok || t.Weight <= 0 { // a zero score would touch a document twice
 			continue
 		}
 		pl := &ix.lists[li]

@@ -1,0 +1,53 @@
+// Command eval measures Sift's ranking on every BEIR-layout collection in
+// ../shared/datasets: nDCG@10, recall@100 and MRR@10 per dataset.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/sift-search/sift/bench"
+	"github.com/sift-search/sift/engine"
+)
+
+func main() {
+	dir := flag.String("datasets", "", "folder of BEIR datasets (default: ../shared/datasets, searched upwards)")
+	k1 := flag.Float64("k1", 0, "BM25 k1 (default: the engine's)")
+	b := flag.Float64("b", -1, "BM25 b (default: the engine's)")
+	tw := flag.Int("title-weight", 0, "title weight (default: the engine's)")
+	flag.Parse()
+	if *dir == "" {
+		d, ok := bench.DatasetsDir()
+		if !ok {
+			fmt.Fprintln(os.Stderr, "eval: ../shared/datasets not found; pass -datasets")
+			os.Exit(2)
+		}
+		*dir = d
+	}
+	sets, err := bench.LoadBEIRDatasets(*dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+	opts := engine.DefaultOptions()
+	if *k1 > 0 {
+		opts.Index.K1 = *k1
+	}
+	if *b >= 0 {
+		opts.Index.B = *b
+	}
+	if *tw > 0 {
+		opts.TitleWeight = uint8(*tw)
+	}
+	fmt.Printf("%-12s %6s %8s %8s %10s %8s\n", "dataset", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
+	for _, ds := range sets {
+		run, err := bench.LexicalRun(ds, opts)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
+			os.Exit(1)
+		}
+		m := bench.Evaluate(ds.Qrels, run)
+		fmt.Printf("%-12s %6d %8d %8.4f %10.4f %8.4f\n", ds.Name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10)
+	}
+}
