@@ -1,0 +1,113 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+
+	"github.com/valyala/fasthttp"
+)
+
+// auth checks credentials in constant time. Secrets are kept only as
+// SHA-256 digests, so comparisons take the same time whatever the length of
+// the guess.
+type auth struct {
+	bearer    [32]byte
+	hasBearer bool
+	user      [32]byte
+	pass      [32]byte
+	hasBasic  bool
+}
+
+func newAuth(apiKey, user, password string) auth {
+	a := auth{hasBearer: apiKey != "", hasBasic: user != "" && password != ""}
+	if a.hasBearer {
+		a.bearer = sha256.Sum256([]byte(apiKey))
+	}
+	if a.hasBasic {
+		a.user, a.pass = sha256.Sum256([]byte(user)), sha256.Sum256([]byte(password))
+	}
+	return a
+}
+
+func equalDigest(a [32]byte, b []byte) bool {
+	d := sha256.Sum256(b)
+	return subtle.ConstantTimeCompare(a[:], d[:]) == 1
+}
+
+// bearerOK reports whether the request carries the API secret as a Bearer token.
+func (a *auth) bearerOK(ctx *fasthttp.RequestCtx) bool {
+	if !a.hasBearer {
+		return false
+	}
+	tok, ok := bytes.CutPrefix(ctx.Request.Header.Peek("Authorization"), []byte("Bearer "))
+	return ok && equalDigest(a.bearer, bytes.TrimSpace(tok))
+}
+
+// basicOK reports whether the request carries the admin user and password.
+func (a *auth) basicOK(ctx *fasthttp.RequestCtx) bool {
+	if !a.hasBasic {
+		return false
+	}
+	enc, ok := bytes.CutPrefix(ctx.Request.Header.Peek("Authorization"), []byte("Basic "))
+	if !ok {
+		return false
+	}
+	raw, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(enc)))
+	if err != nil {
+		return false
+	}
+	user, pass, _ := bytes.Cut(raw, []byte(":"))
+	// Evaluate both halves so timing does not tell which one failed.
+	u, p := equalDigest(a.user, user), equalDigest(a.pass, pass)
+	return u && p
+}
+
+// hasBearerHeader reports whether a Bearer token was sent at all.
+func hasBearerHeader(ctx *fasthttp.RequestCtx) bool {
+	return bytes.HasPrefix(ctx.Request.Header.Peek("Authorization"), []byte("Bearer "))
+}
+
+// admin allows Basic Auth or the Bearer token. With neither configured,
+// admin access is closed.
+func (s *Server) admin(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		if !s.auth.hasBearer && !s.auth.hasBasic {
+			writeError(ctx, fasthttp.StatusForbidden, "admin access is disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD")
+			return
+		}
+		if s.auth.bearerOK(ctx) || s.auth.basicOK(ctx) {
+			h(ctx)
+			return
+		}
+		s.challenge(ctx, "admin credentials required (Basic Auth or Bearer token)")
+	}
+}
+
+// bearer allows only the Bearer token.
+func (s *Server) bearer(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		if !s.auth.hasBearer {
+			writeError(ctx, fasthttp.StatusForbidden, "bearer access is disabled: set API_SECRET_KEY")
+			return
+		}
+		if s.auth.bearerOK(ctx) {
+			h(ctx)
+			return
+		}
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="sift"`)
+		writeError(ctx, fasthttp.StatusUnauthorized, "a valid Bearer token is required")
+	}
+}
+
+// challenge answers 401 with the schemes the server accepts.
+func (s *Server) challenge(ctx *fasthttp.RequestCtx, msg string) {
+	if s.auth.hasBasic {
+		ctx.Response.Header.Add("WWW-Authenticate", `Basic realm="sift", charset="UTF-8"`)
+	}
+	if s.auth.hasBearer {
+		ctx.Response.Header.Add("WWW-Authenticate", `Bearer realm="sift"`)
+	}
+	writeError(ctx, fasthttp.StatusUnauthorized, "%s", msg)
+}

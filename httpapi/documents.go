@@ -1,0 +1,247 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/extract"
+)
+
+// maxFilesPerUpload bounds the file parts of one upload.
+const maxFilesPerUpload = 100
+
+// documentListJSON is an item of GET /api/documents.
+type documentListJSON struct {
+	ID            string `json:"id"`
+	Title         string `json:"title"`
+	Slug          string `json:"slug"`
+	SourceID      string `json:"sourceId"`
+	URL           string `json:"url"`
+	ContentLength int    `json:"contentLength"`
+	UpdatedAt     string `json:"updatedAt"`
+}
+
+// uploadedJSON is an item of the answer to POST /api/documents.
+type uploadedJSON struct {
+	ID            string `json:"id"`
+	Title         string `json:"title"`
+	Slug          string `json:"slug"`
+	URL           string `json:"url"`
+	ContentLength int    `json:"contentLength"`
+}
+
+// documentURL is a document's origin, or its page here.
+func (s *Server) documentURL(d *engine.Document) string {
+	if d.URL != "" {
+		return d.URL
+	}
+	return s.opts.BaseURL + "/d/" + d.Slug
+}
+
+// listDocuments serves GET /api/documents.
+func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
+	limit, err := intParam(ctx, "limit", 100, 1, 1000)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	offset, err := intParam(ctx, "offset", 0, 0, 1<<30)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	docs, total := s.eng.Documents(offset, limit)
+	out := struct {
+		Documents []documentListJSON `json:"documents"`
+		Total     int                `json:"total"`
+	}{Documents: make([]documentListJSON, 0, len(docs)), Total: total}
+	for i := range docs {
+		d := &docs[i]
+		out.Documents = append(out.Documents, documentListJSON{
+			ID: d.ID, Title: d.Title, Slug: d.Slug, SourceID: d.SourceID, URL: s.documentURL(d),
+			ContentLength: utf8.RuneCountInString(d.Content), UpdatedAt: formatTime(d.UpdatedAt),
+		})
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// uploadDocuments serves POST /api/documents: multipart file parts, or one
+// JSON document.
+func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
+	mediaType, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
+	var docs []engine.Document
+	switch {
+	case err == nil && mediaType == "multipart/form-data":
+		docs, err = s.multipartDocuments(ctx)
+	case err == nil && mediaType == "application/json":
+		docs, err = jsonDocument(ctx.PostBody())
+	default:
+		writeError(ctx, fasthttp.StatusUnsupportedMediaType,
+			"send multipart/form-data with one or more \"file\" parts (.txt, .md, .html), or application/json {title, content, url?, sourceId?}")
+		return
+	}
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	stored, err := s.eng.PutDocuments(docs)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	out := struct {
+		Documents []uploadedJSON `json:"documents"`
+	}{}
+	for i := range stored {
+		d := &stored[i]
+		out.Documents = append(out.Documents, uploadedJSON{
+			ID: d.ID, Title: d.Title, Slug: d.Slug, URL: s.documentURL(d),
+			ContentLength: utf8.RuneCountInString(d.Content),
+		})
+	}
+	writeJSON(ctx, fasthttp.StatusCreated, out)
+}
+
+// uploadJSON is the JSON form of an upload.
+type uploadJSON struct {
+	Title    *string `json:"title"`
+	Content  *string `json:"content"`
+	URL      string  `json:"url"`
+	SourceID string  `json:"sourceId"`
+	Format   string  `json:"format"` // text (default), markdown or html
+}
+
+func jsonDocument(body []byte) ([]engine.Document, error) {
+	if !utf8.Valid(body) {
+		return nil, paramErr("body is not valid UTF-8")
+	}
+	var in uploadJSON
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&in); err != nil {
+		return nil, paramErr("malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, paramErr("malformed JSON: one object expected")
+	}
+	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
+		return nil, paramErr("title is required")
+	}
+	if in.Content == nil {
+		return nil, paramErr("content is required")
+	}
+	d := engine.Document{Title: *in.Title, Content: *in.Content, URL: in.URL, SourceID: in.SourceID}
+	switch in.Format {
+	case "", "text":
+		d.Format = engine.FormatText
+	case "markdown":
+		d.Format = engine.FormatMarkdown
+	case "html":
+		_, text, err := extract.HTML(strings.NewReader(d.Content))
+		if err != nil {
+			return nil, paramErr("content: %v", err)
+		}
+		d.Content, d.Format = text, engine.FormatText
+	default:
+		return nil, paramErr("format must be text, markdown or html")
+	}
+	return []engine.Document{d}, nil
+}
+
+func (s *Server) multipartDocuments(ctx *fasthttp.RequestCtx) ([]engine.Document, error) {
+	form, err := ctx.MultipartForm()
+	if err != nil {
+		return nil, paramErr("malformed multipart body: %v", err)
+	}
+	defer ctx.Request.RemoveMultipartFormFiles()
+	files := form.File["file"]
+	if len(files) == 0 {
+		return nil, paramErr(`the multipart body has no "file" part`)
+	}
+	if len(files) > maxFilesPerUpload {
+		return nil, paramErr("at most %d files per upload", maxFilesPerUpload)
+	}
+	title := formValue(form, "title")
+	if title != "" && len(files) > 1 {
+		return nil, paramErr("title applies to a single file; this upload has %d", len(files))
+	}
+	var docs []engine.Document
+	for _, fh := range files {
+		d, err := fileDocument(fh)
+		if err != nil {
+			return nil, err
+		}
+		if title != "" {
+			d.Title = title
+		}
+		d.SourceID = formValue(form, "sourceId")
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+func formValue(form *multipart.Form, name string) string {
+	if v := form.Value[name]; len(v) > 0 {
+		return strings.TrimSpace(v[0])
+	}
+	return ""
+}
+
+// fileDocument converts one uploaded file by its extension.
+func fileDocument(fh *multipart.FileHeader) (engine.Document, error) {
+	name := path.Base(strings.ReplaceAll(fh.Filename, `\`, "/"))
+	f, err := fh.Open()
+	if err != nil {
+		return engine.Document{}, fmt.Errorf("open upload: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(f)
+	if err != nil {
+		return engine.Document{}, fmt.Errorf("read upload: %w", err)
+	}
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // UTF-8 byte-order mark
+	if !utf8.Valid(raw) {
+		return engine.Document{}, paramErr("file %q is not valid UTF-8 text", name)
+	}
+	d := engine.Document{Key: name, Content: string(raw), Format: engine.FormatText}
+	switch ext := strings.ToLower(path.Ext(name)); ext {
+	case ".md", ".markdown":
+		d.Format = engine.FormatMarkdown
+		d.Title = extract.MarkdownTitle(d.Content)
+	case ".txt", ".text":
+	case ".html", ".htm":
+		title, text, err := extract.HTML(bytes.NewReader(raw))
+		if err != nil {
+			return engine.Document{}, paramErr("file %q: %v", name, err)
+		}
+		d.Title, d.Content = title, text
+	default:
+		return engine.Document{}, &mediaErr{fmt.Sprintf("file %q: unsupported type %q; upload .txt, .md or .html", name, ext)}
+	}
+	if d.Title == "" {
+		d.Title = extract.TitleFromFileName(name)
+	}
+	if d.Title == "" {
+		return engine.Document{}, paramErr("file %q: no title; add a title field", name)
+	}
+	return d, nil
+}
+
+// deleteDocument serves DELETE /api/documents/{id}.
+func (s *Server) deleteDocument(ctx *fasthttp.RequestCtx) {
+	id, _ := ctx.UserValue("id").(string)
+	if err := s.eng.DeleteDocument(id); err != nil {
+		writeErr(ctx, fmt.Errorf("document %q: %w", id, err))
+		return
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}

@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Query parameters are validated here: out-of-bounds values are rejected
+// with a message naming the parameter and its bounds, never clamped.
+
+// intParam reads an integer parameter within [lo, hi], def when absent.
+func intParam(ctx *fasthttp.RequestCtx, name string, def, lo, hi int) (int, error) {
+	raw := ctx.QueryArgs().Peek(name)
+	if raw == nil {
+		return def, nil
+	}
+	n, err := strconv.Atoi(string(raw))
+	if err != nil || n < lo || n > hi {
+		return 0, paramErr("%s must be an integer from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}
+
+// stringParam reads a text parameter of at most maxBytes of valid UTF-8.
+func stringParam(ctx *fasthttp.RequestCtx, name string, maxBytes int, required bool) (string, error) {
+	raw := ctx.QueryArgs().Peek(name)
+	if len(raw) == 0 {
+		if required {
+			return "", paramErr("%s is required", name)
+		}
+		return "", nil
+	}
+	if len(raw) > maxBytes {
+		return "", paramErr("%s is too long: %d bytes, at most %d", name, len(raw), maxBytes)
+	}
+	if !utf8.Valid(raw) {
+		return "", paramErr("%s is not valid UTF-8", name)
+	}
+	return string(raw), nil
+}
+
+// dateParam reads an RFC 3339 time or a date.
+func dateParam(ctx *fasthttp.RequestCtx, name string) (time.Time, error) {
+	s, err := stringParam(ctx, name, 64, false)
+	if err != nil || s == "" {
+		return time.Time{}, err
+	}
+	t, err := engine.ParseDate(s)
+	if err != nil {
+		return time.Time{}, paramErr("%s must be a date such as 2024-01-31 or 2024-01-31T15:04:05Z", name)
+	}
+	return t, nil
+}

@@ -1,0 +1,40 @@
+package httpapi
+
+import (
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+)
+
+// routes is the whole route table. Access: public (no credentials),
+// s.search (SEARCH_ACCESS decides), s.admin (Basic Auth or Bearer).
+func (s *Server) routes() *router.Router {
+	r := router.New()
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+
+	r.GET("/healthz", s.health)
+
+	r.GET("/api/search", s.searchAccess(s.search))
+	r.GET("/api/documents", s.listDocuments)
+	r.POST("/api/documents", s.admin(s.uploadDocuments))
+	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))
+	r.POST("/api/admin/backup", s.admin(s.backup))
+
+	r.GET("/", s.homePage)
+	r.GET("/d/{slug}", s.documentPage)
+
+	r.NotFound = s.notFound
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
+		writeError(ctx, fasthttp.StatusMethodNotAllowed, "method %s not allowed here (allowed: %s)",
+			ctx.Method(), ctx.Response.Header.Peek("Allow"))
+	}
+	return r
+}
+
+// searchAccess applies SEARCH_ACCESS to GET /api/search.
+func (s *Server) searchAccess(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	if s.opts.SearchAccess == "bearer" {
+		return s.bearer(h)
+	}
+	return h
+}

@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"math"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// timeFormat is how times appear in JSON: RFC 3339 with milliseconds.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// messageJSON is a Message of the specification, plus score and highlight.
+type messageJSON struct {
+	ID           string  `json:"id"`
+	Content      string  `json:"content"`
+	Timestamp    string  `json:"timestamp"`
+	Username     string  `json:"username"`
+	ChannelName  string  `json:"channelName"`
+	ChannelSlug  string  `json:"channelSlug"`
+	PlatformName string  `json:"platformName"`
+	PlatformType string  `json:"platformType"`
+	Score        float64 `json:"score"`
+	Highlight    string  `json:"highlight"`
+}
+
+// documentJSON is a Document of the specification, plus score and highlight.
+type documentJSON struct {
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	Slug      string  `json:"slug"`
+	Content   string  `json:"content"`
+	Score     float64 `json:"score"`
+	Highlight string  `json:"highlight"`
+}
+
+type searchJSON struct {
+	Messages  []messageJSON  `json:"messages"`
+	Documents []documentJSON `json:"documents"`
+}
+
+// searchRequest reads and validates the parameters of GET /api/search.
+func searchRequest(ctx *fasthttp.RequestCtx) (engine.SearchRequest, error) {
+	var req engine.SearchRequest
+	var err error
+	if req.Query, err = stringParam(ctx, "q", engine.MaxQueryBytes, true); err != nil {
+		return req, err
+	}
+	if req.Limit, err = intParam(ctx, "limit", 20, 1, engine.MaxSearchLimit); err != nil {
+		return req, err
+	}
+	if req.Offset, err = intParam(ctx, "offset", 0, 0, engine.MaxSearchOffset); err != nil {
+		return req, err
+	}
+	for name, dst := range map[string]*string{"source": &req.Source, "channel": &req.Channel, "from": &req.From} {
+		if *dst, err = stringParam(ctx, name, 256, false); err != nil {
+			return req, err
+		}
+	}
+	if req.After, err = dateParam(ctx, "after"); err != nil {
+		return req, err
+	}
+	req.Before, err = dateParam(ctx, "before")
+	return req, err
+}
+
+// search serves GET /api/search.
+func (s *Server) search(ctx *fasthttp.RequestCtx) {
+	req, err := searchRequest(ctx)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	res, err := s.eng.Search(req)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	out := searchJSON{Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents))}
+	for _, m := range res.Messages {
+		user := m.Author
+		if user == "" {
+			user = m.AuthorName
+		}
+		out.Messages = append(out.Messages, messageJSON{
+			ID: m.ID, Content: m.Content, Timestamp: formatTime(m.Timestamp), Username: user,
+			ChannelName: m.ChannelName, ChannelSlug: m.ChannelSlug, PlatformName: m.SourceName,
+			PlatformType: m.SourceType, Score: round4(m.Score), Highlight: m.Highlight,
+		})
+	}
+	for _, d := range res.Documents {
+		out.Documents = append(out.Documents, documentJSON{
+			ID: d.ID, Title: d.Title, Slug: d.Slug, Content: d.Content, Score: round4(d.Score), Highlight: d.Highlight,
+		})
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeFormat)
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -1,0 +1,143 @@
+// Package httpapi serves Sift over HTTP with fasthttp: the JSON API, the
+// public pages and the dashboard, with authentication, body and query
+// bounds, and JSON errors for every kind of bad input. routes.go holds the
+// whole route table.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Options configure a Server.
+type Options struct {
+	BaseURL        string // absolute URL of the service, used in links
+	APISecretKey   string // Bearer token; empty disables Bearer auth
+	AdminUser      string
+	AdminPassword  string
+	SearchAccess   string // "public" (default) or "bearer", for GET /api/search
+	MaxUploadBytes int    // request body limit
+	TrustProxy     bool   // take the client address from X-Forwarded-For
+	Version        string
+	Logger         *slog.Logger
+}
+
+// readBufferBytes bounds the request line and headers (so the URL too).
+const readBufferBytes = 16 << 10
+
+// Server is the HTTP front of an engine.
+type Server struct {
+	opts    Options
+	eng     *engine.Engine
+	log     *slog.Logger
+	auth    auth
+	srv     *fasthttp.Server
+	handler fasthttp.RequestHandler
+	pages   *pages
+}
+
+// New returns a Server for eng.
+func New(eng *engine.Engine, opts Options) *Server {
+	if opts.MaxUploadBytes <= 0 {
+		opts.MaxUploadBytes = 32 << 20
+	}
+	if opts.SearchAccess == "" {
+		opts.SearchAccess = "public"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	s := &Server{
+		opts: opts,
+		eng:  eng,
+		log:  opts.Logger,
+		auth: newAuth(opts.APISecretKey, opts.AdminUser, opts.AdminPassword),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.pages = newPages()
+	s.handler = s.middleware(s.routes().Handler)
+	s.srv = &fasthttp.Server{
+		Handler:                      s.handler,
+		ErrorHandler:                 s.errorHandler,
+		Name:                         "sift",
+		MaxRequestBodySize:           opts.MaxUploadBytes,
+		ReadBufferSize:               readBufferBytes,
+		ReadTimeout:                  60 * time.Second,
+		IdleTimeout:                  2 * time.Minute,
+		DisablePreParseMultipartForm: true,
+		CloseOnShutdown:              true,
+		Logger:                       fasthttpLogger{s.log},
+	}
+	return s
+}
+
+// Handler returns the request handler, for tests that serve it themselves.
+func (s *Server) Handler() fasthttp.RequestHandler { return s.handler }
+
+// Serve serves on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for running requests.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+
+// middleware adds the headers every response carries, logs requests, and
+// turns a panic into a logged 500 rather than a dead connection.
+func (s *Server) middleware(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		start := time.Now()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()), "panic", r)
+				ctx.ResetBody()
+				writeError(ctx, fasthttp.StatusInternalServerError, "internal error")
+			}
+			status := ctx.Response.StatusCode()
+			level := slog.LevelDebug
+			if status >= 500 {
+				level = slog.LevelError
+			}
+			s.log.Log(context.Background(), level, "request", "method", string(ctx.Method()),
+				"path", string(ctx.Path()), "status", status, "took", time.Since(start))
+		}()
+		h := &ctx.Response.Header
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		next(ctx)
+	}
+}
+
+// errorHandler answers requests fasthttp could not read, as JSON.
+func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds the %d-byte limit (MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes)
+	case errors.As(err, &small):
+		writeError(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "request line and headers exceed %d bytes", readBufferBytes)
+	case isTimeout(err):
+		writeError(ctx, fasthttp.StatusRequestTimeout, "request not received in time")
+	default:
+		writeError(ctx, fasthttp.StatusBadRequest, "malformed HTTP request")
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// fasthttpLogger routes fasthttp's own messages to slog.
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Debug("fasthttp", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
