@@ -70,11 +70,11 @@ func search(t testing.TB, e *Engine, req SearchRequest) *SearchResult {
 func TestSearchMessages(t *testing.T) {
 	e := openMem(t)
 	seed(t, e,
-		"ana: the webhook signature does not match after upgrading",   // 100 general
-		"bo: try verifying the raw body, not re-serialised JSON",      // 101 help
-		"ana: getUserById returns nil for deleted users",              // 102 general
-		"cy: Webhooks are signed with HMAC-SHA256",                    // 103 help
-		"bo: the cron job fires twice after the DST change",           // 104 general
+		"ana: the webhook signature does not match after upgrading", // 100 general
+		"bo: try verifying the raw body, not re-serialised JSON",    // 101 help
+		"ana: getUserById returns nil for deleted users",            // 102 general
+		"cy: Webhooks are signed with HMAC-SHA256",                  // 103 help
+		"bo: the cron job fires twice after the DST change",         // 104 general
 		"ana: signature mismatch again, proxies rewrite the body 😩", // 105 help
 	)
 	f := func(req SearchRequest, want ...string) {

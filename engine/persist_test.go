@@ -337,7 +337,7 @@ func TestGoldenSnapshot(t *testing.T) {
 		os.WriteFile(path+".txt", []byte(fingerprint(t, e)), 0o644)
 	}
 	dir := t.TempDir()
-	seq, err := Restore(dir, path)
+	seq, _, _, err := Restore(dir, path)
 	if err != nil || seq != 42 {
 		t.Fatalf("restore golden: %v (seq %d)", err, seq)
 	}
@@ -347,7 +347,7 @@ func TestGoldenSnapshot(t *testing.T) {
 	if got := fingerprint(t, e); got != string(want) {
 		t.Fatalf("golden snapshot reads differently:\n%s\nvs\n%s", got, want)
 	}
-	if _, err := Restore(dir, path); !errors.Is(err, ErrConflict) {
+	if _, _, _, err := Restore(dir, path); !errors.Is(err, ErrConflict) {
 		t.Errorf("restore into a non-empty dir: %v", err)
 	}
 }
@@ -366,7 +366,7 @@ func TestBackupWhileServing(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "backup.sift")
 	os.WriteFile(file, b.Bytes(), 0o600)
 	dir2 := filepath.Join(t.TempDir(), "restored")
-	if _, err := Restore(dir2, file); err != nil {
+	if _, _, _, err := Restore(dir2, file); err != nil {
 		t.Fatal(err)
 	}
 	e2 := openDir(t, dir2)
@@ -379,7 +379,7 @@ func TestBackupWhileServing(t *testing.T) {
 	bad[len(bad)/3] ^= 0xff
 	os.WriteFile(file, bad, 0o600)
 	dir3 := filepath.Join(t.TempDir(), "never")
-	if _, err := Restore(dir3, file); err == nil {
+	if _, _, _, err := Restore(dir3, file); err == nil {
 		t.Fatal("damaged backup restored")
 	}
 	if _, err := os.Stat(dir3); !os.IsNotExist(err) {

@@ -243,31 +243,31 @@ func VerifySnapshot(r io.Reader) (seq uint64, messages, documents int, err error
 }
 
 // Restore installs the snapshot file src as the state of the empty data
-// directory dir, after verifying it completely.
-func Restore(dir, src string) (uint64, error) {
+// directory dir, after verifying it completely, and returns what it holds.
+func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
+		return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
 	}
 	f, err := os.Open(src)
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	defer f.Close()
-	seq, _, _, err := VerifySnapshot(bufio.NewReaderSize(f, 1<<20))
+	seq, messages, documents, err = VerifySnapshot(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
-		return 0, fmt.Errorf("verify %s: %w", src, err)
+		return 0, 0, 0, fmt.Errorf("verify %s: %w", src, err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	_, err = writeFileAtomic(snapshotPath(dir, seq), false, func(w io.Writer) error {
 		_, err := io.Copy(w, f)
 		return err
 	})
-	return seq, err
+	return seq, messages, documents, err
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -55,11 +55,11 @@ func TestHTMLTitleFallsBackToH1(t *testing.T) {
 
 func TestMarkdownTitle(t *testing.T) {
 	for in, want := range map[string]string{
-		"# Getting started\n\ntext":                  "Getting started",
-		"intro\n## Sub\n# Real title #\n":            "Real title",
+		"# Getting started\n\ntext":                   "Getting started",
+		"intro\n## Sub\n# Real title #\n":             "Real title",
 		"---\ntitle: \"From front matter\"\n---\n# H": "From front matter",
 		"```\n# not a title\n```\n# Title":            "Title",
-		"no heading at all":                          "",
+		"no heading at all":                           "",
 	} {
 		if got := MarkdownTitle(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)

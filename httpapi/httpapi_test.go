@@ -500,4 +500,3 @@ func FuzzUploadJSON(f *testing.F) {
 		}
 	})
 }
-

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestDemoContentIsSearchable(t *testing.T) {
+	p := startSift(t, t.TempDir(), "--demo")
+	defer p.kill()
+	for _, q := range []string{"webhook signature mismatch", "too many connections", "max_attempts", `"wren migrate"`} {
+		var res struct {
+			Messages  []struct{ Content string }
+			Documents []struct{ Title string }
+		}
+		p.getJSON(t, "/api/search?q="+url.QueryEscape(q), &res)
+		if len(res.Messages) == 0 || len(res.Documents) == 0 {
+			t.Errorf("%q: %d messages, %d documents", q, len(res.Messages), len(res.Documents))
+		}
+	}
+	var docs struct{ Total int }
+	p.getJSON(t, "/api/documents", &docs)
+	if docs.Total != 12 {
+		t.Errorf("demo documents: %d", docs.Total)
+	}
+}
+
+func TestSIGTERMDrainsAndSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	p := startSift(t, dir)
+	if status, body, err := p.post("/api/documents", map[string]string{"title": "before shutdown", "content": "kept"}); err != nil || status != 201 {
+		t.Fatalf("%d %s %v", status, body, err)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, p.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.sift"))
+	if len(snaps) != 1 {
+		t.Fatalf("want a final snapshot, have %v", snaps)
+	}
+	q := startSift(t, dir)
+	defer q.kill()
+	var res struct{ Documents []struct{ Title string } }
+	q.getJSON(t, "/api/search?q=kept", &res)
+	if len(res.Documents) != 1 {
+		t.Fatal("document lost across a clean restart")
+	}
+}
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(siftBin, args...).CombinedOutput()
+	return string(out), err
+}
+
+func TestBackupAndRestoreCommands(t *testing.T) {
+	dir := t.TempDir()
+	p := startSift(t, dir, "--demo")
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	<-p.exited
+	file := filepath.Join(t.TempDir(), "backup.sift")
+	out, err := run(t, "backup", "--data-dir", dir, "--out", file)
+	if err != nil || !strings.Contains(out, "320 messages, 12 documents") {
+		t.Fatalf("backup: %v\n%s", err, out)
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	if out, err := run(t, "restore", "--data-dir", restored, file); err != nil || !strings.Contains(out, "320 messages") {
+		t.Fatalf("restore: %v\n%s", err, out)
+	}
+	if out, err := run(t, "restore", "--data-dir", restored, file); err == nil || !strings.Contains(out, "not empty") {
+		t.Fatalf("restore into a non-empty dir: %v\n%s", err, out)
+	}
+	b, _ := os.ReadFile(file)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(file, b, 0o600)
+	if out, err := run(t, "restore", "--data-dir", filepath.Join(t.TempDir(), "x"), file); err == nil || !strings.Contains(out, "verify") {
+		t.Fatalf("restore of a damaged file: %v\n%s", err, out)
+	}
+	q := startSift(t, restored)
+	defer q.kill()
+	var res struct{ Messages []struct{ ID string } }
+	q.getJSON(t, "/api/search?q=webhook", &res)
+	if len(res.Messages) == 0 {
+		t.Fatal("restored data dir lacks the demo messages")
+	}
+	if out, err := run(t, "backup", "--data-dir", restored, "--out", file); err == nil || !strings.Contains(out, "in use") {
+		t.Fatalf("backup of a dir in use: %v\n%s", err, out)
+	}
+}
+
+func TestBadSettings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"serve", "--port", "0"}, "", "port 0"},
+		{[]string{"serve", "--search-access", "everyone"}, "", "search access"},
+		{[]string{"serve"}, "PORT=eighty", "PORT"},
+		{[]string{"serve", "--admin-user", "x"}, "", "ADMIN_PASSWORD"},
+		{[]string{"serve", "--base-url", "localhost"}, "", "base URL"},
+		{[]string{"serve", "extra"}, "", "unexpected"},
+		{[]string{"frobnicate"}, "", "unknown command"},
+	} {
+		cmd := exec.Command(siftBin, c.args...)
+		cmd.Env = append(os.Environ(), c.env)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v %s: %v\n%s", c.args, c.env, err, out)
+		}
+	}
+	if out, err := run(t, "version"); err != nil || !strings.HasPrefix(out, "sift ") {
+		t.Errorf("version: %v %s", err, out)
+	}
+}
+
+func TestFlagWinsOverEnv(t *testing.T) {
+	cmd := exec.Command(siftBin, "serve", "--search-access", "bogus")
+	cmd.Env = append(os.Environ(), "SEARCH_ACCESS=public")
+	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), `"bogus"`) {
+		t.Errorf("the flag did not win: %s", out)
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is every setting of sift serve. Each is an environment variable
+// and a flag; the flag wins.
+type config struct {
+	Port             int
+	Addr             string
+	BaseURL          string
+	DataDir          string
+	APISecretKey     string
+	AdminUser        string
+	AdminPassword    string
+	PublicRateLimit  int
+	SearchAccess     string
+	LLMBaseURL       string
+	LLMAPIKey        string
+	LLMModel         string
+	EmbedBaseURL     string
+	EmbedAPIKey      string
+	EmbedModel       string
+	MaxUploadBytes   int
+	TrustProxy       bool
+	SnapshotInterval time.Duration
+	Demo             bool
+	LogLevel         string
+}
+
+// binder registers flags whose defaults come from the environment, and
+// collects malformed environment values.
+type binder struct {
+	fs   *flag.FlagSet
+	errs []string
+}
+
+func (b *binder) env(name string) (string, bool) {
+	v, ok := os.LookupEnv(name)
+	return v, ok && v != ""
+}
+
+func (b *binder) str(p *string, flagName, envName, def, usage string) {
+	if v, ok := b.env(envName); ok {
+		def = v
+	}
+	b.fs.StringVar(p, flagName, def, usage+" (env "+envName+")")
+}
+
+func (b *binder) int(p *int, flagName, envName string, def int, usage string) {
+	if v, ok := b.env(envName); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not an integer", envName, v))
+		}
+		def = n
+	}
+	b.fs.IntVar(p, flagName, def, usage+" (env "+envName+")")
+}
+
+func (b *binder) bool(p *bool, flagName, envName string, def bool, usage string) {
+	if v, ok := b.env(envName); ok {
+		x, err := strconv.ParseBool(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not a boolean", envName, v))
+		}
+		def = x
+	}
+	b.fs.BoolVar(p, flagName, def, usage+" (env "+envName+")")
+}
+
+func (b *binder) duration(p *time.Duration, flagName, envName string, def time.Duration, usage string) {
+	if v, ok := b.env(envName); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not a duration such as 10m", envName, v))
+		}
+		def = d
+	}
+	b.fs.DurationVar(p, flagName, def, usage+" (env "+envName+")")
+}
+
+// parseServe reads the settings of sift serve from the environment and args.
+func parseServe(args []string) (*config, error) {
+	c := &config{}
+	b := &binder{fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
+	b.int(&c.Port, "port", "PORT", 8080, "listen port")
+	b.str(&c.Addr, "addr", "ADDR", "", "listen address host:port; overrides the port")
+	b.str(&c.BaseURL, "base-url", "BASE_URL", "", "absolute URL used in links (default http://localhost:PORT)")
+	b.str(&c.DataDir, "data-dir", "DATA_DIR", "./data", "directory of snapshots and the write-ahead log")
+	b.str(&c.APISecretKey, "api-secret-key", "API_SECRET_KEY", "", "enables Bearer auth: the accepted token (prefer the env var)")
+	b.str(&c.AdminUser, "admin-user", "ADMIN_USER", "", "Basic Auth user for admin endpoints and the dashboard")
+	b.str(&c.AdminPassword, "admin-password", "ADMIN_PASSWORD", "", "Basic Auth password (prefer the env var)")
+	b.int(&c.PublicRateLimit, "public-rate-limit", "PUBLIC_RATE_LIMIT", 10, "requests per minute per IP on public API endpoints; 0 = off")
+	b.str(&c.SearchAccess, "search-access", "SEARCH_ACCESS", "public", "who may call GET /api/search: public or bearer")
+	b.str(&c.LLMBaseURL, "llm-base-url", "LLM_BASE_URL", "", "OpenAI-compatible chat API; unset = extractive answerer")
+	b.str(&c.LLMAPIKey, "llm-api-key", "LLM_API_KEY", "", "API key of the chat API")
+	b.str(&c.LLMModel, "llm-model", "LLM_MODEL", "", "chat model name")
+	b.str(&c.EmbedBaseURL, "embed-base-url", "EMBED_BASE_URL", "", "OpenAI-compatible embeddings API; unset = built-in embedder")
+	b.str(&c.EmbedAPIKey, "embed-api-key", "EMBED_API_KEY", "", "API key of the embeddings API")
+	b.str(&c.EmbedModel, "embed-model", "EMBED_MODEL", "", "embedding model name")
+	b.int(&c.MaxUploadBytes, "max-upload-bytes", "MAX_UPLOAD_BYTES", 32<<20, "request body limit")
+	b.bool(&c.TrustProxy, "trust-proxy", "TRUST_PROXY", false, "take the client IP from X-Forwarded-For (only behind a proxy)")
+	b.duration(&c.SnapshotInterval, "snapshot-interval", "SNAPSHOT_INTERVAL", 10*time.Minute, "how often to snapshot when the log grew")
+	b.bool(&c.Demo, "demo", "SIFT_DEMO", false, "load the bundled demo content when the data dir is empty")
+	b.str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
+	if err := b.fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if b.fs.NArg() > 0 {
+		b.errs = append(b.errs, "unexpected arguments: "+strings.Join(b.fs.Args(), " "))
+	}
+	c.validate(b)
+	if len(b.errs) > 0 {
+		return nil, fmt.Errorf("invalid settings:\n  %s", strings.Join(b.errs, "\n  "))
+	}
+	return c, nil
+}
+
+func (c *config) validate(b *binder) {
+	bad := func(format string, args ...any) { b.errs = append(b.errs, fmt.Sprintf(format, args...)) }
+	if c.Port < 1 || c.Port > 65535 {
+		bad("port %d is out of 1..65535", c.Port)
+	}
+	if c.Addr == "" {
+		c.Addr = ":" + strconv.Itoa(c.Port)
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://localhost:" + strconv.Itoa(c.Port)
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("base URL %q must be an absolute http(s) URL", c.BaseURL)
+	}
+	if c.SearchAccess != "public" && c.SearchAccess != "bearer" {
+		bad("search access %q must be public or bearer", c.SearchAccess)
+	}
+	if c.PublicRateLimit < 0 {
+		bad("public rate limit %d must be 0 (off) or more", c.PublicRateLimit)
+	}
+	if c.MaxUploadBytes < 1024 {
+		bad("max upload bytes %d must be at least 1024", c.MaxUploadBytes)
+	}
+	if (c.AdminUser == "") != (c.AdminPassword == "") {
+		bad("set both ADMIN_USER and ADMIN_PASSWORD, or neither")
+	}
+	if c.SnapshotInterval < time.Second {
+		bad("snapshot interval %s must be at least 1s", c.SnapshotInterval)
+	}
+	for name, u := range map[string]string{"LLM_BASE_URL": c.LLMBaseURL, "EMBED_BASE_URL": c.EmbedBaseURL} {
+		if p, err := url.Parse(u); u != "" && (err != nil || p.Host == "") {
+			bad("%s %q must be an absolute URL", name, u)
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log level %q must be debug, info, warn or error", c.LogLevel)
+	}
+	if c.DataDir == "" {
+		bad("data dir must not be empty")
+	}
+}

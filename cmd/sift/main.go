@@ -1,0 +1,57 @@
+// Command sift serves search and question answering over a community's chat
+// messages and documents, from one binary with no external database.
+//
+//	sift serve [flags]                         run the service
+//	sift backup --data-dir DIR --out FILE      write a snapshot of DIR to FILE (offline)
+//	sift restore --data-dir DIR FILE           install a backup into an empty DIR
+//	sift version                               print the version
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `usage: sift <command> [flags]
+
+commands:
+  serve     run the service (sift serve -h lists every setting)
+  backup    write a snapshot of an offline data dir: sift backup --data-dir DIR --out FILE
+  restore   install a backup into an empty data dir: sift restore --data-dir DIR FILE
+  version   print the version
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "serve":
+		err = serve(args)
+	case "backup":
+		err = backup(args)
+	case "restore":
+		err = restore(args)
+	case "version", "-version", "--version":
+		fmt.Println("sift", version)
+	case "help", "-h", "-help", "--help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "sift: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sift:", err)
+		os.Exit(1)
+	}
+}

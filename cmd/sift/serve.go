@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/httpapi"
+)
+
+// shutdownGrace is how long running requests get to finish on SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+func serve(args []string) error {
+	cfg, err := parseServe(args)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	eng, err := engine.Open(engine.Options{
+		DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log,
+	})
+	if err != nil {
+		return fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
+	}
+	if cfg.Demo {
+		if err := loadDemo(eng, log); err != nil {
+			eng.Close()
+			return fmt.Errorf("load demo content: %w", err)
+		}
+	}
+	srv := httpapi.New(eng, httpapi.Options{
+		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
+		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
+		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		eng.Close()
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logSettings(log, cfg)
+	printWelcome(cfg)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	select {
+	case err = <-served:
+		err = fmt.Errorf("server stopped: %w", err)
+	case <-ctx.Done():
+		log.Info("shutting down: draining requests, then writing a final snapshot")
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		err = srv.Shutdown(sctx)
+		cancel()
+	}
+	if cerr := eng.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close engine: %w", cerr))
+	}
+	if err == nil {
+		log.Info("stopped cleanly")
+	}
+	return err
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	l.UnmarshalText([]byte(level)) // validated in parseServe
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// logSettings logs the effective settings; secrets only as set or unset.
+func logSettings(log *slog.Logger, c *config) {
+	set := func(s string) string {
+		if s == "" {
+			return "unset"
+		}
+		return "set"
+	}
+	log.Info("sift serving", "version", version, "addr", c.Addr, "base_url", c.BaseURL,
+		"data_dir", c.DataDir, "search_access", c.SearchAccess, "api_secret_key", set(c.APISecretKey),
+		"admin_user", set(c.AdminUser), "max_upload_bytes", c.MaxUploadBytes)
+	if c.APISecretKey == "" && c.AdminUser == "" {
+		log.Warn("admin endpoints are disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD, to enable them")
+	}
+}
+
+// printWelcome tells a person at the terminal where to go.
+func printWelcome(c *config) {
+	base := c.BaseURL
+	fmt.Printf(`
+Sift %s is running.
+
+  Open in a browser:  %s/
+  Try a search:       %s/?q=%s
+  Search API:         curl '%s/api/search?q=%s&limit=5'
+  Documents:          curl '%s/api/documents'
+  Health:             curl '%s/healthz'
+
+`, version, base, base, url.QueryEscape("webhook signature"), base, url.QueryEscape("DST double run"), base, base)
+}

@@ -1,0 +1,160 @@
+// Package crawl brings content into the engine from outside: platform
+// connectors, the web crawler and importers of chat exports. It writes
+// through the engine's public API only.
+package crawl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Export is the content of one chat export, ready for the engine.
+type Export struct {
+	Channels []engine.Channel
+	Messages []engine.Message
+}
+
+// ErrFormat wraps every error about the content of an export file.
+var ErrFormat = errors.New("malformed export")
+
+func formatErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...))
+}
+
+// dceExport is the part of a DiscordChatExporter JSON export Sift reads
+// (Tyrrrz/DiscordChatExporter, JsonMessageWriter.cs). Type fields are enum
+// names such as "Default" and "Reply".
+type dceExport struct {
+	Guild struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"guild"`
+	Channel struct {
+		ID         string  `json:"id"`
+		Type       string  `json:"type"`
+		CategoryID string  `json:"categoryId"`
+		Category   string  `json:"category"`
+		Name       string  `json:"name"`
+		Topic      *string `json:"topic"`
+	} `json:"channel"`
+	Messages []struct {
+		ID              string  `json:"id"`
+		Type            string  `json:"type"`
+		Timestamp       string  `json:"timestamp"`
+		TimestampEdited *string `json:"timestampEdited"`
+		Content         string  `json:"content"`
+		Author          struct {
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			Nickname string `json:"nickname"`
+			IsBot    bool   `json:"isBot"`
+		} `json:"author"`
+		Attachments []struct {
+			FileName string `json:"fileName"`
+		} `json:"attachments"`
+		Reference *struct {
+			MessageID string `json:"messageId"`
+		} `json:"reference"`
+	} `json:"messages"`
+}
+
+// threadTypes are the DiscordChatExporter channel types of threads, whose
+// categoryId is the parent channel.
+var threadTypes = map[string]bool{"GuildPublicThread": true, "GuildPrivateThread": true, "GuildNewsThread": true}
+
+// ParseDiscordExport reads a DiscordChatExporter JSON export of one channel
+// or thread. System messages (joins, pins, boosts…) are skipped; the result
+// names sourceID as the source of everything.
+func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
+	var in dceExport
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&in); err != nil {
+		return nil, formatErr("DiscordChatExporter JSON: %v", err)
+	}
+	if in.Channel.ID == "" || in.Channel.Name == "" {
+		return nil, formatErr("DiscordChatExporter JSON: channel.id and channel.name are required")
+	}
+	ch := engine.Channel{
+		SourceID: sourceID, ID: in.Channel.ID, Name: in.Channel.Name, Kind: "channel",
+		URL: discordURL(in.Guild.ID, in.Channel.ID, ""),
+	}
+	if in.Channel.Topic != nil {
+		ch.Topic = *in.Channel.Topic
+	}
+	if threadTypes[in.Channel.Type] {
+		ch.Kind, ch.ParentID = "thread", in.Channel.CategoryID
+	}
+	out := &Export{Channels: []engine.Channel{ch}}
+	for i, m := range in.Messages {
+		if m.Type != "Default" && m.Type != "Reply" {
+			continue
+		}
+		if m.ID == "" {
+			return nil, formatErr("message %d: id is required", i)
+		}
+		ts, err := time.Parse(time.RFC3339Nano, m.Timestamp)
+		if err != nil || ts.IsZero() {
+			return nil, formatErr("message %s: timestamp %q is not RFC 3339", m.ID, m.Timestamp)
+		}
+		content := m.Content
+		for _, a := range m.Attachments {
+			content = strings.TrimSpace(content + "\n[attachment: " + a.FileName + "]")
+		}
+		if strings.TrimSpace(content) == "" {
+			continue
+		}
+		if !utf8.ValidString(content) {
+			return nil, formatErr("message %s: content is not valid UTF-8", m.ID)
+		}
+		msg := engine.Message{
+			SourceID: sourceID, ChannelID: ch.ID, ID: m.ID, Author: m.Author.Name, Content: content,
+			Timestamp: ts.UTC(), URL: discordURL(in.Guild.ID, ch.ID, m.ID),
+		}
+		if m.Author.Nickname != m.Author.Name {
+			msg.AuthorName = m.Author.Nickname
+		}
+		if m.TimestampEdited != nil {
+			if t, err := time.Parse(time.RFC3339Nano, *m.TimestampEdited); err == nil {
+				msg.EditedAt = t.UTC()
+			}
+		}
+		if m.Type == "Reply" && m.Reference != nil {
+			msg.ReplyTo = m.Reference.MessageID
+		}
+		out.Messages = append(out.Messages, msg)
+	}
+	return out, nil
+}
+
+// discordURL links to a channel or, with a message id, to a message.
+func discordURL(guild, channel, message string) string {
+	if guild == "" {
+		return ""
+	}
+	u := "https://discord.com/channels/" + guild + "/" + channel
+	if message != "" {
+		u += "/" + message
+	}
+	return u
+}
+
+// Import stores an export in the engine: channels first, then messages.
+// It returns how many messages were new or changed; importing the same
+// export again changes nothing.
+func Import(e *engine.Engine, x *Export) (int, error) {
+	if _, err := e.PutChannels(x.Channels); err != nil {
+		return 0, fmt.Errorf("import channels: %w", err)
+	}
+	n, err := e.PutMessages(x.Messages)
+	if err != nil {
+		return n, fmt.Errorf("import messages: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,102 @@
+package crawl
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sift-search/sift/engine"
+)
+
+const sampleDCE = `{"guild":{"id":"1","name":"G"},
+ "channel":{"id":"20","type":"GuildPublicThread","categoryId":"2","category":"chat","name":"cron help","topic":null},
+ "dateRange":{"after":null,"before":null},"exportedAt":"2024-05-01T10:00:00+00:00",
+ "messages":[
+  {"id":"10","type":"Default","timestamp":"2024-04-30T09:00:00.123+02:00","timestampEdited":null,"isPinned":false,"content":"hi",
+   "author":{"id":"5","name":"ana","discriminator":"0000","nickname":"Ana","isBot":false},
+   "attachments":[{"id":"7","url":"https://cdn/a.png","fileName":"a.png","fileSizeBytes":123}],"embeds":[],"reactions":[],"mentions":[],"unknownField":1},
+  {"id":"11","type":"GuildMemberJoin","timestamp":"2024-04-30T09:01:00+00:00","content":"","author":{"id":"6","name":"bo","nickname":"bo"}},
+  {"id":"12","type":"Reply","timestamp":"2024-04-30T09:02:00+00:00","timestampEdited":"2024-04-30T09:03:00+00:00","content":"hello back",
+   "author":{"id":"6","name":"bo","nickname":"bo","isBot":false},"attachments":[],"reference":{"type":"Default","messageId":"10","channelId":"20","guildId":"1"}},
+  {"id":"13","type":"Default","timestamp":"2024-04-30T09:04:00+00:00","content":"   ","author":{"id":"6","name":"bo"}}
+ ],"messageCount":4}`
+
+func TestParseDiscordExport(t *testing.T) {
+	x, err := ParseDiscordExport(strings.NewReader(sampleDCE), "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := x.Channels[0]
+	if ch.ID != "20" || ch.Name != "cron help" || ch.Kind != "thread" || ch.ParentID != "2" || ch.URL != "https://discord.com/channels/1/20" {
+		t.Errorf("channel %+v", ch)
+	}
+	if len(x.Messages) != 2 {
+		t.Fatalf("want 2 messages (join and blank skipped), got %d", len(x.Messages))
+	}
+	m := x.Messages[0]
+	if m.Content != "hi\n[attachment: a.png]" || m.Author != "ana" || m.AuthorName != "Ana" ||
+		m.Timestamp.Format("15:04:05.000Z07:00") != "07:00:00.123Z" || m.URL != "https://discord.com/channels/1/20/10" {
+		t.Errorf("message %+v", m)
+	}
+	r := x.Messages[1]
+	if r.ReplyTo != "10" || r.AuthorName != "" || r.EditedAt.IsZero() {
+		t.Errorf("reply %+v", r)
+	}
+}
+
+func TestParseDiscordExportErrors(t *testing.T) {
+	for _, in := range []string{
+		``, `{`, `[]`, `{"channel":{}}`,
+		`{"channel":{"id":"1","name":"x"},"messages":[{"id":"1","type":"Default","timestamp":"yesterday","content":"x"}]}`,
+		`{"channel":{"id":"1","name":"x"},"messages":[{"type":"Default","timestamp":"2024-01-01T00:00:00Z","content":"x"}]}`,
+	} {
+		if _, err := ParseDiscordExport(strings.NewReader(in), "s"); !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+func TestImportDemoExportIsIdempotent(t *testing.T) {
+	f, err := os.Open("../cmd/sift/demo/discord-export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	x, err := ParseDiscordExport(f, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := engine.Open(engine.Options{})
+	defer e.Close()
+	e.PutSource(engine.Source{ID: "demo", Name: "Demo", Type: "discord"})
+	n, err := Import(e, x)
+	if err != nil || n < 300 {
+		t.Fatalf("imported %d: %v", n, err)
+	}
+	if n, err := Import(e, x); err != nil || n != 0 {
+		t.Fatalf("second import changed %d: %v", n, err)
+	}
+	r, _ := e.Search(engine.SearchRequest{Query: "webhook signature mismatch", Limit: 5})
+	if len(r.Messages) == 0 {
+		t.Error("demo export not searchable")
+	}
+}
+
+func FuzzParseDiscordExport(f *testing.F) {
+	f.Add(sampleDCE)
+	f.Fuzz(func(t *testing.T, in string) {
+		x, err := ParseDiscordExport(strings.NewReader(in), "s")
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error not ErrFormat: %v", err)
+			}
+			return
+		}
+		for _, m := range x.Messages {
+			if m.ID == "" || m.Timestamp.IsZero() || strings.TrimSpace(m.Content) == "" {
+				t.Fatalf("message the engine would refuse: %+v", m)
+			}
+		}
+	})
+}
