@@ -1,6 +1,6 @@
 module github.com/sift-search/sift
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
