@@ -118,20 +118,13 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 			if !ok {
 				continue
 			}
-			key := recKey{m.SourceID, m.ID}
-			if old, ok := st.msgKey[key]; ok {
+			if old, ok := st.findMessage(m.SourceID, m.ID); ok {
 				if st.sameMessage(old, m) {
 					continue
 				}
 				st.deleteMessage(old)
 			}
-			slot := uint32(len(st.msgs))
-			st.msgs = append(st.msgs, msgRec{
-				id: m.ID, content: m.Content, replyTo: m.ReplyTo, url: m.URL,
-				ts: timeMicro(m.Timestamp), edited: timeMicro(m.EditedAt),
-				channel: ch, author: st.authorFor(m.Author, m.AuthorName),
-			})
-			st.msgKey[key] = slot
+			slot := st.storeMessage(m, ch)
 			a.fac = messageFacets(a.fac[:0], m, ch)
 			st.msgIdx.Add(slot, &a.docs[i], a.fac)
 		}
@@ -174,7 +167,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 func (st *state) messageSlots(source string, ids []string) []uint32 {
 	var slots []uint32
 	for _, id := range ids {
-		if i, ok := st.msgKey[recKey{source, id}]; ok {
+		if i, ok := st.findMessage(source, id); ok {
 			slots = append(slots, i)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -111,6 +112,7 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 	copy(out, chs)
 	for i := range out {
 		c := &out[i]
+		c.Name = cleanName(c.Name)
 		if err := checkText("channel id", c.ID, MaxIDBytes, true, true); err != nil {
 			return nil, err
 		}
@@ -150,11 +152,33 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 	return out, e.sync(seq)
 }
 
+// cleanName drops control characters (IRC colour codes, stray newlines)
+// from a display name and trims it.
+func cleanName(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return strings.TrimSpace(s)
+	}
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s))
+}
+
 // PutMessages creates or updates messages; each names a source and one of
 // its channels. Messages identical to the stored ones are skipped, so a
 // repeated import writes nothing. It returns how many were new or changed.
+// Author names lose control characters.
 func (e *Engine) PutMessages(msgs []Message) (int, error) {
+	copied := false
 	for i := range msgs {
+		if a, n := cleanName(msgs[i].Author), cleanName(msgs[i].AuthorName); a != msgs[i].Author || n != msgs[i].AuthorName {
+			if !copied {
+				msgs, copied = slices.Clone(msgs), true
+			}
+			msgs[i].Author, msgs[i].AuthorName = a, n
+		}
 		m := &msgs[i]
 		if err := checkText("message id", m.ID, MaxIDBytes, true, true); err != nil {
 			return 0, err
@@ -188,7 +212,7 @@ func (e *Engine) PutMessages(msgs []Message) (int, error) {
 			if len(batch) > 0 && m.SourceID != batch[0].SourceID {
 				break // one source per record
 			}
-			if old, ok := e.st.msgKey[recKey{m.SourceID, m.ID}]; ok && e.st.sameMessage(old, &m) {
+			if old, ok := e.st.findMessage(m.SourceID, m.ID); ok && e.st.sameMessage(old, &m) {
 				continue
 			}
 			batch = append(batch, m)

@@ -145,13 +145,14 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 		if r.id == "" {
 			return
 		}
+		m := st.message(uint32(i))
 		e.Uvarint(uint64(r.channel))
 		e.Uvarint(uint64(r.author))
 		e.String(r.content)
-		e.String(r.replyTo)
-		e.String(r.url)
+		e.String(m.ReplyTo)
+		e.String(m.URL)
 		e.Varint(r.ts)
-		e.Varint(r.edited)
+		e.Varint(timeMicro(m.EditedAt))
 	})
 	if err != nil {
 		return err
@@ -377,21 +378,26 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 	}
 	st.msgs = make([]msgRec, 0, min(m.msgs, 1<<16)) // the count is untrusted until read
 	err = fr.readBlocks(frameMessages, m.msgs, func(d *bin.Dec) error {
-		var r msgRec
-		if r.id = d.String(); r.id != "" {
-			r.channel = uint32(d.Uvarint())
-			r.author = uint32(d.Uvarint())
-			r.content, r.replyTo, r.url = d.String(), d.String(), d.String()
-			r.ts, r.edited = d.Varint(), d.Varint()
-			if d.Err != nil {
-				return nil
-			}
-			if int(r.channel) >= len(st.chans) || st.chans[r.channel] == nil || int(r.author) >= len(st.authors) {
-				return fmt.Errorf("message %q: bad channel or author", r.id)
-			}
-			st.msgKey[recKey{st.chans[r.channel].SourceID, r.id}] = uint32(len(st.msgs))
+		slot := uint32(len(st.msgs))
+		id := d.String()
+		if id == "" {
+			st.msgs = append(st.msgs, msgRec{})
+			return nil
 		}
-		st.msgs = append(st.msgs, r)
+		ch, au := d.Uvarint(), d.Uvarint()
+		msg := Message{ID: id, Content: d.String(), ReplyTo: d.String(), URL: d.String()}
+		msg.Timestamp, msg.EditedAt = microTime(d.Varint()), microTime(d.Varint())
+		if d.Err != nil {
+			return nil
+		}
+		if ch >= uint64(len(st.chans)) || st.chans[ch] == nil || au >= uint64(len(st.authors)) {
+			return fmt.Errorf("message %q: bad channel or author", id)
+		}
+		msg.SourceID = st.chans[ch].SourceID
+		msg.Author, msg.AuthorName = st.authors[au].name, st.authors[au].display
+		if i := st.storeMessage(&msg, uint32(ch)); i != slot {
+			return fmt.Errorf("BUG: message slot %d stored at %d", slot, i)
+		}
 		return nil
 	})
 	if err != nil {

@@ -17,8 +17,10 @@ type state struct {
 	chanKey  map[recKey]uint32
 	chanSlug map[string]uint32
 	msgs     []msgRec // by message slot, which is the message's id in msgIdx
-	msgKey   map[recKey]uint32
-	docs     []*Document // by document slot, its id in docIdx; nil once deleted
+	msgExtra map[uint32]msgExtra
+	msgKey   map[uint64]uint32 // hash of source and id -> slot; see messages.go
+	msgKeyX  map[recKey]uint32 // the rare keys whose hash another key holds
+	docs     []*Document       // by document slot, its id in docIdx; nil once deleted
 	docID    map[string]uint32
 	docSlug  map[string]uint32
 	authors  []author
@@ -31,53 +33,20 @@ type recKey struct{ source, id string }
 
 type author struct{ name, display string }
 
-// msgRec is a stored message: the Message fields less those its channel and
-// author tables hold. A deleted slot has an empty id.
-type msgRec struct {
-	id      string
-	content string
-	replyTo string
-	url     string
-	ts      int64 // unix microseconds
-	edited  int64
-	channel uint32
-	author  uint32
-}
-
 func newState(opts index.Options) *state {
 	return &state{
 		sources:  make(map[string]*Source),
 		chanKey:  make(map[recKey]uint32),
 		chanSlug: make(map[string]uint32),
-		msgKey:   make(map[recKey]uint32),
+		msgExtra: make(map[uint32]msgExtra),
+		msgKey:   make(map[uint64]uint32),
+		msgKeyX:  make(map[recKey]uint32),
 		docID:    make(map[string]uint32),
 		docSlug:  make(map[string]uint32),
 		authorNo: make(map[author]uint32),
 		msgIdx:   index.New(opts),
 		docIdx:   index.New(opts),
 	}
-}
-
-// message rebuilds the public form of the message in slot i.
-func (st *state) message(i uint32) Message {
-	r := &st.msgs[i]
-	ch := st.chans[r.channel]
-	a := st.authors[r.author]
-	return Message{
-		SourceID: ch.SourceID, ChannelID: ch.ID, ID: r.id, Author: a.name, AuthorName: a.display,
-		Content: r.content, Timestamp: microTime(r.ts), EditedAt: microTime(r.edited),
-		ReplyTo: r.replyTo, URL: r.url,
-	}
-}
-
-// sameMessage reports whether storing m would change nothing.
-func (st *state) sameMessage(i uint32, m *Message) bool {
-	r := &st.msgs[i]
-	a := st.authors[r.author]
-	ch := st.chans[r.channel]
-	return r.content == m.Content && a.name == m.Author && a.display == m.AuthorName &&
-		r.ts == timeMicro(m.Timestamp) && r.edited == timeMicro(m.EditedAt) &&
-		r.replyTo == m.ReplyTo && r.url == m.URL && ch.ID == m.ChannelID
 }
 
 func (st *state) authorFor(name, display string) uint32 {
@@ -106,17 +75,6 @@ func messageFacets(dst []string, m *Message, ch uint32) []string {
 		dst = append(dst, authorFacet(m.AuthorName))
 	}
 	return dst
-}
-
-// deleteMessage frees slot i. The caller holds the write locks.
-func (st *state) deleteMessage(i uint32) {
-	r := &st.msgs[i]
-	if r.id == "" {
-		return
-	}
-	delete(st.msgKey, recKey{st.chans[r.channel].SourceID, r.id})
-	st.msgIdx.Delete(i)
-	*r = msgRec{}
 }
 
 // deleteDocument frees slot i. The caller holds the write locks.

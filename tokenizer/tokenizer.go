@@ -38,20 +38,20 @@ type Token struct {
 type Options struct {
 	Stem          bool // English stemming (Snowball/Porter2) of Latin-script words
 	MaxTermBytes  int  // longer terms are not indexed (base64 blobs and the like)
-	StemCacheSize int  // entries of the per-analyzer stem cache before it is reset
+	StemCacheSize int  // slots of the per-analyzer stem and fold caches
 }
 
 // DefaultOptions are the options the engine indexes and searches with.
 func DefaultOptions() Options {
-	return Options{Stem: true, MaxTermBytes: 128, StemCacheSize: 1 << 16}
+	return Options{Stem: true, MaxTermBytes: 128, StemCacheSize: 1 << 17}
 }
 
 // Analyzer turns text into tokens. It keeps caches, so it is not safe for
 // concurrent use: give each goroutine its own (they are cheap).
 type Analyzer struct {
 	opts  Options
-	stems map[string]string // folded word -> term
-	folds map[string]string // word -> folded form, for words that change
+	stems *cache // folded word -> term
+	folds *cache // word -> folded form, for words that change
 	buf   []byte
 	parts []span
 }
@@ -66,7 +66,7 @@ func New(opts Options) *Analyzer {
 	if opts.StemCacheSize <= 0 {
 		opts.StemCacheSize = DefaultOptions().StemCacheSize
 	}
-	return &Analyzer{opts: opts, stems: make(map[string]string), folds: make(map[string]string)}
+	return &Analyzer{opts: opts, stems: newCache(opts.StemCacheSize), folds: newCache(opts.StemCacheSize / 4)}
 }
 
 // Append appends the tokens of text to dst, numbering positions from
@@ -159,12 +159,12 @@ func (a *Analyzer) fold(w string) string {
 	if clean {
 		return w
 	}
-	if s, ok := a.folds[w]; ok {
+	if s, ok := a.folds.get(w); ok {
 		return s
 	}
 	a.buf = appendFold(a.buf[:0], w)
 	s := string(a.buf)
-	a.remember(a.folds, w, s)
+	a.folds.put(w, s)
 	return s
 }
 
@@ -173,25 +173,12 @@ func (a *Analyzer) stem(w string) string {
 	if !a.opts.Stem || len(w) < 3 || !stemmable(w) {
 		return w
 	}
-	if s, ok := a.stems[w]; ok {
+	if s, ok := a.stems.get(w); ok {
 		return s
 	}
 	s := english.Stem(w, true)
-	a.remember(a.stems, w, s)
+	a.stems.put(w, s)
 	return s
-}
-
-// remember caches k -> v, resetting the cache when it is full. Keys are
-// copied so the cache never pins the caller's text.
-func (a *Analyzer) remember(m map[string]string, k, v string) {
-	if len(m) >= a.opts.StemCacheSize {
-		clear(m)
-	}
-	kc := strings.Clone(k)
-	if v == k {
-		v = kc
-	}
-	m[kc] = v
 }
 
 // stemmable reports whether w is an ASCII word of letters (and apostrophes),

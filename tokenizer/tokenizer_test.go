@@ -107,8 +107,8 @@ func TestStemCacheBounded(t *testing.T) {
 	a := New(Options{Stem: true, StemCacheSize: 8})
 	for i := 0; i < 100; i++ {
 		a.Append(nil, fmt.Sprintf("Walking%c talked%c", 'a'+i%26, 'a'+i/26), 0)
-		if len(a.stems) > 8 || len(a.folds) > 8 {
-			t.Fatalf("cache grew to %d/%d entries", len(a.stems), len(a.folds))
+		if a.stems.len() > 8 || a.folds.len() > 8 {
+			t.Fatalf("cache grew to %d/%d entries", a.stems.len(), a.folds.len())
 		}
 	}
 }

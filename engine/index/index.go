@@ -68,6 +68,35 @@ func (d *Doc) Add(term string, pos uint32, weight uint8, counted bool) {
 	}
 }
 
+// group orders the occurrences so that those of a term are adjacent and in
+// position order. A short document (a chat message) is grouped by a stable
+// insertion pass that compares terms for equality only; a long one is sorted.
+func (d *Doc) group() {
+	if len(d.occ) > 48 || !slices.IsSortedFunc(d.occ, func(a, b occ) int { return int(a.pos) - int(b.pos) }) {
+		slices.SortFunc(d.occ, func(a, b occ) int {
+			if c := strings.Compare(a.term, b.term); c != 0 {
+				return c
+			}
+			return int(a.pos) - int(b.pos)
+		})
+		return
+	}
+	// Occurrences are in position order, so moving each one up behind the
+	// last earlier occurrence of its term keeps every group in that order.
+	for i := 1; i < len(d.occ); i++ {
+		x := d.occ[i]
+		j := i - 1
+		for j >= 0 && d.occ[j].term != x.term {
+			j--
+		}
+		if j < 0 || j == i-1 {
+			continue
+		}
+		copy(d.occ[j+2:i+1], d.occ[j+1:i])
+		d.occ[j+1] = x
+	}
+}
+
 // Len is the number of documents added and not deleted.
 func (ix *Index) Len() int { return int(ix.live.GetCardinality()) }
 
@@ -87,12 +116,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 	if id < ix.next {
 		panic("BUG: index.Add with a non-increasing id")
 	}
-	slices.SortFunc(d.occ, func(a, b occ) int {
-		if c := strings.Compare(a.term, b.term); c != 0 {
-			return c
-		}
-		return int(a.pos) - int(b.pos)
-	})
+	d.group()
 	var positions []uint32
 	for i := 0; i < len(d.occ); {
 		t := d.occ[i].term

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -301,4 +302,82 @@ func FuzzDecode(f *testing.F) {
 		got.Search(&Query{Filter: roaring.BitmapOf(0, 1, 2)}, 5)
 		encode(t, got)
 	})
+}
+
+// refPositions decodes posting r's positions from the start of the list:
+// the reference the cursor's incremental walk is checked against.
+func refPositions(p *plist, r int) []uint32 {
+	off := 0
+	var out []uint32
+	for i := 0; i <= r; i++ {
+		n, w := binary.Uvarint(p.pos[off:])
+		off += w
+		prev := uint32(0)
+		out = out[:0]
+		for ; n > 0; n-- {
+			d, w := binary.Uvarint(p.pos[off:])
+			off += w
+			prev += uint32(d)
+			out = append(out, prev)
+		}
+	}
+	return out
+}
+
+func TestCursorPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var p plist
+	for id := uint32(0); id < 3000; id += 1 + uint32(rng.IntN(3)) {
+		var pos []uint32
+		for x := uint32(rng.IntN(3)); len(pos) < 1+rng.IntN(6); x += 1 + uint32(rng.IntN(300)) {
+			pos = append(pos, x)
+		}
+		p.add(id, uint32(len(pos)), pos)
+	}
+	ids := p.bitmap().ToArray()
+	for trial := 0; trial < 20; trial++ {
+		c := newCursor(&p)
+		for r := rng.IntN(5); r < len(ids); r += 1 + rng.IntN(1+trial*3) {
+			got := c.positions(c.seek(ids[r]), nil)
+			if want := refPositions(&p, r); !slices.Equal(got, want) {
+				t.Fatalf("trial %d posting %d: %v, want %v", trial, r, got, want)
+			}
+		}
+	}
+}
+
+func TestDocGroup(t *testing.T) {
+	for _, words := range []string{
+		"a b a c b a d",
+		"x",
+		"",
+		strings.Repeat("p q r s p ", 20), // long: sorted
+	} {
+		var d Doc
+		for i, w := range strings.Fields(words) {
+			d.Add(w, uint32(i), 1, true)
+		}
+		d.group()
+		seen := map[string]bool{}
+		for i, o := range d.occ {
+			if i > 0 && d.occ[i-1].term != o.term {
+				if seen[o.term] {
+					t.Fatalf("%q: term %q split into two groups", words, o.term)
+				}
+			}
+			if i > 0 && d.occ[i-1].term == o.term && d.occ[i-1].pos >= o.pos {
+				t.Fatalf("%q: positions of %q out of order", words, o.term)
+			}
+			seen[o.term] = true
+		}
+	}
+	// Occurrences added out of position order are sorted, not mangled.
+	var d Doc
+	d.Add("b", 5, 1, true)
+	d.Add("a", 1, 1, true)
+	d.Add("b", 2, 1, true)
+	d.group()
+	if d.occ[0].term != "a" || d.occ[1].pos != 2 || d.occ[2].pos != 5 {
+		t.Fatalf("%+v", d.occ)
+	}
 }

@@ -73,44 +73,6 @@ func (p *plist) bitmap() *roaring.Bitmap {
 	return roaring.BitmapOf(p.small...)
 }
 
-// rank returns the index of posting id, or -1 when id is absent. O(log n).
-func (p *plist) rank(id uint32) int {
-	if p.docs == nil {
-		i := sort.Search(len(p.small), func(i int) bool { return p.small[i] >= id })
-		if i < len(p.small) && p.small[i] == id {
-			return i
-		}
-		return -1
-	}
-	if !p.docs.Contains(id) {
-		return -1
-	}
-	return int(p.docs.Rank(id)) - 1
-}
-
-// positions appends the positions of posting r to dst.
-func (p *plist) positions(r int, dst []uint32) []uint32 {
-	off := int(p.skip[r/skipEvery])
-	for i := r - r%skipEvery; i < r; i++ {
-		n, w := binary.Uvarint(p.pos[off:])
-		off += w
-		for ; n > 0; n-- {
-			_, w = binary.Uvarint(p.pos[off:])
-			off += w
-		}
-	}
-	n, w := binary.Uvarint(p.pos[off:])
-	off += w
-	prev := uint32(0)
-	for ; n > 0; n-- {
-		d, w := binary.Uvarint(p.pos[off:])
-		off += w
-		prev += uint32(d)
-		dst = append(dst, prev)
-	}
-	return dst
-}
-
 // iter walks a postings list in id order, a batch at a time.
 type iter struct {
 	p    *plist
@@ -137,4 +99,74 @@ func (it *iter) next(buf []uint32) (n, first int) {
 	}
 	it.i += n
 	return n, first
+}
+
+// cursor finds the posting index of increasing ids of a postings list,
+// walking it once: a phrase check seeks each candidate in every list.
+type cursor struct {
+	p    *plist
+	it   roaring.ManyIntIterable
+	buf  [256]uint32
+	n, i int // ids in buf, and the next one to look at
+	base int // posting index of buf[0]
+	pr   int // posting index whose positions start at byte po
+	po   int
+}
+
+func newCursor(p *plist) cursor {
+	c := cursor{p: p}
+	if p.docs != nil {
+		c.it = p.docs.ManyIterator()
+	}
+	return c
+}
+
+// seek returns the posting index of id, which must be in the list and no
+// smaller than the id of the previous seek.
+func (c *cursor) seek(id uint32) int {
+	if c.p.docs == nil {
+		s := c.p.small
+		c.i += sort.Search(len(s)-c.i, func(k int) bool { return s[c.i+k] >= id })
+		return c.i
+	}
+	for {
+		if c.i < c.n && c.buf[c.n-1] >= id {
+			c.i += sort.Search(c.n-c.i, func(k int) bool { return c.buf[c.i+k] >= id })
+			return c.base + c.i
+		}
+		c.base += c.n
+		c.n, c.i = c.it.NextMany(c.buf[:]), 0
+		if c.n == 0 {
+			return int(c.p.n) - 1 // not reached for ids of the list
+		}
+	}
+}
+
+// positions appends the positions of posting r to dst, walking on from the
+// previous call when r is near, through the skip index when it is far.
+func (c *cursor) positions(r int, dst []uint32) []uint32 {
+	p := c.p
+	if r < c.pr || r/skipEvery != c.pr/skipEvery {
+		c.pr, c.po = r-r%skipEvery, int(p.skip[r/skipEvery])
+	}
+	for ; c.pr < r; c.pr++ {
+		n, w := binary.Uvarint(p.pos[c.po:])
+		c.po += w
+		for ; n > 0; c.po++ {
+			if p.pos[c.po] < 0x80 {
+				n--
+			}
+		}
+	}
+	n, w := binary.Uvarint(p.pos[c.po:])
+	c.po += w
+	prev := uint32(0)
+	for ; n > 0; n-- {
+		d, w := binary.Uvarint(p.pos[c.po:])
+		c.po += w
+		prev += uint32(d)
+		dst = append(dst, prev)
+	}
+	c.pr++
+	return dst
 }

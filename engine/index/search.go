@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -40,13 +41,17 @@ type Result struct {
 }
 
 // scratch is the per-query working memory, pooled: a dense score
-// accumulator indexed by document id, and the ids it touched.
+// accumulator indexed by document id, a bitset of the ids it touched, and
+// dense bitsets for the filter and the exclusions.
 type scratch struct {
 	acc     []float32
 	req     []uint8
-	touched []uint32
+	mark    []uint64 // bit per document: acc or req was touched
+	allowed []uint64
+	denied  []uint64
 	buf     [256]uint32
 	pos     [][]uint32
+	curs    []cursor
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -55,43 +60,62 @@ func getScratch(n int) *scratch {
 	sc := scratchPool.Get().(*scratch)
 	if len(sc.acc) < n {
 		sc.acc = make([]float32, n+n/4)
+		sc.mark = make([]uint64, (len(sc.acc)+63)/64)
 		sc.req = nil
 	}
 	return sc
 }
 
-func (sc *scratch) release() {
-	for _, id := range sc.touched {
-		sc.acc[id] = 0
-		if sc.req != nil {
-			sc.req[id] = 0
-		}
+func (sc *scratch) release() { scratchPool.Put(sc) }
+
+// denseFrom fills dst (reused) with bm as a bitset of at least n bits.
+func denseFrom(dst []uint64, bm *roaring.Bitmap, n int) []uint64 {
+	words := max(int(bm.DenseSize()), (n+63)/64)
+	if cap(dst) < words {
+		dst = make([]uint64, words)
+	} else {
+		dst = dst[:words]
+		clear(dst)
 	}
-	sc.touched = sc.touched[:0]
-	scratchPool.Put(sc)
+	bm.WriteDenseTo(dst)
+	return dst
+}
+
+func bitSet(bits []uint64, id uint32) bool {
+	w := int(id >> 6)
+	return w < len(bits) && bits[w]&(1<<(id&63)) != 0
 }
 
 // Search returns the k best documents for q. With neither terms nor phrases
 // it returns the matching documents newest first, unscored.
+//
+// Scoring is term-at-a-time into a dense accumulator: O(postings of the
+// query's terms), plus, for phrases, a position check of each candidate.
 func (ix *Index) Search(q *Query, k int) Result {
 	if k <= 0 {
 		return Result{}
 	}
-	excl := ix.excluded(q)
-	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
-		return ix.browse(q, excl, k)
-	}
 	sc := getScratch(len(ix.lens))
 	defer sc.release()
+	var denied []uint64
+	if excl := ix.excluded(q, sc); excl != nil {
+		sc.denied = denseFrom(sc.denied, excl, len(ix.lens))
+		denied = sc.denied
+	}
+	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
+		return ix.browse(q, denied, k)
+	}
 
 	k1, b := float32(ix.opts.K1), float32(ix.opts.B)
 	norm0 := k1 * (1 - b)
 	normL := k1 * b / float32(ix.avgLen())
 	n := float64(ix.live.GetCardinality())
-
+	// Accumulate, marking each touched document in a bitset.
+	mark := sc.mark
 	for _, ph := range q.Phrases {
 		docs, pfs := ix.phrase(ph, sc)
 		if len(docs) == 0 {
+			sc.clear(len(ix.lens))
 			return Result{}
 		}
 		if sc.req == nil {
@@ -100,21 +124,20 @@ func (ix *Index) Search(q *Query, k int) Result {
 		w := float32(idf(n, float64(len(docs)))) * (k1 + 1)
 		for i, id := range docs {
 			tf := float32(pfs[i])
-			if sc.acc[id] == 0 {
-				sc.touched = append(sc.touched, id)
-			}
 			sc.acc[id] += w * tf / (tf + norm0 + normL*float32(ix.lens[id]))
+			mark[id>>6] |= 1 << (id & 63)
 			sc.req[id]++
 		}
 	}
 	for _, t := range q.Terms {
 		li, ok := ix.dict[t.Text]
-		if !ok || t.Weight <= 0 { // a zero score would touch a document twice
+		if !ok || t.Weight <= 0 {
 			continue
 		}
 		pl := &ix.lists[li]
 		w := float32(idf(n, float64(pl.n))) * (k1 + 1) * t.Weight
 		it := pl.iter()
+		lens, acc := ix.lens, sc.acc
 		for {
 			m, first := it.next(sc.buf[:])
 			if m == 0 {
@@ -123,33 +146,61 @@ func (ix *Index) Search(q *Query, k int) Result {
 			tfs := pl.tfs[first : first+m]
 			for j, id := range sc.buf[:m] {
 				tf := float32(tfs[j])
-				if sc.acc[id] == 0 {
-					sc.touched = append(sc.touched, id)
-				}
-				sc.acc[id] += w * tf / (tf + norm0 + normL*float32(ix.lens[id]))
+				acc[id] += w * tf / (tf + norm0 + normL*float32(lens[id]))
+				mark[id>>6] |= 1 << (id & 63)
 			}
 		}
 	}
 
+	// Collect, clearing the scratch as it goes.
+	var allowed []uint64
+	if q.Filter != nil {
+		sc.allowed = denseFrom(sc.allowed, q.Filter, len(ix.lens))
+		allowed = sc.allowed
+	}
 	need := uint8(len(q.Phrases))
 	var top topK
-	top.init(k)
+	top.init(k, q.Recency)
 	total := 0
-	for _, id := range sc.touched {
-		if ix.lens[id] == 0 || (need > 0 && sc.req[id] != need) ||
-			(excl != nil && excl.Contains(id)) ||
-			(q.Filter != nil && !q.Filter.Contains(id)) ||
-			(q.Accept != nil && !q.Accept(id)) {
+	for wi, word := range mark[:(len(ix.lens)+63)/64] {
+		if word == 0 {
 			continue
 		}
-		total++
-		h := Hit{ID: id, Score: sc.acc[id], key: int64(id)}
-		if q.Recency != nil {
-			h.key = q.Recency(id)
+		mark[wi] = 0
+		for ; word != 0; word &= word - 1 {
+			id := uint32(wi<<6 + bits.TrailingZeros64(word))
+			s := sc.acc[id]
+			sc.acc[id] = 0
+			if need > 0 {
+				ok := sc.req[id] == need
+				sc.req[id] = 0
+				if !ok {
+					continue
+				}
+			}
+			if ix.lens[id] == 0 || (denied != nil && bitSet(denied, id)) ||
+				(allowed != nil && !bitSet(allowed, id)) || (q.Accept != nil && !q.Accept(id)) {
+				continue
+			}
+			total++
+			top.offer(id, s)
 		}
-		top.push(h)
 	}
 	return Result{Hits: top.sorted(), Total: total}
+}
+
+// clear zeroes what an abandoned query accumulated over n documents.
+func (sc *scratch) clear(n int) {
+	for wi, word := range sc.mark[:(n+63)/64] {
+		sc.mark[wi] = 0
+		for ; word != 0; word &= word - 1 {
+			id := wi<<6 + bits.TrailingZeros64(word)
+			sc.acc[id] = 0
+			if sc.req != nil {
+				sc.req[id] = 0
+			}
+		}
+	}
 }
 
 // idf is BM25's inverse document frequency, kept positive (Lucene's form).
@@ -162,7 +213,7 @@ func idf(n, df float64) float64 {
 
 // excluded returns the union of the documents of excluded terms and phrases,
 // or nil when the query excludes nothing.
-func (ix *Index) excluded(q *Query) *roaring.Bitmap {
+func (ix *Index) excluded(q *Query, sc *scratch) *roaring.Bitmap {
 	if len(q.Exclude) == 0 && len(q.ExcludePhrases) == 0 {
 		return nil
 	}
@@ -172,42 +223,31 @@ func (ix *Index) excluded(q *Query) *roaring.Bitmap {
 			out.Or(ix.lists[li].bitmap())
 		}
 	}
-	if len(q.ExcludePhrases) > 0 {
-		sc := getScratch(0)
-		defer sc.release()
-		for _, ph := range q.ExcludePhrases {
-			docs, _ := ix.phrase(ph, sc)
-			out.AddMany(docs)
-		}
+	for _, ph := range q.ExcludePhrases {
+		docs, _ := ix.phrase(ph, sc)
+		out.AddMany(docs)
 	}
 	return out
 }
 
 // browse returns the newest k live documents that pass the query's filters.
-func (ix *Index) browse(q *Query, excl *roaring.Bitmap, k int) Result {
+func (ix *Index) browse(q *Query, denied []uint64, k int) Result {
 	cand := ix.live
 	if q.Filter != nil {
 		cand = roaring.And(q.Filter, ix.live)
 	}
-	if excl != nil {
-		cand = roaring.AndNot(cand, excl)
-	}
 	var top topK
-	top.init(k)
+	top.init(k, q.Recency)
 	total := 0
 	it := cand.ManyIterator()
 	var buf [256]uint32
 	for m := it.NextMany(buf[:]); m > 0; m = it.NextMany(buf[:]) {
 		for _, id := range buf[:m] {
-			if q.Accept != nil && !q.Accept(id) {
+			if (denied != nil && bitSet(denied, id)) || (q.Accept != nil && !q.Accept(id)) {
 				continue
 			}
 			total++
-			h := Hit{ID: id, key: int64(id)}
-			if q.Recency != nil {
-				h.key = q.Recency(id)
-			}
-			top.push(h)
+			top.offer(id, 0)
 		}
 	}
 	return Result{Hits: top.sorted(), Total: total}
@@ -248,18 +288,25 @@ func (ix *Index) phrase(terms []string, sc *scratch) (docs []uint32, counts []ui
 	for len(sc.pos) < len(lists) {
 		sc.pos = append(sc.pos, nil)
 	}
-	it := cand.Iterator()
-	for it.HasNext() {
-		id := it.Next()
-		if ix.lens[id] == 0 {
-			continue
-		}
-		for i, pl := range lists {
-			sc.pos[i] = pl.positions(pl.rank(id), sc.pos[i][:0])
-		}
-		if c := countPhrase(sc.pos[:len(lists)]); c > 0 {
-			docs = append(docs, id)
-			counts = append(counts, c)
+	sc.curs = sc.curs[:0]
+	for _, pl := range lists {
+		sc.curs = append(sc.curs, newCursor(pl))
+	}
+	it := cand.ManyIterator()
+	var buf [256]uint32
+	for m := it.NextMany(buf[:]); m > 0; m = it.NextMany(buf[:]) {
+		for _, id := range buf[:m] {
+			if ix.lens[id] == 0 {
+				continue
+			}
+			for i := range lists {
+				c := &sc.curs[i]
+				sc.pos[i] = c.positions(c.seek(id), sc.pos[i][:0])
+			}
+			if c := countPhrase(sc.pos[:len(lists)]); c > 0 {
+				docs = append(docs, id)
+				counts = append(counts, c)
+			}
 		}
 	}
 	return docs, counts
@@ -268,18 +315,23 @@ func (ix *Index) phrase(terms []string, sc *scratch) (docs []uint32, counts []ui
 // countPhrase counts the positions p of pos[0] such that p+i is in pos[i]
 // for every i. Each list is sorted.
 func countPhrase(pos [][]uint32) uint32 {
-	cur := make([]int, len(pos))
+	var cur [16]int
 	var c uint32
 next:
 	for _, p := range pos[0] {
 		for i := 1; i < len(pos); i++ {
 			want := p + uint32(i)
 			l := pos[i]
-			j := cur[i]
+			j := 0
+			if i < len(cur) {
+				j = cur[i]
+			}
 			for j < len(l) && l[j] < want {
 				j++
 			}
-			cur[i] = j
+			if i < len(cur) {
+				cur[i] = j
+			}
 			if j == len(l) {
 				break next
 			}
@@ -292,17 +344,33 @@ next:
 	return c
 }
 
-// topK keeps the k best hits in a min-heap (worst at the root).
+// topK keeps the k best hits in a min-heap (worst at the root). The
+// tie-breaking key is computed only for hits that enter the heap or tie
+// with its worst, so a query over many candidates rarely calls it.
 type topK struct {
-	h []Hit
-	k int
+	h      []Hit
+	k      int
+	keyFor func(uint32) int64
 }
 
-func (t *topK) init(k int) { t.k, t.h = k, make([]Hit, 0, min(k, 1024)) }
+func (t *topK) init(k int, keyFor func(uint32) int64) {
+	t.k, t.h, t.keyFor = k, make([]Hit, 0, min(k, 1024)), keyFor
+}
+
+func (t *topK) key(id uint32) int64 {
+	if t.keyFor == nil {
+		return int64(id)
+	}
+	return t.keyFor(id)
+}
 
 func worse(a, b Hit) bool { return a.Score < b.Score || (a.Score == b.Score && a.key < b.key) }
 
-func (t *topK) push(x Hit) {
+func (t *topK) offer(id uint32, score float32) {
+	if len(t.h) == t.k && score < t.h[0].Score {
+		return
+	}
+	x := Hit{ID: id, Score: score, key: t.key(id)}
 	if len(t.h) < t.k {
 		t.h = append(t.h, x)
 		for i := len(t.h) - 1; i > 0; {

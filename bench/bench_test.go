@@ -1,0 +1,361 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Sizes of the synthetic corpora. -short stops at 100k.
+var sizes = []int{10_000, 100_000, 1_000_000}
+
+const (
+	vocabSize = 50_000
+	channels  = 60
+	batchSize = 4096 // messages per PutMessages, as an importer sends them
+)
+
+type corpus struct {
+	synth *Synth
+	chans []engine.Channel
+	msgs  []engine.Message
+	bytes int64
+}
+
+var (
+	corpora   = map[int]*corpus{}
+	corporaMu sync.Mutex
+)
+
+// synthCorpus returns the n-message corpus (generated once per process).
+func synthCorpus(n int) *corpus {
+	corporaMu.Lock()
+	defer corporaMu.Unlock()
+	if c, ok := corpora[n]; ok {
+		return c
+	}
+	s := NewSynth(42, vocabSize, channels)
+	c := &corpus{synth: s, chans: s.Channels(), msgs: make([]engine.Message, n)}
+	for i := range c.msgs {
+		c.msgs[i] = s.Next()
+		c.bytes += int64(len(c.msgs[i].Content))
+	}
+	corpora[n] = c
+	return c
+}
+
+func skipLarge(b *testing.B, n int) {
+	if testing.Short() && n > 100_000 {
+		b.Skip("-short: skipping the 1M corpus")
+	}
+}
+
+// load puts a corpus into e, in importer-sized batches.
+func load(b testing.TB, e *engine.Engine, source string, chans []engine.Channel, msgs []engine.Message) {
+	if _, err := e.PutSource(engine.Source{ID: source, Name: source, Type: "discord"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.PutChannels(chans); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < len(msgs); i += batchSize {
+		if _, err := e.PutMessages(msgs[i:min(i+batchSize, len(msgs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchIndex measures how fast messages are indexed, on one core.
+func benchIndex(b *testing.B, source string, chans []engine.Channel, msgs []engine.Message, bytes int64, dataDir bool) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	b.ReportAllocs()
+	b.SetBytes(bytes)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		opts := engine.Options{}
+		if dataDir {
+			opts.DataDir = b.TempDir()
+		}
+		e, err := engine.Open(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		load(b, e, source, chans, msgs)
+		b.StopTimer()
+		e.Close()
+	}
+	b.ReportMetric(float64(len(msgs)*b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkIndex: messages indexed per second on one core, in memory.
+func BenchmarkIndex(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := synthCorpus(n)
+			benchIndex(b, "synth", c.chans, c.msgs, c.bytes, false)
+		})
+	}
+}
+
+// BenchmarkIndexDurable: the same with the write-ahead log on disk, each
+// 4096-message batch fsynced before it is acknowledged.
+func BenchmarkIndexDurable(b *testing.B) {
+	for _, n := range sizes[:2] {
+		b.Run(label(n), func(b *testing.B) {
+			c := synthCorpus(n)
+			benchIndex(b, "synth", c.chans, c.msgs, c.bytes, true)
+		})
+	}
+}
+
+type builtCorpus struct {
+	e      *engine.Engine
+	sample []engine.Message // every 50th message, to draw queries from
+	bytes  int64
+}
+
+var (
+	built   = map[int]*builtCorpus{}
+	builtMu sync.Mutex
+)
+
+// builtEngine returns an in-memory engine holding the n-message corpus,
+// generated batch by batch so no copy of the corpus stays in memory (the
+// memory benchmark measures the engine alone). It is kept for the
+// benchmarks that follow, one size at a time.
+func builtEngine(b *testing.B, n int) *builtCorpus {
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	if c, ok := built[n]; ok {
+		return c
+	}
+	for k, c := range built {
+		c.e.Close()
+		delete(built, k)
+	}
+	corporaMu.Lock()
+	clear(corpora) // the Index benchmarks' copies
+	corporaMu.Unlock()
+	e, err := engine.Open(engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := NewSynth(42, vocabSize, channels)
+	c := &builtCorpus{e: e}
+	load(b, e, "synth", s.Channels(), nil)
+	batch := make([]engine.Message, 0, batchSize)
+	for i := 0; i < n; i++ {
+		m := s.Next()
+		c.bytes += int64(len(m.Content))
+		if i%50 == 0 {
+			c.sample = append(c.sample, m)
+		}
+		batch = append(batch, m)
+		if len(batch) == batchSize || i == n-1 {
+			if _, err := e.PutMessages(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	built[n] = c
+	return c
+}
+
+// latencies runs queries b.N times and reports p50, p99 and the mean.
+func latencies(b *testing.B, e *engine.Engine, queries []string) {
+	lat := make([]time.Duration, 0, b.N)
+	hits := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		r, err := e.Search(engine.SearchRequest{Query: queries[i%len(queries)], Limit: 20})
+		lat = append(lat, time.Since(t))
+		if err != nil {
+			b.Fatal(err)
+		}
+		hits += len(r.Messages)
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e6, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e6, "p99-ms")
+	b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+}
+
+// queriesFor draws n queries from the corpus the way people write them.
+func queriesFor(s *Synth, msgs []engine.Message, n int) []string {
+	q := make([]string, n)
+	for i := range q {
+		q[i] = s.Query(msgs[s.rng.IntN(len(msgs))])
+	}
+	return q
+}
+
+// BenchmarkQuery: full-text query latency (engine.Search, top 20 with
+// highlights) over the synthetic corpora.
+func BenchmarkQuery(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := builtEngine(b, n)
+			latencies(b, c.e, queriesFor(NewSynth(7, vocabSize, channels), c.sample, 5000))
+		})
+	}
+}
+
+// BenchmarkQueryStopWords: the worst case, queries of function words only
+// ("the", "it to the", "\"to the\""), whose terms occur in most messages.
+func BenchmarkQueryStopWords(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := builtEngine(b, n)
+			s := NewSynth(11, vocabSize, channels)
+			q := make([]string, 500)
+			for i := range q {
+				q[i] = s.StopQuery()
+			}
+			latencies(b, c.e, q)
+		})
+	}
+}
+
+// BenchmarkMemory reports the heap and resident memory of an engine holding
+// each corpus, beside the corpus's raw text size. Run it on its own
+// (-bench Memory) for a resident size not inflated by earlier benchmarks.
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := builtEngine(b, n)
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+			}
+			debug.FreeOSMemory()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(c.bytes)/1e6, "text-MB")
+			b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
+			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
+			b.ReportMetric(float64(ms.HeapInuse)/float64(c.bytes), "heap/text")
+		})
+	}
+}
+
+// rssBytes reads the resident set size from /proc (0 elsewhere).
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// BenchmarkSnapshot writes a snapshot of each corpus and loads it back.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := synthCorpus(n)
+			var write, read time.Duration
+			var size int64
+			for i := 0; i < b.N; i++ {
+				dir := b.TempDir()
+				e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				load(b, e, "synth", c.chans, c.msgs)
+				t := time.Now()
+				if err := e.Snapshot(); err != nil {
+					b.Fatal(err)
+				}
+				write += time.Since(t)
+				size = e.LastSnapshot().Bytes
+				e.Close()
+				t = time.Now()
+				e, err = engine.Open(engine.Options{DataDir: dir, NoSync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				read += time.Since(t)
+				if got := e.Counts().Messages; got != n {
+					b.Fatalf("loaded %d messages, want %d", got, n)
+				}
+				e.Close()
+			}
+			b.ReportMetric(write.Seconds()/float64(b.N), "write-s")
+			b.ReportMetric(read.Seconds()/float64(b.N), "load-s")
+			b.ReportMetric(float64(size)/1e6, "file-MB")
+		})
+	}
+}
+
+var (
+	monero     []engine.Message
+	moneroCh   []engine.Channel
+	moneroOnce sync.Once
+	moneroErr  error
+)
+
+func moneroCorpus(b *testing.B) ([]engine.Channel, []engine.Message) {
+	moneroOnce.Do(func() { moneroCh, monero, moneroErr = MoneroMessages() })
+	if moneroErr != nil {
+		b.Skipf("../shared/datasets/chat/monero not available (%v): skipping the real-chat benchmarks", moneroErr)
+	}
+	return moneroCh, monero
+}
+
+// BenchmarkMonero: indexing and query latency over the 52,518 real chat
+// messages of the Monero project's meetings.
+func BenchmarkMonero(b *testing.B) {
+	b.Run("index", func(b *testing.B) {
+		chans, msgs := moneroCorpus(b)
+		var bytes int64
+		for _, m := range msgs {
+			bytes += int64(len(m.Content))
+		}
+		benchIndex(b, "monero", chans, msgs, bytes, false)
+	})
+	b.Run("query", func(b *testing.B) {
+		chans, msgs := moneroCorpus(b)
+		e, err := engine.Open(engine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		load(b, e, "monero", chans, msgs)
+		latencies(b, e, queriesFor(NewSynth(9, 1000, 2), msgs, 5000))
+	})
+}
+
+func label(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
