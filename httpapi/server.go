@@ -68,6 +68,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 	s.srv = &fasthttp.Server{
 		Handler:                      s.handler,
 		ErrorHandler:                 s.errorHandler,
+		ExpectHandler:                s.expect,
 		Name:                         "sift",
 		MaxRequestBodySize:           opts.MaxUploadBytes,
 		ReadBufferSize:               readBufferBytes,
@@ -128,6 +129,16 @@ func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 	default:
 		writeError(ctx, fasthttp.StatusBadRequest, "malformed HTTP request")
 	}
+}
+
+// expect answers "Expect: 100-continue": a body announced over the limit is
+// refused with the JSON 413 before the client sends it.
+func (s *Server) expect(ctx *fasthttp.RequestCtx) int {
+	if n := ctx.Request.Header.ContentLength(); n > s.opts.MaxUploadBytes {
+		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds the %d-byte limit (MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes)
+		return fasthttp.StatusRequestEntityTooLarge
+	}
+	return fasthttp.StatusContinue
 }
 
 func isTimeout(err error) bool {

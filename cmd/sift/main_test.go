@@ -181,9 +181,10 @@ func TestKillLoop(t *testing.T) {
 		var wg sync.WaitGroup
 		for w := 0; w < 3; w++ {
 			wg.Add(1)
+			seed := rng.Uint64()
 			go func() {
 				defer wg.Done()
-				led.write(p, round, w, rng.Uint64(), stop)
+				led.write(p, round, w, seed, stop)
 			}()
 		}
 		time.Sleep(time.Duration(50+rng.IntN(600)) * time.Millisecond)
