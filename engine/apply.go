@@ -14,7 +14,10 @@ const applyChunk = 256
 // titleGap separates title and body positions, so no phrase spans the two.
 const titleGap = 16
 
-// analyzer is a pooled tokenizer with its token buffer.
+// analyzer is a tokenizer with its buffers. Writers are serialised, so the
+// engine keeps one writing analyzer with large stem caches (writeAnalyzer);
+// searches take small ones from a pool, so many concurrent queries do not
+// each hold megabytes of cache.
 type analyzer struct {
 	*tokenizer.Analyzer
 	toks []tokenizer.Token
@@ -22,9 +25,16 @@ type analyzer struct {
 	fac  []string
 }
 
-var analyzers = sync.Pool{New: func() any {
-	return &analyzer{Analyzer: tokenizer.New(tokenizer.DefaultOptions())}
-}}
+func newAnalyzer(cacheSlots int) *analyzer {
+	opts := tokenizer.DefaultOptions()
+	if cacheSlots > 0 {
+		opts.StemCacheSize = cacheSlots
+	}
+	return &analyzer{Analyzer: tokenizer.New(opts)}
+}
+
+// searchAnalyzers serve queries and highlighting.
+var searchAnalyzers = sync.Pool{New: func() any { return newAnalyzer(4096) }}
 
 // addField analyses text into d at positions from pos, each occurrence
 // counting weight, and returns the position after the field.
@@ -41,6 +51,14 @@ func (a *analyzer) analyzeDocument(d *index.Doc, doc *Document, titleWeight uint
 	d.Reset()
 	next := a.addField(d, doc.Title, 0, titleWeight)
 	a.addField(d, doc.Content, next+titleGap, 1)
+}
+
+// writeAnalyzer returns the analyzer of writers; the caller holds writeMu.
+func (e *Engine) writeAnalyzer() *analyzer {
+	if e.wa == nil {
+		e.wa = newAnalyzer(0)
+	}
+	return e.wa
 }
 
 // apply changes the state as o says. The caller holds writeMu; apply takes
@@ -102,8 +120,7 @@ func (st *state) putChannel(c *Channel) {
 }
 
 func (e *Engine) applyPutMessages(msgs []Message) {
-	a := analyzers.Get().(*analyzer)
-	defer analyzers.Put(a)
+	a := e.writeAnalyzer()
 	st := e.st
 	for start := 0; start < len(msgs); start += applyChunk {
 		batch := msgs[start:min(start+applyChunk, len(msgs))]
@@ -133,8 +150,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 }
 
 func (e *Engine) applyPutDocuments(docs []Document) {
-	a := analyzers.Get().(*analyzer)
-	defer analyzers.Put(a)
+	a := e.writeAnalyzer()
 	st := e.st
 	for start := 0; start < len(docs); start += applyChunk {
 		batch := docs[start:min(start+applyChunk, len(docs))]

@@ -55,7 +55,8 @@ type Engine struct {
 	writeMu sync.Mutex   // serialises writers, snapshots and compactions
 	mu      sync.RWMutex // guards st against writers; see state
 	st      *state
-	seq     uint64 // last applied sequence number; guarded by writeMu
+	seq     uint64    // last applied sequence number; guarded by writeMu
+	wa      *analyzer // the writers' analyzer; guarded by writeMu
 
 	wal      *wal // nil in memory
 	lockFile *os.File

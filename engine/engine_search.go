@@ -143,8 +143,8 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	limit := min(max(req.Limit, 1), MaxSearchLimit)
 	offset := min(max(req.Offset, 0), MaxSearchOffset)
 
-	a := analyzers.Get().(*analyzer)
-	defer analyzers.Put(a)
+	a := searchAnalyzers.Get().(*analyzer)
+	defer searchAnalyzers.Put(a)
 	c := a.compile(&pq)
 	if len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter() {
 		// Only punctuation: nothing can match.

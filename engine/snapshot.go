@@ -448,8 +448,7 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 // reindex rebuilds both indexes from the records.
 func (st *state) reindex(opts index.Options, titleWeight uint8) {
 	st.msgIdx, st.docIdx = index.New(opts), index.New(opts)
-	a := analyzers.Get().(*analyzer)
-	defer analyzers.Put(a)
+	a := newAnalyzer(0)
 	d := &a.docs[0]
 	for i := range st.msgs {
 		r := &st.msgs[i]
