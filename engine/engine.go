@@ -124,11 +124,13 @@ func (e *Engine) load() error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
-	if err := e.lockDir(); err != nil {
+	lock, err := lockDir(dir)
+	if err != nil {
 		return err
 	}
+	e.lockFile = lock
 	removeTemps(dir, e.log)
-	st, seq, err := e.loadNewestSnapshot()
+	st, seq, failed, err := e.loadNewestSnapshot()
 	if err != nil {
 		return err
 	}
@@ -154,6 +156,9 @@ func (e *Engine) load() error {
 	if first > seq+1 {
 		return fmt.Errorf("replay wal: records %d to %d are missing (the log starts at %d after a snapshot at %d)", seq+1, first-1, first, seq)
 	}
+	if failed > 0 && first != 1 {
+		return fmt.Errorf("none of the %d snapshots in %s could be loaded and the log does not reach back to the first write: refusing to start with data missing (restore a backup into an empty directory)", failed, dir)
+	}
 	if last > e.seq {
 		e.seq = last
 	}
@@ -168,19 +173,21 @@ func (e *Engine) load() error {
 	return nil
 }
 
-// lockDir takes an exclusive lock on the data directory, so two processes
-// never share one log.
-func (e *Engine) lockDir() error {
-	f, err := os.OpenFile(filepath.Join(e.opts.DataDir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o600)
+// lockName is the file whose flock marks a data directory in use.
+const lockName = "LOCK"
+
+// lockDir takes an exclusive lock on a data directory, so two processes
+// never share one log. Closing the file releases it.
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return fmt.Errorf("open lock file: %w", err)
+		return nil, fmt.Errorf("open lock file: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return fmt.Errorf("data dir %s is in use by another process: %w", e.opts.DataDir, err)
+		return nil, fmt.Errorf("data dir %s is in use by another process: %w", dir, err)
 	}
-	e.lockFile = f
-	return nil
+	return f, nil
 }
 
 func (e *Engine) unlockDir() {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"os/signal"
+	"syscall"
 	"testing"
 	"time"
 
@@ -342,11 +344,14 @@ func TestGoldenSnapshot(t *testing.T) {
 		t.Fatalf("restore golden: %v (seq %d)", err, seq)
 	}
 	e := openDir(t, dir)
-	defer e.Close()
 	want, _ := os.ReadFile(path + ".txt")
 	if got := fingerprint(t, e); got != string(want) {
 		t.Fatalf("golden snapshot reads differently:\n%s\nvs\n%s", got, want)
 	}
+	if _, _, _, err := Restore(dir, path); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("restore into a dir in use: %v", err)
+	}
+	e.Close()
 	if _, _, _, err := Restore(dir, path); !errors.Is(err, ErrConflict) {
 		t.Errorf("restore into a non-empty dir: %v", err)
 	}
@@ -496,4 +501,122 @@ func TestMessageFieldsSurvive(t *testing.T) {
 	e = openDir(t, dir)
 	defer e.Close()
 	check(e, "after snapshot")
+}
+
+// TestLargeRecordsSpanFrames: records bigger than a frame (18 MB documents)
+// are written as continued frames and read back whole.
+func TestLargeRecordsSpanFrames(t *testing.T) {
+	var buf bytes.Buffer
+	fw := &frameWriter{w: &buf}
+	big := bytes.Repeat([]byte("0123456789abcdef"), (chunkBytes*2+1000)/16)
+	if err := fw.frame(frameDocuments, big); err != nil {
+		t.Fatal(err)
+	}
+	fw.frame(frameEnd, []byte{1})
+	if fw.n != 4 {
+		t.Fatalf("want 3 frames for %d bytes plus the end, wrote %d", len(big), fw.n)
+	}
+	fr := &frameReader{r: &buf}
+	fr.advance()
+	got, err := fr.take(frameDocuments)
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("reassembled %d bytes, err %v", len(got), err)
+	}
+	if _, err := fr.take(frameEnd); err != nil || fr.n != 4 {
+		t.Fatalf("end: %v after %d frames", err, fr.n)
+	}
+
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	var docs []Document
+	for i := 0; i < 3; i++ {
+		docs = append(docs, Document{Title: fmt.Sprint("big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler ", i), 18<<20/13)})
+	}
+	for _, d := range docs {
+		if _, err := e.PutDocuments([]Document{d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e = openDir(t, dir)
+	defer e.Close()
+	if info := e.LastSnapshot(); info == nil || e.Counts().Documents != 3 {
+		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts())
+	}
+	if r := search(t, e, SearchRequest{Query: "word2"}); len(r.Documents) != 1 {
+		t.Fatal("big document not searchable after load")
+	}
+}
+
+// TestDamageBeforeValidRecordsIsNotATail: a flipped byte in the middle of
+// the last segment, with acknowledged records after it, must stop start-up
+// instead of being cut off as a torn tail.
+func TestDamageBeforeValidRecordsIsNotATail(t *testing.T) {
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	fill(t, e, 6)
+	e.crash()
+	seg := lastSegment(t, dir)
+	b, _ := os.ReadFile(seg)
+	b[len(b)/3] ^= 0x40
+	os.WriteFile(seg, b, 0o600)
+	if _, err := Open(Options{DataDir: dir, NoSync: true}); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("want a refusal, got %v", err)
+	}
+}
+
+// TestFailedWriteLeavesNoHole: a write the file system refuses part-way
+// (here: a file-size limit) is cut off again, and the next acknowledged
+// write is replayed after a crash.
+func TestFailedWriteLeavesNoHole(t *testing.T) {
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	defer func() {
+		if e != nil {
+			e.Close()
+		}
+	}()
+	seed(t, e, "ana: alpha")
+	signal.Ignore(syscall.SIGXFSZ)
+	defer signal.Reset(syscall.SIGXFSZ)
+	var old syscall.Rlimit
+	syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old)
+	fi, _ := os.Stat(lastSegment(t, dir))
+	lim := syscall.Rlimit{Cur: uint64(fi.Size()) + 100, Max: old.Max}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Skipf("cannot limit file size: %v", err)
+	}
+	_, err := e.PutDocuments([]Document{{Title: "too big", Content: strings.Repeat("x", 4096)}})
+	syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old)
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("oversized write: %v", err)
+	}
+	if _, err := e.PutDocuments([]Document{{Title: "gamma", Content: "acknowledged after the failure"}}); err != nil {
+		t.Fatalf("write after a recovered failure: %v", err)
+	}
+	e.crash()
+	e = openDir(t, dir)
+	if r := search(t, e, SearchRequest{Query: "acknowledged"}); len(r.Documents) != 1 {
+		t.Fatal("the write acknowledged after a failed one was lost")
+	}
+	if r := search(t, e, SearchRequest{Query: "alpha"}); len(r.Messages) != 1 {
+		t.Fatal("earlier writes lost")
+	}
+}
+
+func TestDamagedRestoredSnapshotIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, _, err := Restore(dir, filepath.Join("testdata", "golden-v1.sift")); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := snapshotFiles(dir)
+	b, _ := os.ReadFile(files[0].path)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(files[0].path, b, 0o600)
+	if _, err := Open(Options{DataDir: dir, NoSync: true}); err == nil || !strings.Contains(err.Error(), "refusing") {
+		t.Fatalf("want a refusal to start empty, got %v", err)
+	}
 }

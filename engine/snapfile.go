@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -68,11 +69,12 @@ func removeTemps(dir string, log *slog.Logger) {
 }
 
 // loadNewestSnapshot loads the newest snapshot that validates, falling back
-// to older ones; with none it returns an empty state at sequence 0.
-func (e *Engine) loadNewestSnapshot() (*state, uint64, error) {
+// to older ones; with none it returns an empty state at sequence 0 and how
+// many snapshot files failed.
+func (e *Engine) loadNewestSnapshot() (*state, uint64, int, error) {
 	files, err := snapshotFiles(e.opts.DataDir)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	for _, sf := range files {
 		start := time.Now()
@@ -89,9 +91,22 @@ func (e *Engine) loadNewestSnapshot() (*state, uint64, error) {
 		info := &SnapshotInfo{Seq: seq, Path: sf.path, At: fi.ModTime(), Bytes: fi.Size(), Rebuilt: rebuilt, LoadedIn: time.Since(start)}
 		e.lastSnap.Store(info)
 		e.log.Info("snapshot loaded", "path", sf.path, "seq", seq, "took", info.LoadedIn, "rebuilt_indexes", rebuilt)
-		return st, seq, nil
+		return st, seq, 0, nil
 	}
-	return newState(e.opts.Index), 0, nil
+	return newState(e.opts.Index), 0, len(files), nil
+}
+
+// checkFile checks every frame of a snapshot file; see checkFrames.
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := checkFrames(bufio.NewReaderSize(f, 1<<20)); err != nil {
+		return fmt.Errorf("check %s: %w", path, err)
+	}
+	return nil
 }
 
 func readSnapshotFile(path string, opts Options) (*state, uint64, bool, error) {
@@ -126,6 +141,12 @@ func (e *Engine) Snapshot() error {
 	n, err := writeFileAtomic(path, e.opts.NoSync, func(w io.Writer) error {
 		return e.st.writeTo(w, seq, e.opts.TitleWeight)
 	})
+	if err == nil {
+		err = checkFile(path)
+		if err != nil {
+			os.Remove(path) // keep the older snapshots and the log they need
+		}
+	}
 	if err != nil {
 		return e.snapshotFailed(err)
 	}
@@ -244,9 +265,35 @@ func VerifySnapshot(r io.Reader) (seq uint64, messages, documents int, err error
 
 // Restore installs the snapshot file src as the state of the empty data
 // directory dir, after verifying it completely, and returns what it holds.
+// It holds the directory's lock meanwhile, so no server starts on it.
 func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
-	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
+	_, statErr := os.Stat(dir)
+	created := os.IsNotExist(statErr)
+	_, statErr = os.Stat(filepath.Join(dir, lockName))
+	newLock := os.IsNotExist(statErr)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, 0, 0, err
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer func() {
+		lock.Close()
+		if err != nil && created {
+			os.RemoveAll(dir)
+		} else if err != nil && newLock && !errors.Is(err, ErrConflict) {
+			os.Remove(filepath.Join(dir, lockName))
+		}
+	}()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, e := range ents {
+		if e.Name() != lockName {
+			return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
+		}
 	}
 	f, err := os.Open(src)
 	if err != nil {
@@ -258,9 +305,6 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 		return 0, 0, 0, fmt.Errorf("verify %s: %w", src, err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, 0, 0, err
 	}
 	_, err = writeFileAtomic(snapshotPath(dir, seq), false, func(w io.Writer) error {

@@ -41,15 +41,22 @@ const (
 	frameDocuments = 6
 	frameMsgIndex  = 7
 	frameDocIndex  = 8
-	frameEnd       = 0xFF
+	frameEnd       = 0x7F
+
+	// frameMore marks a frame whose payload continues in the next frame: a
+	// record larger than chunkBytes (a big document, a long postings list)
+	// spans several frames, each within the frame limit.
+	frameMore  = 0x80
+	chunkBytes = 16 << 20
 )
 
-// Records per frame of each kind, so frames stay far below the frame limit.
+// Records per block of each kind; a block is also cut at blockBytes.
 const (
 	authorsPerFrame  = 4096
 	channelsPerFrame = 1024
 	messagesPerFrame = 2048
-	docsPerFrame     = 16
+	docsPerFrame     = 64
+	blockBytes       = 4 << 20
 )
 
 // snapshotMeta is the first frame: what the rest must hold.
@@ -63,7 +70,8 @@ type snapshotMeta struct {
 	docs        int
 }
 
-// frameWriter writes frames and counts them.
+// frameWriter writes payloads as frames, splitting those over chunkBytes
+// into continued frames, and counts the frames.
 type frameWriter struct {
 	w   io.Writer
 	buf []byte
@@ -71,10 +79,24 @@ type frameWriter struct {
 }
 
 func (fw *frameWriter) frame(typ byte, payload []byte) error {
-	fw.buf = appendFrame(fw.buf[:0], typ, payload)
-	fw.n++
-	_, err := fw.w.Write(fw.buf)
-	return err
+	if typ&frameMore != 0 {
+		panic("BUG: snapshot frame type with the continuation bit")
+	}
+	for {
+		chunk, t := payload, typ
+		if len(chunk) > chunkBytes {
+			chunk, t = chunk[:chunkBytes], typ|frameMore
+		}
+		fw.buf = appendFrame(fw.buf[:0], t, chunk)
+		fw.n++
+		if _, err := fw.w.Write(fw.buf); err != nil {
+			return err
+		}
+		payload = payload[len(chunk):]
+		if t == typ {
+			return nil
+		}
+	}
 }
 
 // writeTo writes st as a snapshot at sequence number seq. The caller keeps
@@ -177,19 +199,24 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 	return fw.frame(frameEnd, e.B)
 }
 
-// writeBlocks writes n records, per frames at most per records each; each
-// frame's payload is the record count then what put(i) encodes.
+// writeBlocks writes n records in blocks of at most per records and about
+// blockBytes; each block's payload is the record count then what put(i)
+// appends to e.
 func writeBlocks(fw *frameWriter, e *bin.Enc, typ byte, n, per int, put func(i int)) error {
-	for start := 0; start < n; start += per {
-		end := min(start+per, n)
+	var block bin.Enc
+	for start := 0; start < n; {
 		e.B = e.B[:0]
-		e.Uvarint(uint64(end - start))
-		for i := start; i < end; i++ {
-			put(i)
+		end := start
+		for ; end < n && end-start < per && len(e.B) < blockBytes; end++ {
+			put(end)
 		}
-		if err := fw.frame(typ, e.B); err != nil {
+		block.B = block.B[:0]
+		block.Uvarint(uint64(end - start))
+		block.B = append(block.B, e.B...)
+		if err := fw.frame(typ, block.B); err != nil {
 			return err
 		}
+		start = end
 	}
 	return nil
 }
@@ -207,11 +234,29 @@ func (fr *frameReader) advance() {
 	if fr.err != nil {
 		return
 	}
-	fr.typ, fr.payload, fr.err = readFrame(fr.r)
-	if fr.err == io.EOF {
-		fr.err = fmt.Errorf("%w: snapshot ends without its end frame", errTorn)
+	var payload []byte
+	for {
+		typ, p, err := readFrame(fr.r)
+		if err == nil {
+			fr.n++
+		}
+		if err == io.EOF {
+			err = fmt.Errorf("%w: snapshot ends without its end frame", errTorn)
+		}
+		if err != nil {
+			fr.err = err
+			return
+		}
+		if payload == nil {
+			payload = p
+		} else {
+			payload = append(payload, p...)
+		}
+		if typ&frameMore == 0 {
+			fr.typ, fr.payload = typ, payload
+			return
+		}
 	}
-	fr.n++
 }
 
 // take returns the current frame's payload if it has type typ, and advances.
@@ -275,6 +320,35 @@ func snapshotHeader(r io.Reader) (uint64, time.Time, error) {
 	return seq, created, nil
 }
 
+// checkFrames reads a snapshot's frames to the end without decoding them:
+// every checksum, the end frame's count and the end of the stream. It is
+// how a snapshot just written is checked before older ones are deleted.
+func checkFrames(r io.Reader) error {
+	if _, _, err := snapshotHeader(r); err != nil {
+		return err
+	}
+	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	fr := &frameReader{r: bufio.NewReaderSize(zr, 1<<20)}
+	for fr.advance(); fr.err == nil && fr.typ != frameEnd; fr.advance() {
+	}
+	p, err := fr.take(frameEnd)
+	if err != nil {
+		return err
+	}
+	d := &bin.Dec{B: p}
+	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
+		return fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
+	}
+	if n, err := io.Copy(io.Discard, fr.r); err != nil || n != 0 {
+		return fmt.Errorf("after the end frame: %d bytes, %v", n, err)
+	}
+	return nil
+}
+
 // readState reads a snapshot written by writeTo and validates all of it.
 // rebuilt reports that the indexes were rebuilt from the records because the
 // snapshot was written by another tokenizer version.
@@ -311,8 +385,8 @@ func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, 
 		return nil, 0, false, err
 	}
 	d := &bin.Dec{B: p}
-	if n := d.Uvarint(); d.Done() != nil || n != fr.n-1 {
-		return nil, 0, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n-1)
+	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
+		return nil, 0, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
 	}
 	// Read the compressed stream to its end, so its own checksum is
 	// verified and nothing trails the end frame.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -80,34 +81,98 @@ func (w *wal) segments() ([]segment, error) {
 }
 
 // replay calls fn for every record with a sequence number above after, in
-// order, and returns the first and last sequence numbers seen (0 when none). A torn tail of the last
-// segment — a crash in the middle of a write — is cut off and logged; damage
-// anywhere else is a CorruptionError.
+// order, and returns the first and last sequence numbers seen (0 when none).
+//
+// A bad frame is a torn tail — a crash in the middle of a write, never
+// acknowledged — when nothing valid follows it: no later record in its
+// segment and only empty segments after it. The tail is cut off (and the
+// cut synced) and logged. Any other damage is a CorruptionError: replay
+// refuses to drop records that were acknowledged.
 func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []byte) error) (first, last uint64, err error) {
 	segs, err := w.segments()
 	if err != nil {
 		return 0, 0, err
 	}
 	for i, s := range segs {
-		isLast := i == len(segs)-1
 		end, err := w.replaySegment(s, after, &first, &last, fn)
 		if err == nil {
 			continue
 		}
 		var ce *CorruptionError
-		if !errors.As(err, &ce) || !isLast {
+		if !errors.As(err, &ce) {
 			return 0, 0, err
 		}
-		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.path, "offset", end, "cause", ce.Err)
-		if end < walHeaderSize {
-			if err := os.Remove(s.path); err != nil {
-				return 0, 0, fmt.Errorf("remove torn wal segment: %w", err)
+		for _, later := range segs[i+1:] {
+			if fi, serr := os.Stat(later.path); serr != nil || fi.Size() > walHeaderSize {
+				return 0, 0, err // records follow in a later segment
 			}
-		} else if err := os.Truncate(s.path, end); err != nil {
-			return 0, 0, fmt.Errorf("truncate torn wal: %w", err)
 		}
+		if recordsFollow(s.path, end, last) {
+			return 0, 0, fmt.Errorf("%w (valid records follow it: the log is damaged, not torn)", err)
+		}
+		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.path, "offset", end, "cause", ce.Err)
+		if err := cutTail(s.path, end); err != nil {
+			return 0, 0, err
+		}
+		for _, later := range segs[i+1:] {
+			if err := os.Remove(later.path); err != nil {
+				return 0, 0, fmt.Errorf("remove empty wal segment: %w", err)
+			}
+		}
+		return first, last, syncDir(w.dir)
 	}
 	return first, last, nil
+}
+
+// cutTail truncates a segment at end (removing it when not even its header
+// is whole) and syncs the change, so a power cut cannot bring the tail back.
+func cutTail(path string, end int64) error {
+	if end < walHeaderSize {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("remove torn wal segment: %w", err)
+		}
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("open torn wal: %w", err)
+	}
+	defer f.Close()
+	if err := f.Truncate(end); err != nil {
+		return fmt.Errorf("truncate torn wal: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync truncated wal: %w", err)
+	}
+	return nil
+}
+
+// recordsFollow reports whether a valid frame of one of the next two records
+// after last starts anywhere after offset off of the segment.
+func recordsFollow(path string, off int64, last uint64) bool {
+	b, err := os.ReadFile(path)
+	if err != nil || off >= int64(len(b)) {
+		return false
+	}
+	for seq := last + 1; seq <= last+2; seq++ {
+		var pat [8]byte
+		binary.LittleEndian.PutUint64(pat[:], seq)
+		for from := int(off) + 1; ; {
+			i := bytes.Index(b[from:], pat[:])
+			if i < 0 {
+				break
+			}
+			start := from + i - frameHeaderSize - 1 // the frame's length field
+			from += i + 1
+			if start < int(off) {
+				continue
+			}
+			if _, _, err := readFrame(bytes.NewReader(b[start:])); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // replaySegment replays one segment. On a bad frame it returns a
@@ -164,32 +229,42 @@ func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn fun
 	}
 }
 
-// startSegment opens a new segment whose first record will be seq.
+// startSegment makes the current segment durable and closes it, then
+// opens a new one whose first record will be seq. The caller holds syncMu
+// and mu. Syncing the old segment first means a crash can tear only the
+// newest segment. A failure breaks the log.
 func (w *wal) startSegment(seq uint64) error {
+	if w.broken != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, w.broken)
+	}
+	if w.f != nil {
+		if err := w.closeCurrent(); err != nil {
+			w.broken = err
+			return err
+		}
+	}
 	path := filepath.Join(w.dir, fmt.Sprintf("%020d%s", seq, walSuffix))
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	// O_APPEND: after a failed write is truncated away, the next one lands
+	// at the new end, not after a hole.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
+		w.broken = err
 		return fmt.Errorf("create wal segment: %w", err)
 	}
 	hdr := binary.LittleEndian.AppendUint32([]byte(walMagic), walVersion)
 	if _, err := f.Write(hdr); err != nil {
 		f.Close()
+		w.broken = err
 		return fmt.Errorf("write wal header: %w", err)
 	}
 	if !w.noSync {
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return fmt.Errorf("sync wal segment: %w", err)
+		if err := f.Sync(); err == nil {
+			err = syncDir(w.dir)
 		}
-		if err := syncDir(w.dir); err != nil {
+		if err != nil {
 			f.Close()
-			return err
-		}
-	}
-	if w.f != nil {
-		if err := w.closeCurrent(); err != nil {
-			f.Close()
-			return err
+			w.broken = err
+			return fmt.Errorf("sync new wal segment: %w", err)
 		}
 	}
 	w.f, w.size = f, int64(len(hdr))
@@ -198,16 +273,18 @@ func (w *wal) startSegment(seq uint64) error {
 
 // closeCurrent syncs and closes the current segment.
 func (w *wal) closeCurrent() error {
+	f := w.f
+	w.f = nil
 	if !w.noSync {
-		if err := w.f.Sync(); err != nil {
+		if err := f.Sync(); err != nil {
+			f.Close()
 			return fmt.Errorf("sync wal: %w", err)
 		}
 	}
-	if err := w.f.Close(); err != nil {
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("close wal: %w", err)
 	}
 	w.synced.Store(w.written)
-	w.f = nil
 	return nil
 }
 
@@ -222,7 +299,9 @@ func (w *wal) rotate(seq uint64) error {
 }
 
 // append writes one record. It does not sync; see sync. Appends are
-// serialised by the engine's writer lock.
+// serialised by the engine's writer lock. A failed write is cut off again
+// so the log stays a clean sequence of frames; if even that fails, the log
+// is broken and refuses every later write.
 func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 	if len(payload)+9 > maxFrameBody {
 		return invalidf("write of %d bytes exceeds the %d-byte record limit", len(payload), maxFrameBody)
@@ -244,7 +323,6 @@ func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 	binary.LittleEndian.PutUint64(sq[:], seq)
 	w.buf = appendFrame(w.buf[:0], byte(kind), sq[:], payload)
 	if _, err := w.f.Write(w.buf); err != nil {
-		// Undo a partial write so the log stays a clean sequence of frames.
 		if terr := w.f.Truncate(w.size); terr != nil {
 			w.broken = err
 		}
@@ -256,7 +334,8 @@ func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 }
 
 // sync makes every record up to seq durable. Concurrent callers share one
-// fsync (group commit).
+// fsync (group commit). A failed fsync breaks the log for good: the kernel
+// may have dropped the pages and a retried fsync would wrongly succeed.
 func (w *wal) sync(seq uint64) error {
 	if w.noSync || w.synced.Load() >= seq {
 		return nil
@@ -267,8 +346,11 @@ func (w *wal) sync(seq uint64) error {
 		return nil
 	}
 	w.mu.Lock()
-	f, hi := w.f, w.written
+	f, hi, broken := w.f, w.written, w.broken
 	w.mu.Unlock()
+	if broken != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, broken)
+	}
 	if err := f.Sync(); err != nil {
 		w.mu.Lock()
 		w.broken = err
@@ -314,8 +396,12 @@ func (w *wal) close() error {
 	defer w.syncMu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.f == nil {
-		return nil
+	if w.f == nil || w.broken != nil {
+		if w.f != nil {
+			w.f.Close()
+			w.f = nil
+		}
+		return w.broken
 	}
 	return w.closeCurrent()
 }

@@ -17,8 +17,12 @@ import (
 // docs/format.md.
 const codecVersion = 1
 
-// termsPerBlock bounds the size of the blocks Encode emits.
-const termsPerBlock = 4096
+// termsPerBlock and blockBytes bound the blocks Encode emits (a single
+// postings list may still make a bigger one).
+const (
+	termsPerBlock = 4096
+	blockBytes    = 4 << 20
+)
 
 // ErrCorrupt wraps every decoding failure.
 var ErrCorrupt = errors.New("corrupt index")
@@ -41,18 +45,22 @@ func (ix *Index) Encode(emit func(block []byte) error) error {
 	if err := emit(e.B); err != nil {
 		return err
 	}
-	for start := 0; start < len(ix.lists); start += termsPerBlock {
+	var block bin.Enc
+	for start := 0; start < len(ix.lists); {
 		e.B = e.B[:0]
-		end := min(start+termsPerBlock, len(ix.lists))
-		e.Uvarint(uint64(end - start))
-		for i := start; i < end; i++ {
-			if err := appendList(&e, ix.terms[i], &ix.lists[i]); err != nil {
+		end := start
+		for ; end < len(ix.lists) && end-start < termsPerBlock && len(e.B) < blockBytes; end++ {
+			if err := appendList(&e, ix.terms[end], &ix.lists[end]); err != nil {
 				return err
 			}
 		}
-		if err := emit(e.B); err != nil {
+		block.B = block.B[:0]
+		block.Uvarint(uint64(end - start))
+		block.B = append(block.B, e.B...)
+		if err := emit(block.B); err != nil {
 			return err
 		}
+		start = end
 	}
 	e.B = e.B[:0]
 	e.Uvarint(uint64(len(ix.facets)))
