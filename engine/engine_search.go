@@ -9,6 +9,9 @@ import (
 	"github.com/sift-search/sift/tokenizer"
 )
 
+// maxExclusions bounds the -terms and -"phrases" of a query.
+const maxExclusions = 32
+
 // Bounds of SearchRequest paging.
 const (
 	MaxSearchLimit  = 100
@@ -146,6 +149,9 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	a := searchAnalyzers.Get().(*analyzer)
 	defer searchAnalyzers.Put(a)
 	c := a.compile(&pq)
+	if len(c.q.Phrases) > index.MaxPhrases || len(c.q.Exclude)+len(c.q.ExcludePhrases) > maxExclusions {
+		return nil, invalidf("q: at most %d phrases and %d exclusions", index.MaxPhrases, maxExclusions)
+	}
 	if len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter() {
 		// Only punctuation: nothing can match.
 		return &SearchResult{Messages: []MessageHit{}, Documents: []DocumentHit{}}, nil

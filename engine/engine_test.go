@@ -118,7 +118,7 @@ func TestSearchMessages(t *testing.T) {
 		r.Messages[0].SourceType != "discord" || r.Messages[0].Score <= 0 {
 		t.Errorf("hit fields: %+v", r.Messages[0])
 	}
-	for _, req := range []SearchRequest{{}, {Query: "   "}, {Query: "after:yesterday"}, {Query: strings.Repeat("x", MaxQueryBytes+1)}, {Query: "bad \xff"}} {
+	for _, req := range []SearchRequest{{}, {Query: "   "}, {Query: strings.Repeat(`"the" `, 17)}, {Query: strings.Repeat("-x ", 33)}, {Query: "after:yesterday"}, {Query: strings.Repeat("x", MaxQueryBytes+1)}, {Query: "bad \xff"}} {
 		if _, err := e.Search(req); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%q: err %v, want ErrInvalid", req.Query, err)
 		}

@@ -3,6 +3,7 @@ package index
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -20,6 +21,14 @@ type Query struct {
 	Accept         func(id uint32) bool  // when non-nil, a further test per candidate
 	Recency        func(id uint32) int64 // breaks score ties and orders unranked results (newest first); id order when nil
 }
+
+// MaxPhrases bounds the required phrases of a query; callers reject more.
+const MaxPhrases = 16
+
+// MaxTerms bounds the ranked terms a search scores: beyond it, the terms in
+// the most documents — which weigh least — are dropped, so a long query of
+// common words cannot cost a scan of the index per word.
+const MaxTerms = 128
 
 // Term is a ranked query term with its query-side weight (1 for a plain term).
 type Term struct {
@@ -95,8 +104,15 @@ func (ix *Index) Search(q *Query, k int) Result {
 	if k <= 0 {
 		return Result{}
 	}
+	// The scratch goes back to the pool only after a normal return, which
+	// leaves it clear; one abandoned by a panic is dropped, not reused dirty.
 	sc := getScratch(len(ix.lens))
-	defer sc.release()
+	r := ix.search(q, k, sc)
+	sc.release()
+	return r
+}
+
+func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 	var denied []uint64
 	if excl := ix.excluded(q, sc); excl != nil {
 		sc.denied = denseFrom(sc.denied, excl, len(ix.lens))
@@ -105,7 +121,11 @@ func (ix *Index) Search(q *Query, k int) Result {
 	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
 		return ix.browse(q, denied, k)
 	}
+	if len(q.Phrases) > MaxPhrases {
+		panic("BUG: more phrases than MaxPhrases reached the index")
+	}
 
+	terms := ix.rarest(q.Terms, MaxTerms)
 	k1, b := float32(ix.opts.K1), float32(ix.opts.B)
 	norm0 := k1 * (1 - b)
 	normL := k1 * b / float32(ix.avgLen())
@@ -129,7 +149,7 @@ func (ix *Index) Search(q *Query, k int) Result {
 			sc.req[id]++
 		}
 	}
-	for _, t := range q.Terms {
+	for _, t := range terms {
 		li, ok := ix.dict[t.Text]
 		if !ok || t.Weight <= 0 {
 			continue
@@ -158,7 +178,7 @@ func (ix *Index) Search(q *Query, k int) Result {
 		sc.allowed = denseFrom(sc.allowed, q.Filter, len(ix.lens))
 		allowed = sc.allowed
 	}
-	need := uint8(len(q.Phrases))
+	need := uint8(len(q.Phrases)) // at most MaxPhrases, so no overflow
 	var top topK
 	top.init(k, q.Recency)
 	total := 0
@@ -201,6 +221,16 @@ func (sc *scratch) clear(n int) {
 			}
 		}
 	}
+}
+
+// rarest returns terms, or the max of them in the fewest documents.
+func (ix *Index) rarest(terms []Term, max int) []Term {
+	if len(terms) <= max {
+		return terms
+	}
+	out := slices.Clone(terms)
+	slices.SortStableFunc(out, func(a, b Term) int { return ix.DocFreq(a.Text) - ix.DocFreq(b.Text) })
+	return out[:max]
 }
 
 // idf is BM25's inverse document frequency, kept positive (Lucene's form).
