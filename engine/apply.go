@@ -105,6 +105,9 @@ func (st *state) putChannel(c *Channel) {
 	key := recKey{c.SourceID, c.ID}
 	if n, ok := st.chanKey[key]; ok {
 		old := st.chans[n]
+		if old.URL != c.URL {
+			st.pinMessageURLs(n)
+		}
 		c.Slug, c.CreatedAt = old.Slug, old.CreatedAt
 		*old = *c
 		return

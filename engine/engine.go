@@ -55,8 +55,9 @@ type Engine struct {
 	writeMu sync.Mutex   // serialises writers, snapshots and compactions
 	mu      sync.RWMutex // guards st against writers; see state
 	st      *state
-	seq     uint64    // last applied sequence number; guarded by writeMu
-	wa      *analyzer // the writers' analyzer; guarded by writeMu
+	seq     uint64        // last applied sequence number; guarded by writeMu
+	seqSeen atomic.Uint64 // seq, for readers that must not wait on writeMu
+	wa      *analyzer     // the writers' analyzer; guarded by writeMu
 
 	wal      *wal // nil in memory
 	lockFile *os.File
@@ -162,6 +163,7 @@ func (e *Engine) load() error {
 	if last > e.seq {
 		e.seq = last
 	}
+	e.seqSeen.Store(e.seq)
 	if err := w.rotate(e.seq + 1); err != nil {
 		return err
 	}
@@ -242,6 +244,7 @@ func (e *Engine) commit(o *op) (uint64, error) {
 	}
 	e.apply(o)
 	e.seq = seq
+	e.seqSeen.Store(seq)
 	return seq, nil
 }
 
@@ -318,9 +321,6 @@ func (e *Engine) Close() error {
 	return errors.Join(errs...)
 }
 
-// Seq returns the sequence number of the last applied write.
-func (e *Engine) Seq() uint64 {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	return e.seq
-}
+// Seq returns the sequence number of the last applied write. It never
+// waits, even while a snapshot holds writers off.
+func (e *Engine) Seq() uint64 { return e.seqSeen.Load() }

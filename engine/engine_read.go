@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 )
 
@@ -28,9 +27,11 @@ func (e *Engine) Source(id string) (Source, bool) {
 	return copySource(s), true
 }
 
+// copySource returns s with its own copy of everything it points to, so a
+// caller may change it freely.
 func copySource(s *Source) Source {
 	c := *s
-	c.Config = maps.Clone(s.Config)
+	c.Config, _ = cloneConfig(s.Config) // it came through cloneConfig once: it encodes
 	if s.LastCrawl != nil {
 		lc := *s.LastCrawl
 		c.LastCrawl = &lc

@@ -342,3 +342,22 @@ func TestCompactionKeepsAnswers(t *testing.T) {
 		t.Errorf("answers changed: %v vs %v", before, after)
 	}
 }
+
+func TestHighlightScansABoundedPrefix(t *testing.T) {
+	e := openMem(t)
+	near := "needle early " + strings.Repeat("filler ", 200)
+	far := strings.Repeat("filler ", 200_000) + "needle late"
+	if _, err := e.PutDocuments([]Document{{Title: "near", Content: near}, {Title: "far", Content: far}}); err != nil {
+		t.Fatal(err)
+	}
+	r := search(t, e, SearchRequest{Query: "needle"})
+	if len(r.Documents) != 2 {
+		t.Fatalf("%d documents", len(r.Documents))
+	}
+	for _, d := range r.Documents {
+		marked := strings.Contains(d.Highlight, "<mark>needle</mark>")
+		if (d.Title == "near") != marked || len(d.Highlight) > 2*highlightChars {
+			t.Errorf("%s: highlight %q", d.Title, d.Highlight)
+		}
+	}
+}

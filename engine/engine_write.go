@@ -3,7 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"maps"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +17,7 @@ const (
 	MaxNameBytes       = 1024
 	MaxMessageBytes    = 1 << 20
 	MaxDocumentBytes   = 32 << 20
+	maxURLBytes        = 4096
 	maxMessagesPerOp   = 4096
 	maxOpPayloadBytes  = 32 << 20
 	sourceIDPattern    = "1 to 64 characters of a-z, 0-9, '-', '_' and '.'"
@@ -69,21 +70,51 @@ func (e *Engine) PutSource(s Source) (Source, error) {
 	if err := checkText("type", s.Type, 64, true, true); err != nil {
 		return Source{}, err
 	}
-	now := time.Now().UTC()
+	cfg, err := cloneConfig(s.Config)
+	if err != nil {
+		return Source{}, invalidf("config: %v", err)
+	}
+	s.Config = cfg
+	if s.LastCrawl != nil {
+		lc := *s.LastCrawl
+		lc.StartedAt, lc.FinishedAt = exactTime(lc.StartedAt), exactTime(lc.FinishedAt)
+		s.LastCrawl = &lc
+	}
+	now := exactTime(time.Now())
 	e.writeMu.Lock()
 	if old, ok := e.st.sources[s.ID]; ok {
 		s.CreatedAt = old.CreatedAt
 	} else if s.CreatedAt.IsZero() {
 		s.CreatedAt = now
 	}
-	s.UpdatedAt = now
-	s.Config = maps.Clone(s.Config)
+	s.CreatedAt, s.UpdatedAt = exactTime(s.CreatedAt), now
 	seq, err := e.commit(&op{kind: opPutSource, source: s})
 	e.writeMu.Unlock()
 	if err != nil {
 		return Source{}, err
 	}
-	return s, e.sync(seq)
+	return copySource(&s), e.sync(seq)
+}
+
+// exactTime is t as the log stores it — UTC, to the microsecond — so the
+// live state and a replay of the log never differ.
+func exactTime(t time.Time) time.Time { return microTime(timeMicro(t)) }
+
+// cloneConfig deep-copies a source's config through JSON, which is also how
+// the log stores it, so numbers are float64 live as after a replay.
+func cloneConfig(c map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out, nil
 }
 
 // DeleteSource removes a source and every channel, message and document
@@ -141,8 +172,9 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 		c.Slug = uniqueSlug(c.Name, "channel", slugsIn(e.st.chanSlug, taken))
 		taken[c.Slug] = 0
 		if c.CreatedAt.IsZero() {
-			c.CreatedAt = time.Now().UTC()
+			c.CreatedAt = time.Now()
 		}
+		c.CreatedAt = exactTime(c.CreatedAt)
 	}
 	seq, err := e.commit(&op{kind: opPutChannels, channels: out})
 	e.writeMu.Unlock()
@@ -169,25 +201,29 @@ func cleanName(s string) string {
 // PutMessages creates or updates messages; each names a source and one of
 // its channels. Messages identical to the stored ones are skipped, so a
 // repeated import writes nothing. It returns how many were new or changed.
-// Author names lose control characters.
+// Author names lose control characters; times are kept to the microsecond.
 func (e *Engine) PutMessages(msgs []Message) (int, error) {
-	copied := false
+	msgs = slices.Clone(msgs)
 	for i := range msgs {
-		if a, n := cleanName(msgs[i].Author), cleanName(msgs[i].AuthorName); a != msgs[i].Author || n != msgs[i].AuthorName {
-			if !copied {
-				msgs, copied = slices.Clone(msgs), true
-			}
-			msgs[i].Author, msgs[i].AuthorName = a, n
-		}
 		m := &msgs[i]
-		if err := checkText("message id", m.ID, MaxIDBytes, true, true); err != nil {
-			return 0, err
-		}
-		if err := checkText("message content", m.Content, MaxMessageBytes, false, false); err != nil {
-			return 0, err
-		}
-		if err := checkText("message author", m.Author, MaxNameBytes, false, true); err != nil {
-			return 0, err
+		m.Author, m.AuthorName = cleanName(m.Author), cleanName(m.AuthorName)
+		m.Timestamp, m.EditedAt = exactTime(m.Timestamp), exactTime(m.EditedAt)
+		for _, f := range []struct {
+			name, val      string
+			max            int
+			required, line bool
+		}{
+			{"message id", m.ID, MaxIDBytes, true, true},
+			{"message channel id", m.ChannelID, MaxIDBytes, true, true},
+			{"message content", m.Content, MaxMessageBytes, false, false},
+			{"message author", m.Author, MaxNameBytes, false, true},
+			{"message author name", m.AuthorName, MaxNameBytes, false, true},
+			{"message reply id", m.ReplyTo, MaxIDBytes, false, true},
+			{"message url", m.URL, maxURLBytes, false, true},
+		} {
+			if err := checkText(f.name, f.val, f.max, f.required, f.line); err != nil {
+				return 0, err
+			}
 		}
 		if m.Timestamp.IsZero() {
 			return 0, invalidf("message %q: timestamp is required", m.ID)
@@ -216,7 +252,7 @@ func (e *Engine) PutMessages(msgs []Message) (int, error) {
 				continue
 			}
 			batch = append(batch, m)
-			bytes += len(m.Content) + len(m.ID) + 64
+			bytes += len(m.Content) + len(m.ID) + len(m.ChannelID) + len(m.Author) + len(m.AuthorName) + len(m.ReplyTo) + len(m.URL) + 64
 		}
 		if len(batch) > 0 {
 			seq, err := e.commit(&op{kind: opPutMessages, messages: batch})
@@ -261,7 +297,7 @@ func DocumentID(sourceID, key string) string {
 func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 	out := make([]Document, len(docs))
 	copy(out, docs)
-	now := time.Now().UTC()
+	now := time.Now()
 	for i := range out {
 		d := &out[i]
 		d.Title = strings.Join(strings.Fields(d.Title), " ") // titles are one line
@@ -271,7 +307,7 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 		if err := checkText("content", d.Content, MaxDocumentBytes, false, false); err != nil {
 			return nil, err
 		}
-		if err := checkText("url", d.URL, 4096, false, true); err != nil {
+		if err := checkText("url", d.URL, maxURLBytes, false, true); err != nil {
 			return nil, err
 		}
 		if d.SourceID == "" {
@@ -293,7 +329,9 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 		if d.UpdatedAt.IsZero() {
 			d.UpdatedAt = now
 		}
+		d.CreatedAt, d.UpdatedAt = exactTime(d.CreatedAt), exactTime(d.UpdatedAt)
 	}
+	out = lastOfEachID(out)
 	var lastSeq uint64
 	for start := 0; start < len(out); {
 		e.writeMu.Lock()
@@ -324,6 +362,25 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 		lastSeq, start = seq, end
 	}
 	return out, e.sync(lastSeq)
+}
+
+// lastOfEachID keeps, of documents with the same id, the last one: a batch
+// naming one document twice stores it once.
+func lastOfEachID(docs []Document) []Document {
+	last := make(map[string]int, len(docs))
+	for i := range docs {
+		last[docs[i].ID] = i
+	}
+	if len(last) == len(docs) {
+		return docs
+	}
+	out := docs[:0]
+	for i, d := range docs {
+		if last[d.ID] == i {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // DeleteDocument deletes a document by id.

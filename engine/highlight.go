@@ -9,13 +9,25 @@ import (
 // highlightChars is the length of a search hit's snippet, in bytes.
 const highlightChars = 240
 
+// highlightScan bounds how much of a hit's text is searched for matches, so
+// a page of hits on megabyte documents costs milliseconds, not seconds. A
+// match further in is not highlighted: the snippet shows the beginning.
+const highlightScan = 64 << 10
+
 type span struct{ start, end int }
 
 // highlight returns a snippet of text around its densest cluster of terms
 // from marks, as HTML: escaped text with <mark> around each match and "…"
 // where the text was cut. It is at most about maxBytes of text.
 func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) string {
-	a.toks = a.Append(a.toks[:0], text, 0)
+	scan := text
+	if len(scan) > highlightScan {
+		scan = scan[:highlightScan]
+		if i := strings.LastIndexAny(scan, " \n\t"); i > 0 {
+			scan = scan[:i] // a word cut in two would not match
+		}
+	}
+	a.toks = a.Append(a.toks[:0], scan, 0)
 	var spans []span
 	for _, t := range a.toks {
 		if !marks[t.Term] {

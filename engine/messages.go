@@ -105,6 +105,20 @@ func (st *state) sameMessage(i uint32, m *Message) bool {
 		old.URL == m.URL && old.ChannelID == m.ChannelID
 }
 
+// pinMessageURLs stores the URLs the messages of channel n derive from the
+// channel's URL, before that URL changes: a message keeps the URL it was
+// given. The caller holds the write locks.
+func (st *state) pinMessageURLs(n uint32) {
+	ch := st.chans[n]
+	st.msgIdx.Facet(channelFacet(n)).Iterate(func(slot uint32) bool {
+		if x := st.msgExtra[slot]; !x.ownURL {
+			x.url, x.ownURL = derivedURL(ch, st.msgs[slot].id), true
+			st.msgExtra[slot] = x
+		}
+		return true
+	})
+}
+
 // storeMessage appends m, of channel number ch, as a new slot and returns
 // it. The caller holds the write locks and indexes the slot.
 func (st *state) storeMessage(m *Message, ch uint32) uint32 {

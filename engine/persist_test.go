@@ -620,3 +620,46 @@ func TestDamagedRestoredSnapshotIsRefused(t *testing.T) {
 		t.Fatalf("want a refusal to start empty, got %v", err)
 	}
 }
+
+func TestMessageURLSurvivesChannelChange(t *testing.T) {
+	e := openMem(t)
+	e.PutSource(Source{ID: "d", Name: "D", Type: "discord"})
+	e.PutChannels([]Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://chat.example/c"}})
+	e.PutMessages([]Message{{SourceID: "d", ChannelID: "c", ID: "1", Content: "x", Timestamp: t0, URL: "https://chat.example/c/1"}})
+	e.PutChannels([]Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://moved.example/c"}})
+	page, _, _ := e.ChannelMessages("linked", 0, 1)
+	if page[0].URL != "https://chat.example/c/1" {
+		t.Fatalf("message URL followed its channel: %q", page[0].URL)
+	}
+}
+
+// TestLiveStateEqualsReplay: what a write leaves in memory is exactly what
+// replaying its log record rebuilds — nanosecond times and integer config
+// values included.
+func TestLiveStateEqualsReplay(t *testing.T) {
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	ns := time.Date(2026, 5, 1, 10, 0, 0, 123456789, time.FixedZone("X", 3600))
+	e.PutSource(Source{ID: "s", Name: "S", Type: "slack", Config: map[string]any{"n": 3, "nested": map[string]any{"k": []int{1}}}})
+	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "chan", CreatedAt: ns}})
+	msgs := []Message{{SourceID: "s", ChannelID: "c", ID: "1", Author: "a", Content: "alpha", Timestamp: ns, EditedAt: ns.Add(time.Nanosecond)}}
+	if _, err := e.PutMessages(msgs); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.PutMessages(msgs); n != 0 {
+		t.Fatalf("re-putting a message with nanosecond times changed %d", n)
+	}
+	docs, _ := e.PutDocuments([]Document{{Title: "same", Content: "first"}, {Title: "same", Content: "second"}})
+	if len(docs) != 1 || docs[0].Content != "second" {
+		t.Fatalf("one batch naming a document twice: %+v", docs)
+	}
+	src, _ := e.Source("s")
+	src.Config["nested"].(map[string]any)["k"] = "changed by the caller"
+	want := fingerprint(t, e)
+	e.crash()
+	e = openDir(t, dir)
+	defer e.Close()
+	if got := fingerprint(t, e); got != want {
+		t.Fatalf("replay differs from the live state:\n%s\nvs\n%s", got, want)
+	}
+}

@@ -104,3 +104,12 @@ func FuzzMarkdownTitle(f *testing.F) {
 		}
 	})
 }
+
+func TestHTMLLongHeadingIsLinear(t *testing.T) {
+	// Text nodes split by comments inside one <h1>: once quadratic.
+	page := "<h1>" + strings.Repeat("é<!---->", 200000) + "</h1>"
+	title, _, err := HTML(strings.NewReader(page))
+	if err != nil || len(title) > maxTitleBytes || !utf8.ValidString(title) {
+		t.Fatalf("title of %d bytes, valid %v, err %v", len(title), utf8.ValidString(title), err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -26,20 +27,22 @@ func HTML(r io.Reader) (title, text string, err error) {
 	w.walk(doc)
 	title = collapse(w.title)
 	if title == "" {
-		title = collapse(w.h1)
+		title = collapse(w.h1.String())
 	}
 	return title, strings.TrimSpace(w.b.String()), nil
 }
 
+// maxTitleBytes bounds the title collected from <title> or <h1>.
+const maxTitleBytes = 1024
+
 type walker struct {
-	b       strings.Builder
-	pre     int    // depth inside <pre>
-	brk     int    // pending line breaks before the next text: 1 line, 2 paragraph
-	prefix  string // written before the next text (list marker, heading hashes)
-	title   string
-	h1      string
-	inTitle bool
-	inH1    bool
+	b      strings.Builder
+	pre    int    // depth inside <pre>
+	brk    int    // pending line breaks before the next text: 1 line, 2 paragraph
+	prefix string // written before the next text (list marker, heading hashes)
+	title  string
+	h1     strings.Builder
+	inH1   bool
 }
 
 var skipped = map[atom.Atom]bool{
@@ -90,7 +93,7 @@ func (w *walker) walk(n *html.Node) {
 	if n.DataAtom == atom.Title {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode && w.title == "" {
-				w.title = c.Data
+				w.title = prefix(c.Data, maxTitleBytes)
 			}
 		}
 		return
@@ -111,7 +114,7 @@ func (w *walker) walk(n *html.Node) {
 	case level > 0:
 		w.brk = 2
 		w.prefix = strings.Repeat("#", level) + " "
-		if level == 1 && w.h1 == "" {
+		if level == 1 && w.h1.Len() == 0 {
 			w.inH1 = true
 		}
 	case n.DataAtom == atom.Li:
@@ -166,8 +169,8 @@ func headingLevel(a atom.Atom) int {
 // text writes a text node: verbatim inside <pre>, else with whitespace runs
 // collapsed to one space.
 func (w *walker) text(s string) {
-	if w.inH1 {
-		w.h1 += s
+	if w.inH1 && w.h1.Len() < maxTitleBytes {
+		w.h1.WriteString(prefix(s, maxTitleBytes-w.h1.Len()))
 	}
 	if w.pre == 0 {
 		s = collapseKeepEdges(s)
@@ -224,3 +227,15 @@ func collapseKeepEdges(s string) string {
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// prefix returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

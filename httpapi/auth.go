@@ -41,8 +41,8 @@ func (a *auth) bearerOK(ctx *fasthttp.RequestCtx) bool {
 	if !a.hasBearer {
 		return false
 	}
-	tok, ok := bytes.CutPrefix(ctx.Request.Header.Peek("Authorization"), []byte("Bearer "))
-	return ok && equalDigest(a.bearer, bytes.TrimSpace(tok))
+	tok, ok := credentials(ctx, "Bearer")
+	return ok && equalDigest(a.bearer, tok)
 }
 
 // basicOK reports whether the request carries the admin user and password.
@@ -50,11 +50,11 @@ func (a *auth) basicOK(ctx *fasthttp.RequestCtx) bool {
 	if !a.hasBasic {
 		return false
 	}
-	enc, ok := bytes.CutPrefix(ctx.Request.Header.Peek("Authorization"), []byte("Basic "))
+	enc, ok := credentials(ctx, "Basic")
 	if !ok {
 		return false
 	}
-	raw, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(enc)))
+	raw, err := base64.StdEncoding.DecodeString(string(enc))
 	if err != nil {
 		return false
 	}
@@ -64,9 +64,14 @@ func (a *auth) basicOK(ctx *fasthttp.RequestCtx) bool {
 	return u && p
 }
 
-// hasBearerHeader reports whether a Bearer token was sent at all.
-func hasBearerHeader(ctx *fasthttp.RequestCtx) bool {
-	return bytes.HasPrefix(ctx.Request.Header.Peek("Authorization"), []byte("Bearer "))
+// credentials returns what follows the scheme (matched in any case, as
+// RFC 9110 says) in the Authorization header.
+func credentials(ctx *fasthttp.RequestCtx, scheme string) ([]byte, bool) {
+	h := bytes.TrimSpace(ctx.Request.Header.Peek("Authorization"))
+	if len(h) <= len(scheme) || h[len(scheme)] != ' ' || !bytes.EqualFold(h[:len(scheme)], []byte(scheme)) {
+		return nil, false
+	}
+	return bytes.TrimSpace(h[len(scheme):]), true
 }
 
 // admin allows Basic Auth or the Bearer token. With neither configured,

@@ -250,6 +250,10 @@ func TestAdminAuth(t *testing.T) {
 	if r := ts.do(t, "POST", "/api/documents", jsonBody(doc), "Content-Type", "application/json", bearer[0], bearer[1]); r.status != 201 {
 		t.Fatalf("bearer: %d %s", r.status, r.body)
 	}
+	if r := ts.do(t, "POST", "/api/documents", jsonBody(doc), "Content-Type", "application/json", "Authorization", "bearer  "+testKey); r.status != 201 {
+		t.Fatalf("scheme in lower case: %d %s", r.status, r.body)
+	}
+	wantError(t, ts.do(t, "POST", "/api/documents", jsonBody(doc), "Content-Type", "application/json", "Authorization", "Bearer"+testKey), 401)
 	if strings.Contains(string(r.body), testKey) {
 		t.Error("a response echoes the secret")
 	}
