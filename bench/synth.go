@@ -131,7 +131,16 @@ func (s *Synth) Channels() []engine.Channel {
 // consecutive words as typed, function words included. Every query holds a
 // content word; StopQuery makes the ones that do not.
 func (s *Synth) Query(from engine.Message) string {
-	words := strings.Fields(from.Content)
+	var words []string
+	for _, w := range strings.Fields(from.Content) {
+		// Quotes and leading dashes are query syntax, not words people type.
+		if w = strings.TrimLeft(strings.ReplaceAll(w, `"`, ""), "-"); w != "" {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return s.vocab[len(functionWords)+s.rng.IntN(len(s.vocab)-len(functionWords))]
+	}
 	var content []int
 	for i, w := range words {
 		if !s.isFunction(w) {
