@@ -36,8 +36,9 @@ fmt-check:
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## lint: vet, formatting and module tidiness
+## lint: vet, staticcheck, formatting and module tidiness
 lint: vet fmt-check tidy-check
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 tidy-check:
 	@cp go.mod /tmp/sift-go.mod.bak && cp go.sum /tmp/sift-go.sum.bak; \

@@ -258,7 +258,8 @@ func (w *wal) startSegment(seq uint64) error {
 		return fmt.Errorf("write wal header: %w", err)
 	}
 	if !w.noSync {
-		if err := f.Sync(); err == nil {
+		err := f.Sync()
+		if err == nil {
 			err = syncDir(w.dir)
 		}
 		if err != nil {
