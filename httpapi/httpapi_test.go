@@ -528,3 +528,13 @@ func FuzzUploadMultipart(f *testing.F) {
 		}
 	})
 }
+
+func TestHead(t *testing.T) {
+	ts := start(t)
+	docs, _ := ts.eng.PutDocuments([]engine.Document{{Title: "Headed", Content: "x"}})
+	for _, p := range []string{"/healthz", "/", "/d/" + docs[0].Slug} {
+		if r := ts.do(t, "HEAD", p, nil); r.status != 200 || len(r.body) != 0 {
+			t.Errorf("HEAD %s: %d, %d bytes", p, r.status, len(r.body))
+		}
+	}
+}

@@ -12,7 +12,10 @@ func (s *Server) routes() *router.Router {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 
-	r.GET("/healthz", s.health)
+	// Pages and the health check answer HEAD too (fasthttp drops the body).
+	page := func(path string, h fasthttp.RequestHandler) { r.GET(path, h); r.HEAD(path, h) }
+
+	page("/healthz", s.health)
 
 	r.GET("/api/search", s.searchAccess(s.search))
 	r.GET("/api/documents", s.listDocuments)
@@ -20,8 +23,8 @@ func (s *Server) routes() *router.Router {
 	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))
 	r.POST("/api/admin/backup", s.admin(s.backup))
 
-	r.GET("/", s.homePage)
-	r.GET("/d/{slug}", s.documentPage)
+	page("/", s.homePage)
+	page("/d/{slug}", s.documentPage)
 
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
