@@ -1,0 +1,176 @@
+// Package fakeoai is a local stand-in for an OpenAI-compatible API server,
+// for tests: POST /v1/embeddings and POST /v1/chat/completions with the real
+// request and response shapes, an unknown field in every object (so strict
+// decoders fail), results out of order, and scripted failures.
+package fakeoai
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// Server is a fake OpenAI-compatible server.
+type Server struct {
+	*httptest.Server
+	Dims int // of the embeddings; 8 by default
+
+	mu       sync.Mutex
+	failures []int             // statuses to answer, one per request, before succeeding
+	answers  map[string]string // chat answers by a substring of the last user message
+	Requests []Request         // every request received
+}
+
+// Request is what the server received.
+type Request struct {
+	Path  string
+	Auth  string
+	Body  map[string]any
+	Input []string
+}
+
+// New starts a server; Close it when done.
+func New() *Server {
+	s := &Server{Dims: 8, answers: map[string]string{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	s.Server = httptest.NewServer(mux)
+	return s
+}
+
+// Fail makes the next requests answer these statuses, in order.
+func (s *Server) Fail(statuses ...int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = append(s.failures, statuses...)
+}
+
+// Answer sets the chat completion for user messages containing substr.
+func (s *Server) Answer(substr, answer string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers[substr] = answer
+}
+
+// Received returns a copy of the requests so far.
+func (s *Server) Received() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.Requests...)
+}
+
+// Vector is the embedding the server gives text: deterministic, unit length.
+func Vector(text string, dims int) []float32 {
+	v := make([]float32, dims)
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		v[x%uint64(dims)] += 1
+		v[(x>>20)%uint64(dims)] += 0.5
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		v[0], n = 1, 1
+	}
+	for i := range v {
+		v[i] = float32(float64(v[i]) / math.Sqrt(n))
+	}
+	return v
+}
+
+// begin records the request and answers a scripted failure if one is due.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+	var body map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, 400)
+		return nil, false
+	}
+	s.mu.Lock()
+	req := Request{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body}
+	if in, ok := body["input"].([]any); ok {
+		for _, x := range in {
+			str, _ := x.(string)
+			req.Input = append(req.Input, str)
+		}
+	}
+	s.Requests = append(s.Requests, req)
+	var status int
+	if len(s.failures) > 0 {
+		status, s.failures = s.failures[0], s.failures[1:]
+	}
+	s.mu.Unlock()
+	if status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		if status == 429 {
+			w.Header().Set("Retry-After", "0")
+		}
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "scripted failure", "type": "api_error", "code": status}})
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.begin(w, r)
+	if !ok {
+		return
+	}
+	var inputs []string
+	switch in := body["input"].(type) {
+	case string:
+		inputs = []string{in}
+	case []any:
+		for _, x := range in {
+			str, _ := x.(string)
+			inputs = append(inputs, str)
+		}
+	}
+	data := make([]map[string]any, 0, len(inputs))
+	for i := len(inputs) - 1; i >= 0; i-- { // reversed: clients must order by index
+		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": Vector(inputs[i], s.Dims), "extra": true})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"object": "list", "data": data, "model": body["model"], "unknown_field": 1,
+		"usage": map[string]any{"prompt_tokens": len(inputs), "total_tokens": len(inputs)},
+	})
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.begin(w, r)
+	if !ok {
+		return
+	}
+	last := ""
+	if msgs, ok := body["messages"].([]any); ok {
+		for _, m := range msgs {
+			if mm, ok := m.(map[string]any); ok && mm["role"] == "user" {
+				last, _ = mm["content"].(string)
+			}
+		}
+	}
+	answer := "I do not know."
+	s.mu.Lock()
+	for sub, a := range s.answers {
+		if strings.Contains(last, sub) {
+			answer = a
+		}
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "c1", "object": "chat.completion", "created": 1, "model": body["model"], "unknown_field": true,
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": answer}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+	})
+}

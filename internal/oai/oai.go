@@ -1,0 +1,173 @@
+// Package oai is the transport shared by Sift's clients of OpenAI-compatible
+// APIs (OpenAI, Ollama, llama.cpp server, vLLM): base-URL normalisation,
+// JSON requests with timeouts and retries with backoff on 429 and 5xx, and
+// lenient decoding of the servers' error bodies.
+package oai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BaseURL normalises a configured base: no trailing slash, ending in /v1.
+func BaseURL(s string) string {
+	s = strings.TrimRight(strings.TrimSpace(s), "/")
+	if !strings.HasSuffix(s, "/v1") {
+		s += "/v1"
+	}
+	return s
+}
+
+// Client posts JSON to an OpenAI-compatible API.
+type Client struct {
+	Base       string // normalised with BaseURL
+	Key        string // sent as a Bearer token when set
+	HTTP       *http.Client
+	MaxRetries int           // retries after the first attempt, on 429, 5xx and network errors
+	Backoff    time.Duration // first wait; doubles per retry, with jitter
+	MaxBody    int64         // response size limit
+}
+
+// New returns a Client with Sift's defaults: 60 s per attempt, 3 retries
+// from 500 ms, 64 MiB responses.
+func New(base, key string) *Client {
+	return &Client{
+		Base: BaseURL(base), Key: key, HTTP: &http.Client{Timeout: 60 * time.Second},
+		MaxRetries: 3, Backoff: 500 * time.Millisecond, MaxBody: 64 << 20,
+	}
+}
+
+// APIError is an error answer of the server.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("model server answered %d: %s", e.Status, e.Message)
+}
+
+// Retryable reports whether the request may succeed when repeated.
+func (e *APIError) Retryable() bool { return e.Status == 429 || e.Status >= 500 }
+
+// Do sends a JSON POST to path and returns the successful response, whose
+// body the caller closes. It retries before any response is accepted.
+func (c *Client) Do(ctx context.Context, path string, in any) (*http.Response, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	var last error
+	for attempt := 0; ; attempt++ {
+		res, err := c.once(ctx, path, body)
+		if err == nil {
+			return res, nil
+		}
+		last = err
+		var apiErr *APIError
+		retry := errors.As(err, &apiErr) && apiErr.Retryable() || !errors.As(err, &apiErr) && ctx.Err() == nil
+		if !retry || attempt >= c.MaxRetries {
+			return nil, last
+		}
+		wait := c.Backoff << attempt
+		wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
+		if ra, ok := err.(*retryAfter); ok && ra.d > 0 {
+			wait = min(ra.d, 30*time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (after: %v)", ctx.Err(), last)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// retryAfter is an APIError whose answer said when to retry.
+type retryAfter struct {
+	*APIError
+	d time.Duration
+}
+
+func (r *retryAfter) Unwrap() error { return r.APIError }
+
+func (c *Client) once(ctx context.Context, path string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("model server: %w", err)
+	}
+	if res.StatusCode/100 == 2 {
+		return res, nil
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	apiErr := &APIError{Status: res.StatusCode, Message: ErrorMessage(b)}
+	if s := res.Header.Get("Retry-After"); s != "" {
+		if secs, err := strconv.Atoi(s); err == nil {
+			return nil, &retryAfter{apiErr, time.Duration(secs) * time.Second}
+		}
+	}
+	return nil, apiErr
+}
+
+// PostJSON sends in and decodes the answer into out.
+func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
+	res, err := c.Do(ctx, path, in)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	dec := json.NewDecoder(io.LimitReader(res.Body, c.MaxBody))
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("decode model server answer: %w", err)
+	}
+	return nil
+}
+
+// ErrorMessage extracts the message of an error body in any of the shapes
+// servers use: {"error":{"message"}}, {"error":"…"}, {"message"}, or text.
+func ErrorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
+			return inner.Message
+		}
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil && s != "" {
+			return s
+		}
+		if v.Message != "" {
+			return v.Message
+		}
+	}
+	msg := strings.TrimSpace(string(body))
+	if len(msg) > 300 {
+		msg = strings.ToValidUTF8(msg[:300], "") + "…"
+	}
+	if msg == "" {
+		msg = "(empty body)"
+	}
+	return msg
+}
