@@ -100,12 +100,12 @@ func TestOpenAIRejectsBadAnswers(t *testing.T) {
 
 func TestErrorMessageShapes(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"error":{"message":"model not found","type":"not_found_error"}}`: "model not found",
+		`{"error":{"message":"model not found","type":"not_found_error"}}`:            "model not found",
 		`{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`: "Loading model",
-		`{"object":"error","message":"bad input","code":400}`: "bad input",
-		`{"error":"plain string"}`: "plain string",
-		`upstream exploded`: "upstream exploded",
-		``: "(empty body)",
+		`{"object":"error","message":"bad input","code":400}`:                         "bad input",
+		`{"error":"plain string"}`:                                                    "plain string",
+		`upstream exploded`:                                                           "upstream exploded",
+		``:                                                                            "(empty body)",
 	} {
 		if got := oai.ErrorMessage([]byte(body)); got != want {
 			t.Errorf("%q: %q, want %q", body, got, want)
