@@ -1,13 +1,25 @@
 package bench
 
 import (
+	"context"
+	"time"
+
 	"github.com/sift-search/sift/engine"
 )
 
-// LexicalRun indexes a dataset into an in-memory engine as documents (title
-// and text) and ranks every query through engine.Search — the code path of
-// GET /api/search — returning each query's top 100 BEIR ids.
-func LexicalRun(ds *Dataset, opts engine.Options) (map[string][]string, error) {
+// Rankings are the three rankings the evaluation compares, each a map of
+// query id to BEIR document ids, best first.
+type Rankings struct {
+	BM25    map[string][]string // GET /api/search: BM25 over documents
+	Vectors map[string][]string // the embedder alone: semantic search by vectors only, no query expansion
+	Fused   map[string][]string // GET /api/semantic-search: BM25 and vectors fused, with pseudo-relevance feedback
+}
+
+// Run indexes a dataset into an in-memory engine as documents (title and
+// text), waits for the semantic index, and ranks every query three ways
+// through the engine's public methods — those behind /api/search and
+// /api/semantic-search — returning each query's top 100 BEIR ids.
+func Run(ds *Dataset, opts engine.Options) (*Rankings, error) {
 	e, err := engine.Open(opts)
 	if err != nil {
 		return nil, err
@@ -17,20 +29,45 @@ func LexicalRun(ds *Dataset, opts engine.Options) (map[string][]string, error) {
 	for _, d := range ds.Docs {
 		docs = append(docs, engine.Document{Key: d.ID, Title: d.Title, Content: d.Text})
 	}
-	if _, err := e.PutDocuments(docs); err != nil {
+	stored, err := e.PutDocuments(docs)
+	if err != nil {
 		return nil, err
 	}
-	out := make(map[string][]string, len(ds.Queries))
+	beirID := make(map[string]string, len(stored))
+	for _, d := range stored {
+		beirID[d.ID] = d.Key
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := e.WaitSemantic(ctx); err != nil {
+		return nil, err
+	}
+	r := &Rankings{BM25: map[string][]string{}, Vectors: map[string][]string{}, Fused: map[string][]string{}}
 	for _, q := range ds.Queries {
-		r, err := e.Search(engine.SearchRequest{Query: q.Text, Limit: engine.MaxSearchLimit})
+		res, err := e.Search(engine.SearchRequest{Query: q.Text, Limit: engine.MaxSearchLimit})
 		if err != nil {
 			return nil, err
 		}
-		ids := make([]string, len(r.Documents))
-		for i, h := range r.Documents {
-			ids[i] = h.Key
+		for _, h := range res.Documents {
+			r.BM25[q.ID] = append(r.BM25[q.ID], h.Key)
 		}
-		out[q.ID] = ids
+		for _, m := range []struct {
+			mode engine.SemanticMode
+			hyde bool
+			out  map[string][]string
+		}{{engine.SemanticVectors, false, r.Vectors}, {engine.SemanticFused, true, r.Fused}} {
+			sr, err := e.SemanticSearch(ctx, engine.SemanticRequest{Query: q.Text, Limit: engine.MaxSemanticLimit, HyDE: m.hyde, Mode: m.mode})
+			if err != nil {
+				return nil, err
+			}
+			seen := map[string]bool{}
+			for _, h := range sr.Hits { // chunks to documents, each once
+				if id := beirID[h.DocumentID]; !seen[id] {
+					seen[id] = true
+					m.out[q.ID] = append(m.out[q.ID], id)
+				}
+			}
+		}
 	}
-	return out, nil
+	return r, nil
 }

@@ -145,6 +145,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 				st.deleteMessage(old)
 			}
 			slot := st.storeMessage(m, ch)
+			st.orderInsert(ch, slot)
 			a.fac = messageFacets(a.fac[:0], m, ch)
 			st.msgIdx.Add(slot, &a.docs[i], a.fac)
 		}
@@ -177,6 +178,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 			st.docID[d.ID] = slot
 			st.docSlug[d.Slug] = slot
 			st.docIdx.Add(slot, &a.docs[i], []string{sourceFacet(d.SourceID)})
+			st.dirtyDocs.Add(slot)
 		}
 		e.mu.Unlock()
 	}
@@ -223,6 +225,7 @@ func (e *Engine) applyDeleteSource(id string) {
 			delete(st.chanKey, recKey{c.SourceID, c.ID})
 			delete(st.chanSlug, c.Slug)
 			st.chans[n] = nil
+			st.dirtyChans.Add(uint32(n))
 		}
 	}
 	delete(st.sources, id)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/engine/internal/bin"
 )
@@ -34,6 +36,13 @@ type Options struct {
 	// cut. For benchmarks and throwaway instances only.
 	NoSync bool
 	Logger *slog.Logger
+	// Embedder makes the vectors of semantic search; nil selects the
+	// built-in embedder, trained on the indexed content.
+	Embedder embed.Embedder
+	// Hypothesize, when set, writes a short hypothetical answer to a query
+	// (HyDE); semantic search embeds it with the query. Without it, semantic
+	// search uses pseudo-relevance feedback from the top lexical hits.
+	Hypothesize func(ctx context.Context, query string) (string, error)
 }
 
 // DefaultOptions returns the options sift serve uses.
@@ -67,6 +76,11 @@ type Engine struct {
 	closed atomic.Bool
 	stop   chan struct{}
 	done   chan struct{}
+
+	semWake chan struct{} // wakes the semantic indexer
+	semDone chan struct{} // closed when it has stopped
+	semErr  atomic.Value  // string: the indexer's last error, "" when fine
+	hyde    *hydeCache
 }
 
 // SnapshotInfo describes the newest snapshot.
@@ -100,7 +114,8 @@ func Open(opts Options) (*Engine, error) {
 	if opts.SegmentBytes <= 0 {
 		opts.SegmentBytes = def.SegmentBytes
 	}
-	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{})}
+	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
+		semWake: make(chan struct{}, 1), semDone: make(chan struct{}), hyde: newHydeCache(hydeCacheSize)}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -110,7 +125,9 @@ func Open(opts Options) (*Engine, error) {
 		e.unlockDir()
 		return nil, err
 	}
+	e.attachEmbedder()
 	go e.maintain()
+	go e.indexerLoop()
 	if err := e.ensureUploads(); err != nil {
 		e.Close()
 		return nil, err
@@ -173,6 +190,16 @@ func (e *Engine) load() error {
 	e.log.Info("engine loaded", "dir", dir, "snapshot_seq", seq, "replayed", replayed, "seq", e.seq,
 		"messages", e.st.msgIdx.Len(), "documents", e.st.docIdx.Len(), "replay_took", time.Since(start))
 	return nil
+}
+
+// attachEmbedder gives a restored space of a model server's vectors the
+// configured client of that server; with another server configured, the
+// space stays unusable until the indexer has refilled it.
+func (e *Engine) attachEmbedder() {
+	sp := e.st.space
+	if sp != nil && sp.model == nil && e.opts.Embedder != nil && e.opts.Embedder.Name() == sp.name {
+		sp.emb, sp.usable = e.opts.Embedder, true
+	}
 }
 
 // lockName is the file whose flock marks a data directory in use.
@@ -245,6 +272,7 @@ func (e *Engine) commit(o *op) (uint64, error) {
 	e.apply(o)
 	e.seq = seq
 	e.seqSeen.Store(seq)
+	e.wakeIndexer()
 	return seq, nil
 }
 
@@ -307,6 +335,7 @@ func (e *Engine) Close() error {
 	}
 	close(e.stop)
 	<-e.done
+	<-e.semDone
 	var errs []error
 	if e.wal != nil {
 		e.writeMu.Lock()

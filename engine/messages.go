@@ -145,6 +145,7 @@ func (st *state) deleteMessage(i uint32) {
 		return
 	}
 	st.deleteMessageKey(st.chans[r.channel].SourceID, r.id, i)
+	st.orderRemove(r.channel, i)
 	delete(st.msgExtra, i)
 	st.msgIdx.Delete(i)
 	*r = msgRec{}

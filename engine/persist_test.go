@@ -38,6 +38,7 @@ func (e *Engine) crash() {
 	e.closed.Store(true)
 	close(e.stop)
 	<-e.done
+	<-e.semDone
 	e.wal.mu.Lock()
 	e.wal.f.Close()
 	e.wal.mu.Unlock()
@@ -246,7 +247,7 @@ func TestSnapshotRoundTripIsExact(t *testing.T) {
 	e := openMem(t)
 	fill(t, e, 5)
 	var a bytes.Buffer
-	if err := e.st.writeTo(&a, 7, 3); err != nil {
+	if err := writeLocked(e, &a, 7); err != nil {
 		t.Fatal(err)
 	}
 	st, seq, rebuilt, err := readState(bytes.NewReader(a.Bytes()), DefaultOptions())
@@ -282,7 +283,7 @@ func TestTokenizerChangeRebuildsIndexes(t *testing.T) {
 	e := openMem(t)
 	fill(t, e, 3)
 	var a bytes.Buffer
-	if err := e.st.writeTo(&a, 1, 3); err != nil {
+	if err := writeLocked(e, &a, 1); err != nil {
 		t.Fatal(err)
 	}
 	opts := DefaultOptions()
@@ -300,7 +301,7 @@ func TestSnapshotDetectsDamage(t *testing.T) {
 	e := openMem(t)
 	fill(t, e, 2)
 	var a bytes.Buffer
-	if err := e.st.writeTo(&a, 1, 3); err != nil {
+	if err := writeLocked(e, &a, 1); err != nil {
 		t.Fatal(err)
 	}
 	snap := a.Bytes()
@@ -329,7 +330,7 @@ func TestGoldenSnapshot(t *testing.T) {
 		e := openMem(t)
 		fill(t, e, 3)
 		var b bytes.Buffer
-		if err := e.st.writeTo(&b, 42, 3); err != nil {
+		if err := writeLocked(e, &b, 42); err != nil {
 			t.Fatal(err)
 		}
 		os.MkdirAll("testdata", 0o755)
@@ -433,7 +434,7 @@ func FuzzReadState(f *testing.F) {
 	e, _ := Open(Options{})
 	fill(f, e, 2)
 	var b bytes.Buffer
-	e.st.writeTo(&b, 1, 3)
+	writeLocked(e, &b, 1)
 	e.Close()
 	f.Add(b.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -662,4 +663,12 @@ func TestLiveStateEqualsReplay(t *testing.T) {
 	if got := fingerprint(t, e); got != want {
 		t.Fatalf("replay differs from the live state:\n%s\nvs\n%s", got, want)
 	}
+}
+
+// writeLocked writes e's state as a snapshot holding the writer lock, as
+// Snapshot does (the semantic indexer writes in the background).
+func writeLocked(e *Engine, w *bytes.Buffer, seq uint64) error {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	return e.st.writeTo(w, seq, 3)
 }

@@ -41,6 +41,11 @@ const (
 	frameDocuments = 6
 	frameMsgIndex  = 7
 	frameDocIndex  = 8
+	frameChunks    = 9
+	frameChunkIdx  = 10
+	frameSemantic  = 11
+	frameModel     = 12
+	frameVectors   = 13
 	frameEnd       = 0x7F
 
 	// frameMore marks a frame whose payload continues in the next frame: a
@@ -56,6 +61,7 @@ const (
 	channelsPerFrame = 1024
 	messagesPerFrame = 2048
 	docsPerFrame     = 64
+	chunksPerFrame   = 1024
 	blockBytes       = 4 << 20
 )
 
@@ -68,6 +74,7 @@ type snapshotMeta struct {
 	chans       int
 	msgs        int
 	docs        int
+	chunks      int
 }
 
 // frameWriter writes payloads as frames, splitting those over chunkBytes
@@ -130,7 +137,7 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 	var e bin.Enc
 	e.String(analyzerVersion)
 	e.U8(titleWeight)
-	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), len(st.msgs), len(st.docs)} {
+	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), len(st.msgs), len(st.docs), len(st.chunks)} {
 		e.Uvarint(uint64(n))
 	}
 	if err := fw.frame(frameMeta, e.B); err != nil {
@@ -188,10 +195,16 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 	if err != nil {
 		return err
 	}
+	if err := writeBlocks(fw, &e, frameChunks, len(st.chunks), chunksPerFrame, func(i int) { encodeChunk(&e, &st.chunks[i]) }); err != nil {
+		return err
+	}
 	if err := st.msgIdx.Encode(func(b []byte) error { return fw.frame(frameMsgIndex, b) }); err != nil {
 		return err
 	}
 	if err := st.docIdx.Encode(func(b []byte) error { return fw.frame(frameDocIndex, b) }); err != nil {
+		return err
+	}
+	if err := st.writeSemantic(fw); err != nil {
 		return err
 	}
 	e.B = e.B[:0]
@@ -374,11 +387,14 @@ func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, 
 			return nil, 0, false, err
 		}
 	} else {
-		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex) {
+		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex || fr.typ == frameChunkIdx) {
 			fr.advance()
 		}
 		st.reindex(opts.Index, opts.TitleWeight)
 		rebuilt = true
+	}
+	if err := st.readSemantic(fr); err != nil {
+		return nil, 0, false, fmt.Errorf("semantic: %w", err)
 	}
 	p, err := fr.take(frameEnd)
 	if err != nil {
@@ -405,7 +421,7 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 	d := &bin.Dec{B: p}
 	m.analyzer = d.String()
 	m.titleWeight = d.U8()
-	for _, n := range []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs} {
+	for _, n := range []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs, &m.chunks} {
 		*n = int(d.Uvarint())
 	}
 	if err := d.Done(); err != nil {
@@ -477,6 +493,7 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 	if err != nil {
 		return m, fmt.Errorf("messages: %w", err)
 	}
+	st.buildChannelOrders()
 	err = fr.readBlocks(frameDocuments, m.docs, func(d *bin.Dec) error {
 		if !d.Bool() {
 			st.docs = append(st.docs, nil)
@@ -490,6 +507,9 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 	})
 	if err != nil {
 		return m, fmt.Errorf("documents: %w", err)
+	}
+	if err := st.readChunks(fr, m.chunks); err != nil {
+		return m, fmt.Errorf("chunks: %w", err)
 	}
 	return m, nil
 }
@@ -514,6 +534,17 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 	for i := range st.docs {
 		if (st.docs[i] != nil) != st.docIdx.Contains(uint32(i)) {
 			return fmt.Errorf("document slot %d: index and records disagree", i)
+		}
+	}
+	if st.chunkIdx, err = index.Decode(chunkIndexOptions(opts), func() ([]byte, error) { return fr.take(frameChunkIdx) }); err != nil {
+		return fmt.Errorf("chunk index: %w", err)
+	}
+	if int(st.chunkIdx.NextID()) > len(st.chunks) {
+		return errors.New("chunk index refers to chunks the snapshot lacks")
+	}
+	for i := range st.chunks {
+		if (st.chunks[i].kind != chunkNone) != st.chunkIdx.Contains(uint32(i)) {
+			return fmt.Errorf("chunk slot %d: index and records disagree", i)
 		}
 	}
 	return nil
@@ -541,5 +572,15 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 		}
 		a.analyzeDocument(d, doc, titleWeight)
 		st.docIdx.Add(uint32(i), d, []string{sourceFacet(doc.SourceID)})
+	}
+	st.chunkIdx = index.New(chunkIndexOptions(opts))
+	for i := range st.chunks {
+		c := &st.chunks[i]
+		if c.kind == chunkNone {
+			continue
+		}
+		title, body := st.chunkText(c)
+		a.analyzeDocument(d, &Document{Title: title, Content: body}, titleWeight)
+		st.chunkIdx.Add(uint32(i), d, []string{sourceFacet(st.chunkSource(c))})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/tokenizer"
 )
@@ -27,6 +29,17 @@ type state struct {
 	authorNo map[author]uint32
 	msgIdx   *index.Index
 	docIdx   *index.Index
+
+	// Semantic search (see chunks.go, space.go, semindex.go).
+	chunks     []chunkRec          // by chunk slot, its id in chunkIdx and the vector indexes
+	chunkIdx   *index.Index        // lexical index of chunks, without positions
+	docChunks  map[uint32][]uint32 // document slot -> its chunks
+	chanOrder  map[uint32][]uint32 // channel -> its message slots in time order
+	chanChunks map[uint32][]uint32 // channel -> its conversation windows, in order
+	dirtyDocs  *roaring.Bitmap     // document slots the indexer must (re)chunk
+	dirtyChans *roaring.Bitmap     // channels the indexer must (re)window
+	space      *space              // the vectors searches use; nil before the first
+	next       *space              // vectors being built for a new embedder, or nil
 }
 
 type recKey struct{ source, id string }
@@ -46,6 +59,13 @@ func newState(opts index.Options) *state {
 		authorNo: make(map[author]uint32),
 		msgIdx:   index.New(opts),
 		docIdx:   index.New(opts),
+
+		chunkIdx:   index.New(chunkIndexOptions(opts)),
+		docChunks:  make(map[uint32][]uint32),
+		chanOrder:  make(map[uint32][]uint32),
+		chanChunks: make(map[uint32][]uint32),
+		dirtyDocs:  roaring.New(),
+		dirtyChans: roaring.New(),
 	}
 }
 
@@ -83,6 +103,7 @@ func (st *state) deleteDocument(i uint32) {
 	if d == nil {
 		return
 	}
+	st.dirtyDocs.Add(i)
 	delete(st.docID, d.ID)
 	delete(st.docSlug, d.Slug)
 	st.docIdx.Delete(i)

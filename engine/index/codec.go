@@ -33,6 +33,7 @@ var ErrCorrupt = errors.New("corrupt index")
 func (ix *Index) Encode(emit func(block []byte) error) error {
 	var e bin.Enc
 	e.Uvarint(codecVersion)
+	e.Bool(ix.opts.NoPositions)
 	e.Uvarint(uint64(ix.next))
 	e.Uvarint(uint64(ix.dead))
 	for _, l := range ix.lens[:ix.next] {
@@ -111,6 +112,7 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 	if v := d.Uvarint(); d.Err == nil && v != codecVersion {
 		return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, v)
 	}
+	ix.opts.NoPositions = d.Bool()
 	n := d.Uvarint()
 	ix.dead = int(d.Uvarint())
 	if d.Err != nil || n > uint64(d.Len()) || n > math.MaxUint32 {
@@ -214,7 +216,7 @@ func (ix *Index) decodeList(d *bin.Dec) error {
 	if d.Err != nil || len(p.tfs) != int(n) {
 		return fmt.Errorf("%w: term %q: frequencies", ErrCorrupt, term)
 	}
-	if err := p.buildSkip(); err != nil {
+	if err := p.buildSkip(ix.opts.NoPositions); err != nil {
 		return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
 	}
 	ix.dict[term] = uint32(len(ix.lists))
@@ -224,9 +226,18 @@ func (ix *Index) decodeList(d *bin.Dec) error {
 }
 
 // buildSkip walks every posting's positions, checking they are well formed,
-// and rebuilds the skip index.
-func (p *plist) buildSkip() error {
+// and rebuilds the skip index. Without positions, pos must be empty.
+func (p *plist) buildSkip(noPositions bool) error {
 	p.skip = p.skip[:0]
+	if noPositions {
+		if len(p.pos) != 0 {
+			return errors.New("positions in an index without them")
+		}
+		for i := uint32(0); i < p.n; i += skipEvery {
+			p.skip = append(p.skip, 0)
+		}
+		return nil
+	}
 	off := 0
 	for i := uint32(0); i < p.n; i++ {
 		if i%skipEvery == 0 {

@@ -35,6 +35,12 @@ func (ix *Index) Compacted() *Index {
 				break
 			}
 			for j, id := range buf[:m] {
+				if ix.opts.NoPositions {
+					if ix.lens[id] != 0 {
+						dst.push(id, src.tfs[first+j])
+					}
+					continue
+				}
 				start := off
 				c, w := binary.Uvarint(src.pos[off:])
 				off += w

@@ -11,6 +11,9 @@ import (
 type Options struct {
 	K1 float64 // BM25 term-frequency saturation
 	B  float64 // BM25 length normalisation
+	// NoPositions keeps no term positions: a smaller index whose phrases
+	// only require their terms, in any order.
+	NoPositions bool
 }
 
 // DefaultOptions returns the BM25 parameters Sift ranks with.
@@ -136,7 +139,11 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 			ix.lists = append(ix.lists, plist{})
 			ix.terms = append(ix.terms, t)
 		}
-		ix.lists[li].add(id, max(tf, 1), positions)
+		if ix.opts.NoPositions {
+			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)))
+		} else {
+			ix.lists[li].add(id, max(tf, 1), positions)
+		}
 	}
 	for uint32(len(ix.lens)) <= id {
 		ix.lens = append(ix.lens, 0)

@@ -381,3 +381,37 @@ func TestDocGroup(t *testing.T) {
 		t.Fatalf("%+v", d.occ)
 	}
 }
+
+func TestNoPositions(t *testing.T) {
+	opts := DefaultOptions()
+	opts.NoPositions = true
+	ix := New(opts)
+	var d Doc
+	for id, text := range []string{"alpha beta gamma", "beta alpha", "gamma delta", "alpha alpha alpha"} {
+		d.Reset()
+		for p, w := range strings.Fields(text) {
+			d.Add(w, uint32(p), 1, true)
+		}
+		ix.Add(uint32(id), &d, nil)
+	}
+	if got := ids(ix.Search(&Query{Terms: terms("alpha")}, 10)); !slices.Equal(got, []uint32{3, 1, 0}) {
+		t.Errorf("terms: %v", got)
+	}
+	// A phrase only requires its terms.
+	if got := ids(ix.Search(&Query{Phrases: [][]string{{"alpha", "beta"}}}, 10)); len(got) != 2 {
+		t.Errorf("phrase without positions: %v", got)
+	}
+	for _, l := range ix.lists {
+		if len(l.pos) != 0 {
+			t.Fatal("positions stored")
+		}
+	}
+	ix.Delete(1)
+	got, err := decode(encode(t, ix.Compacted()))
+	if err != nil || !got.opts.NoPositions {
+		t.Fatalf("round trip: %v", err)
+	}
+	if r := got.Search(&Query{Terms: terms("alpha")}, 10); !slices.Equal(ids(r), []uint32{3, 0}) {
+		t.Errorf("after compact and decode: %v", ids(r))
+	}
+}

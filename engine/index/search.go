@@ -329,6 +329,11 @@ func (ix *Index) phrase(terms []string, sc *scratch) (docs []uint32, counts []ui
 			if ix.lens[id] == 0 {
 				continue
 			}
+			if ix.opts.NoPositions { // no positions: every term present is a match
+				docs = append(docs, id)
+				counts = append(counts, 1)
+				continue
+			}
 			for i := range lists {
 				c := &sc.curs[i]
 				sc.pos[i] = c.positions(c.seek(id), sc.pos[i][:0])

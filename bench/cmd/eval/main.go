@@ -1,5 +1,7 @@
 // Command eval measures Sift's ranking on every BEIR-layout collection in
-// ../shared/datasets: nDCG@10, recall@100 and MRR@10 per dataset.
+// ../shared/datasets: nDCG@10, recall@100 and MRR@10 per dataset, for
+// full-text search (BM25), the built-in embedder alone, and the fused
+// ranking of semantic search.
 package main
 
 import (
@@ -40,14 +42,19 @@ func main() {
 	if *tw > 0 {
 		opts.TitleWeight = uint8(*tw)
 	}
-	fmt.Printf("%-12s %6s %8s %8s %10s %8s\n", "dataset", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
+	fmt.Printf("%-10s %-22s %6s %8s %8s %10s %8s\n", "dataset", "ranking", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
 	for _, ds := range sets {
-		run, err := bench.LexicalRun(ds, opts)
+		r, err := bench.Run(ds, opts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
 			os.Exit(1)
 		}
-		m := bench.Evaluate(ds.Qrels, run)
-		fmt.Printf("%-12s %6d %8d %8.4f %10.4f %8.4f\n", ds.Name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10)
+		for _, row := range []struct {
+			name string
+			run  map[string][]string
+		}{{"bm25 (/api/search)", r.BM25}, {"built-in embedder", r.Vectors}, {"fused (semantic-search)", r.Fused}} {
+			m := bench.Evaluate(ds.Qrels, row.run)
+			fmt.Printf("%-10s %-22s %6d %8d %8.4f %10.4f %8.4f\n", ds.Name, row.name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10)
+		}
 	}
 }

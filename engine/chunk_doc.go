@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Document chunking bounds, in bytes.
+const (
+	chunkMaxBytes     = 1200 // a chunk's target size
+	chunkOverlapBytes = 200  // how far a chunk reaches back into the previous one
+)
+
+// docSpan is a chunk of a document: bytes [start, end) of its content, and
+// the heading it falls under.
+type docSpan struct {
+	start, end int
+	heading    string
+	section    bool // starts with its heading: no overlap into the previous section
+}
+
+// block is a paragraph, list, code block or heading of a document.
+type block struct {
+	start, end int
+	heading    bool
+}
+
+// splitBlocks cuts text into blocks at blank lines, keeping fenced code
+// blocks whole; a Markdown heading line is a block of its own.
+func splitBlocks(text string) []block {
+	var out []block
+	start, fence := -1, false
+	for pos := 0; pos < len(text); {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += pos
+		}
+		line := strings.TrimSpace(text[pos:end])
+		switch {
+		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
+			if start < 0 {
+				start = pos
+			}
+			fence = !fence
+		case fence:
+		case line == "":
+			if start >= 0 {
+				out = append(out, block{start: start, end: pos})
+				start = -1
+			}
+		case isHeading(line):
+			if start >= 0 {
+				out = append(out, block{start: start, end: pos})
+				start = -1
+			}
+			out = append(out, block{start: pos, end: end, heading: true})
+		default:
+			if start < 0 {
+				start = pos
+			}
+		}
+		pos = end + 1
+	}
+	if start >= 0 {
+		out = append(out, block{start: start, end: len(text)})
+	}
+	return out
+}
+
+func isHeading(line string) bool {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	return n >= 1 && n <= 6 && n < len(line) && line[n] == ' '
+}
+
+// splitDocument cuts a document into chunks of about chunkMaxBytes: a
+// heading starts a new chunk, paragraphs are packed together, a paragraph
+// too long for one chunk is cut at sentence ends (else at spaces), and each
+// chunk that does not start a section reaches back up to chunkOverlapBytes
+// into the one before, from a sentence or word boundary, so text cut at a
+// boundary is whole in one of them.
+func splitDocument(text string) []docSpan {
+	var out []docSpan
+	heading := ""
+	cur := docSpan{start: -1}
+	body := false // cur holds more than its heading
+	flush := func() {
+		if cur.start >= 0 && strings.TrimSpace(text[cur.start:cur.end]) != "" {
+			out = append(out, cur)
+		}
+		cur, body = docSpan{start: -1}, false
+	}
+	for _, b := range splitBlocks(text) {
+		if b.heading {
+			flush()
+			heading = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text[b.start:b.end]), "#"))
+			cur = docSpan{start: b.start, end: b.end, heading: heading, section: true}
+			continue
+		}
+		for _, piece := range cutLong(text, b.start, b.end) {
+			if body && piece.end-cur.start > chunkMaxBytes {
+				flush()
+			}
+			if cur.start < 0 {
+				cur = docSpan{start: piece.start, heading: heading}
+			}
+			cur.end, body = piece.end, true
+		}
+	}
+	flush()
+	for i := 1; i < len(out); i++ {
+		if !out[i].section {
+			out[i].start = overlapStart(text, out[i-1].start, out[i].start)
+		}
+	}
+	return out
+}
+
+// cutLong splits [start, end) into pieces of at most chunkMaxBytes, at
+// sentence ends when it can, else at spaces, else anywhere between runes.
+func cutLong(text string, start, end int) []block {
+	var out []block
+	for end-start > chunkMaxBytes {
+		limit := start + chunkMaxBytes
+		for limit > start && !utf8.RuneStart(text[limit]) {
+			limit--
+		}
+		cut := lastBoundary(text[start:limit], true)
+		if cut <= 0 {
+			cut = lastBoundary(text[start:limit], false)
+		}
+		if cut <= 0 {
+			cut = limit - start
+		}
+		out = append(out, block{start: start, end: start + cut})
+		start += cut
+	}
+	return append(out, block{start: start, end: end})
+}
+
+// lastBoundary returns the offset just after the last sentence end (". ",
+// "? ", "! " or a newline) of s, or, if sentences is false, after its last
+// space; 0 when there is none past the first quarter.
+func lastBoundary(s string, sentences bool) int {
+	for i := len(s) - 1; i > len(s)/4; i-- {
+		c := s[i]
+		if sentences {
+			if c == '\n' || (c == ' ' && i > 0 && strings.ContainsRune(".?!", rune(s[i-1]))) {
+				return i + 1
+			}
+		} else if c == ' ' || c == '\n' {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// overlapStart moves a chunk's start back into the previous chunk by up to
+// chunkOverlapBytes, to the start of a sentence or word.
+func overlapStart(text string, prevStart, start int) int {
+	lo := max(prevStart, start-chunkOverlapBytes)
+	if lo >= start {
+		return start
+	}
+	back := text[lo:start]
+	if i := strings.Index(back, ". "); i >= 0 && i+2 < len(back) {
+		return lo + i + 2
+	}
+	if i := strings.IndexFunc(back, unicode.IsSpace); i >= 0 {
+		return lo + i + 1
+	}
+	return start
+}

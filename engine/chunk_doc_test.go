@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func checkSpans(t *testing.T, name, text string, spans []docSpan) {
+	t.Helper()
+	covered := make([]bool, len(text))
+	for i, s := range spans {
+		if s.start < 0 || s.end > len(text) || s.start >= s.end {
+			t.Fatalf("%s: span %d [%d,%d) out of range", name, i, s.start, s.end)
+		}
+		if !utf8.ValidString(text[s.start:s.end]) {
+			t.Fatalf("%s: span %d splits a character", name, i)
+		}
+		if n := s.end - s.start; n > chunkMaxBytes+chunkOverlapBytes+200 {
+			t.Errorf("%s: span %d is %d bytes", name, i, n)
+		}
+		if i > 0 && s.start < spans[i-1].start {
+			t.Errorf("%s: span %d starts before the previous one", name, i)
+		}
+		for j := s.start; j < s.end; j++ {
+			covered[j] = true
+		}
+	}
+	for i, c := range covered {
+		if !c && !strings.ContainsRune(" \n\t", rune(text[i])) {
+			t.Fatalf("%s: byte %d (%q) in no chunk", name, i, text[max(0, i-20):min(len(text), i+20)])
+		}
+	}
+}
+
+func TestSplitDocument(t *testing.T) {
+	files, _ := filepath.Glob("../cmd/sift/demo/docs/*.md")
+	if len(files) == 0 {
+		t.Fatal("no demo docs")
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		spans := splitDocument(string(b))
+		checkSpans(t, f, string(b), spans)
+		if len(spans) < 2 {
+			t.Errorf("%s: %d chunks", f, len(spans))
+		}
+	}
+	text := "# Title\n\nIntro paragraph.\n\n## Setup\n\n```yaml\nretry:\n\n  max_attempts: 5\n```\n\nAfter the code.\n"
+	spans := splitDocument(text)
+	checkSpans(t, "small", text, spans)
+	if len(spans) != 2 || spans[1].heading != "Setup" || !strings.Contains(text[spans[1].start:spans[1].end], "max_attempts: 5\n```\n\nAfter") {
+		t.Fatalf("headings and fences: %+v", spans)
+	}
+	long := strings.Repeat("A sentence of some length goes here. ", 100) + strings.Repeat("x", 3000) + " é"
+	spans = splitDocument(long)
+	checkSpans(t, "long", long, spans)
+	if len(spans) < 4 {
+		t.Fatalf("long text in %d chunks", len(spans))
+	}
+	if !strings.HasPrefix(long[spans[1].start:], "A sentence") {
+		t.Errorf("overlap does not start at a sentence: %q", long[spans[1].start:spans[1].start+30])
+	}
+	if got := splitDocument("   \n\n  "); len(got) != 0 {
+		t.Errorf("blank text: %+v", got)
+	}
+}
+
+func FuzzSplitDocument(f *testing.F) {
+	f.Add("# T\n\npara\n\n```\ncode\n\n```\n" + strings.Repeat("word ", 500))
+	f.Fuzz(func(t *testing.T, text string) {
+		if !utf8.ValidString(text) {
+			return
+		}
+		checkSpans(t, "fuzz", text, splitDocument(text))
+	})
+}

@@ -1,0 +1,358 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/sift-search/sift/ann"
+	"github.com/sift-search/sift/engine/index"
+)
+
+// Semantic search ranks chunks by normalised convex fusion of two scores:
+//
+//	score = lexicalWeight × bm25/max(bm25) + (1 − lexicalWeight) × (cos − min cos)/(max cos − min cos)
+//
+// over the union of the lexicalDepth best chunks by BM25 and the
+// vectorDepth nearest by cosine similarity (each candidate gets both
+// scores; a missing BM25 counts 0). Both parts lie in [0,1], so does the
+// score; boosts multiply it afterwards. BM25 keeps exact identifiers on
+// top, the vectors find what is worded differently.
+//
+// Before the vector search the query is expanded (unless HyDE is off): with
+// a language model, by the embedding of a hypothetical answer it writes
+// (HyDE, Gao et al. 2022); without one, by pseudo-relevance feedback — the
+// mean vector of the prfDocs best lexical hits, weighted prfWeight
+// (Rocchio).
+const (
+	lexicalWeight = 0.5
+	lexicalDepth  = 100
+	vectorDepth   = 100
+	prfDocs       = 5
+	prfWeight     = 0.5
+	hydeTimeout   = 15 * time.Second
+)
+
+// SemanticMode selects what ranks; only the evaluation uses other modes.
+type SemanticMode int
+
+const (
+	SemanticFused   SemanticMode = iota // BM25 and vectors (what the API serves)
+	SemanticVectors                     // the embedder alone
+	SemanticLexical                     // BM25 over chunks alone
+)
+
+// SemanticRequest is a semantic search.
+type SemanticRequest struct {
+	Query    string
+	Limit    int                // results, 1..MaxSemanticLimit
+	MaxChars int                // content is cut to this many characters; 0 = not cut
+	Boost    map[string]float64 // source id -> score multiplier
+	HyDE     bool               // expand the query (hypothetical answer or pseudo-relevance feedback)
+	Sources  []string           // when set, only these sources
+	Mode     SemanticMode
+}
+
+// MaxSemanticLimit bounds SemanticRequest.Limit (the HTTP API allows 20).
+const MaxSemanticLimit = 100
+
+// SemanticHit is a ranked chunk.
+type SemanticHit struct {
+	Type          string // "document" or "message"
+	Score         float64
+	Title         string
+	Source        string // the source's name
+	SourceID      string
+	Content       string // the chunk's text, cut to MaxChars
+	ContentLength int    // characters of the whole chunk
+	Truncated     bool
+
+	// Where it comes from, for links: a document's id, slug, origin URL and
+	// the text fragment locating the passage; or a window's channel slug,
+	// first message id and that message's platform link.
+	DocumentID  string
+	DocSlug     string
+	DocURL      string
+	Fragment    string
+	ChannelSlug string
+	MessageID   string
+	MessageURL  string
+}
+
+// SemanticResult is the answer of SemanticSearch.
+type SemanticResult struct {
+	Hits    []SemanticHit
+	Vectors bool // whether vectors took part (false while the embedder is unavailable)
+	Took    time.Duration
+}
+
+type candidate struct {
+	id    uint32
+	bm25  float32
+	cos   float32
+	hasV  bool
+	score float64
+}
+
+// SemanticSearch finds the chunks closest in meaning to a query.
+func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*SemanticResult, error) {
+	start := time.Now()
+	pq, err := ParseQuery(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	text := strings.TrimSpace(strings.Join(append([]string{pq.Text}, pq.Phrases...), " "))
+	if text == "" {
+		return nil, invalidf("q: give the text to search for")
+	}
+	limit := min(max(req.Limit, 1), MaxSemanticLimit)
+	a := searchAnalyzers.Get().(*analyzer)
+	c := a.compile(&ParsedQuery{Text: text})
+	searchAnalyzers.Put(a)
+
+	// Lexical candidates, and the vectors of the best of them for feedback.
+	e.mu.RLock()
+	st := e.st
+	allowed := e.sourceChunks(req.Sources, pq.Source)
+	var lex index.Result
+	if req.Mode != SemanticVectors {
+		lex = st.chunkIdx.Search(&index.Query{Terms: c.q.Terms, Exclude: c.q.Exclude, ExcludePhrases: c.q.ExcludePhrases, Filter: allowed}, lexicalDepth)
+	}
+	sp := st.space
+	useVectors := req.Mode != SemanticLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0
+	var feedback []float32
+	if useVectors && req.HyDE && e.opts.Hypothesize == nil {
+		feedback = meanVector(sp, lex.Hits, prfDocs)
+	}
+	e.mu.RUnlock()
+
+	var qv []float32
+	if useVectors {
+		if qv, err = e.queryVector(ctx, sp, text, req.HyDE, feedback); err != nil {
+			e.log.Warn("semantic search without vectors", "err", err)
+			useVectors = false
+		}
+	}
+
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	cands := map[uint32]*candidate{}
+	for _, h := range lex.Hits {
+		cands[h.ID] = &candidate{id: h.ID, bm25: h.Score}
+	}
+	if useVectors && sp == e.st.space {
+		for _, r := range sp.vecs.Search(qv, vectorDepth, allowed, make([]ann.Result, 0, vectorDepth)) {
+			if cands[r.ID] == nil {
+				cands[r.ID] = &candidate{id: r.ID}
+			}
+		}
+		for _, cd := range cands {
+			if v := sp.vector(cd.id); v != nil {
+				cd.cos, cd.hasV = ann.Dot(qv, v), true
+			}
+		}
+	} else {
+		useVectors = false
+	}
+	ranked := e.fuse(cands, req, useVectors)
+	res := &SemanticResult{Vectors: useVectors}
+	for _, cd := range ranked {
+		if len(res.Hits) == limit {
+			break
+		}
+		if h, ok := e.semanticHit(cd, req.MaxChars); ok {
+			res.Hits = append(res.Hits, h)
+		}
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// sourceChunks returns the chunks of the given sources, or nil for all.
+// The caller holds mu.RLock.
+func (e *Engine) sourceChunks(ids []string, fromQuery string) *roaring.Bitmap {
+	if fromQuery != "" {
+		ids = append(ids, fromQuery)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	out := roaring.New()
+	for _, id := range ids {
+		out.Or(e.st.chunkIdx.Facet(sourceFacet(id)))
+	}
+	return out
+}
+
+// meanVector is the normalised mean of the vectors of the first n hits.
+func meanVector(sp *space, hits []index.Hit, n int) []float32 {
+	var sum []float32
+	for _, h := range hits[:min(n, len(hits))] {
+		v := sp.vector(h.ID)
+		if v == nil {
+			continue
+		}
+		if sum == nil {
+			sum = make([]float32, len(v))
+		}
+		for i, x := range v {
+			sum[i] += x
+		}
+	}
+	if sum == nil || !ann.Normalize(sum) {
+		return nil
+	}
+	return sum
+}
+
+// queryVector embeds the query and, with HyDE on, adds the hypothetical
+// answer's embedding or the feedback vector.
+func (e *Engine) queryVector(ctx context.Context, sp *space, text string, hyde bool, feedback []float32) ([]float32, error) {
+	texts := []string{text}
+	if hyde && e.opts.Hypothesize != nil {
+		if h, ok := e.hypothesize(ctx, text); ok {
+			texts = append(texts, h)
+		}
+	}
+	vecs, err := sp.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	qv := vecs[0]
+	for _, v := range vecs[1:] {
+		for i := range qv {
+			qv[i] += v[i]
+		}
+	}
+	if feedback != nil && len(feedback) == len(qv) {
+		for i := range qv {
+			qv[i] += prfWeight * feedback[i]
+		}
+	}
+	ann.Normalize(qv)
+	return qv, nil
+}
+
+// hypothesize asks the model for a hypothetical answer, through the cache.
+func (e *Engine) hypothesize(ctx context.Context, query string) (string, bool) {
+	if h, ok := e.hyde.get(query); ok {
+		return h, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, hydeTimeout)
+	defer cancel()
+	h, err := e.opts.Hypothesize(ctx, query)
+	if err != nil || strings.TrimSpace(h) == "" {
+		e.log.Warn("HyDE: no hypothetical answer; the query is embedded alone", "err", err)
+		return "", false
+	}
+	e.hyde.put(query, h)
+	return h, true
+}
+
+// fuse scores the candidates and returns them best first. The caller holds
+// mu.RLock.
+func (e *Engine) fuse(cands map[uint32]*candidate, req SemanticRequest, vectors bool) []*candidate {
+	var maxBM float32
+	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
+	for _, cd := range cands {
+		maxBM = max(maxBM, cd.bm25)
+		if cd.hasV {
+			minCos, maxCos = min(minCos, cd.cos), max(maxCos, cd.cos)
+		}
+	}
+	wLex := lexicalWeight
+	switch {
+	case !vectors || req.Mode == SemanticLexical:
+		wLex = 1
+	case req.Mode == SemanticVectors:
+		wLex = 0
+	}
+	out := make([]*candidate, 0, len(cands))
+	for _, cd := range cands {
+		var b, v float64
+		if maxBM > 0 {
+			b = float64(cd.bm25 / maxBM)
+		}
+		if cd.hasV {
+			v = 1
+			if maxCos > minCos {
+				v = float64((cd.cos - minCos) / (maxCos - minCos))
+			}
+		}
+		cd.score = wLex*b + (1-wLex)*v
+		if m, ok := req.Boost[e.st.chunkSource(&e.st.chunks[cd.id])]; ok {
+			cd.score *= m
+		}
+		out = append(out, cd)
+	}
+	slices.SortFunc(out, func(x, y *candidate) int {
+		switch {
+		case x.score > y.score:
+			return -1
+		case x.score < y.score:
+			return 1
+		}
+		return int(y.id) - int(x.id)
+	})
+	return out
+}
+
+// semanticHit builds a result from a chunk, or reports it is gone. The
+// caller holds mu.RLock.
+func (e *Engine) semanticHit(cd *candidate, maxChars int) (SemanticHit, bool) {
+	st := e.st
+	c := &st.chunks[cd.id]
+	if !st.chunkLive(c) {
+		return SemanticHit{}, false
+	}
+	h := SemanticHit{Score: cd.score, SourceID: st.chunkSource(c)}
+	if src := st.sources[h.SourceID]; src != nil {
+		h.Source = src.Name
+	}
+	title, body := st.chunkText(c)
+	switch c.kind {
+	case chunkDoc:
+		d := st.docs[c.owner]
+		h.Type, h.Title = "document", title
+		h.DocumentID, h.DocSlug, h.DocURL = d.ID, d.Slug, d.URL
+		h.Fragment = textFragment(d.Content, int(c.start), int(c.end))
+	case chunkChat:
+		ch := st.chans[c.owner]
+		h.Type, h.ChannelSlug = "message", ch.Slug
+		for _, m := range c.msgs {
+			if st.msgs[m].id != "" {
+				first := st.message(m)
+				h.MessageID, h.MessageURL = first.ID, first.URL
+				h.Title = title + " — " + first.Timestamp.Format("2006-01-02")
+				break
+			}
+		}
+	}
+	h.ContentLength = utf8.RuneCountInString(body)
+	h.Content, h.Truncated = cutWords(body, maxChars)
+	return h, true
+}
+
+// cutWords cuts s to at most n characters, at a word boundary when there is
+// one in the last fifth, and reports whether it cut. n <= 0 does not cut.
+func cutWords(s string, n int) (string, bool) {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s, false
+	}
+	end := 0
+	for i := 0; i < n; i++ {
+		_, w := utf8.DecodeRuneInString(s[end:])
+		end += w
+	}
+	cut := strings.LastIndexFunc(s[:end], unicode.IsSpace)
+	if cut > end*4/5 {
+		end = cut
+	}
+	return strings.TrimRightFunc(s[:end], unicode.IsSpace), true
+}
