@@ -39,6 +39,10 @@ type Options struct {
 	// Embedder makes the vectors of semantic search; nil selects the
 	// built-in embedder, trained on the indexed content.
 	Embedder embed.Embedder
+	// NoSemantic turns the semantic indexer off: no chunks, no vectors, and
+	// semantic search ranks by BM25 over nothing. For full-text-only
+	// benchmarks and tests.
+	NoSemantic bool
 	// Hypothesize, when set, writes a short hypothetical answer to a query
 	// (HyDE); semantic search embeds it with the query. Without it, semantic
 	// search uses pseudo-relevance feedback from the top lexical hits.
@@ -127,7 +131,11 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.attachEmbedder()
 	go e.maintain()
-	go e.indexerLoop()
+	if opts.NoSemantic {
+		close(e.semDone)
+	} else {
+		go e.indexerLoop()
+	}
 	if err := e.ensureUploads(); err != nil {
 		e.Close()
 		return nil, err

@@ -38,25 +38,29 @@ func textFragment(content string, start, end int) string {
 	return "#:~:" + d
 }
 
-// prefixBefore returns up to three words ending right before at, separated
-// from it and from each other by single spaces, or "".
+// prefixBefore returns the text of up to three words (with their
+// punctuation) that end right before the whitespace preceding at, within
+// one line, or "".
 func prefixBefore(content string, at int) string {
-	before := plainWords(content, max(0, at-200), at)
-	start := -1
-	for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
-		next := at
-		if start >= 0 {
-			next = start
-		}
-		if content[before[k].end:next] != " " {
-			break
-		}
-		start = before[k].start
+	end := at
+	for end > 0 && (content[end-1] == ' ' || content[end-1] == '\t') {
+		end--
 	}
-	if start < 0 {
+	if end == at || end == 0 || content[end-1] == '\n' {
 		return ""
 	}
-	return content[start : at-1]
+	start, words := end, 0
+	for start > 0 && content[start-1] != '\n' && words < 3 {
+		start--
+		if content[start] == ' ' && start+1 < end && content[start+1] != ' ' {
+			words++
+			if words == 3 {
+				start++
+				break
+			}
+		}
+	}
+	return strings.Join(strings.Fields(content[start:end]), " ")
 }
 
 type wordSpan struct{ start, end int }

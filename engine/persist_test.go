@@ -528,7 +528,7 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	e := openDir(t, dir)
+	e := openDir(t, dir, func(o *Options) { o.NoSemantic = true })
 	var docs []Document
 	for i := 0; i < 3; i++ {
 		docs = append(docs, Document{Title: fmt.Sprint("big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler ", i), 18<<20/13)})
@@ -542,7 +542,7 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	e = openDir(t, dir)
+	e = openDir(t, dir, func(o *Options) { o.NoSemantic = true })
 	defer e.Close()
 	if info := e.LastSnapshot(); info == nil || e.Counts().Documents != 3 {
 		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts())

@@ -245,24 +245,31 @@ func (e *Engine) ensureSpace() bool {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	st := e.st
-	want := e.configuredEmbedder()
-	switch {
-	case st.space == nil:
-		e.mu.Lock()
-		st.space = newSpace(want)
-		e.markAllPending(st.space)
-		e.mu.Unlock()
-		return true
-	case e.opts.Embedder != nil && st.space.name != want.Name() && (st.next == nil || st.next.name != want.Name()),
-		e.opts.Embedder == nil && st.space.model == nil && (st.next == nil || st.next.model == nil):
-		// The vectors were made by another embedder than the configured one.
-		e.mu.Lock()
-		st.next = newSpace(want)
-		e.markAllPending(st.next)
-		e.mu.Unlock()
-		return true
+	if st.space != nil && !e.needsNewSpace() {
+		return false
 	}
-	return false
+	sp := newSpace(e.configuredEmbedder())
+	e.mu.Lock()
+	if st.space == nil {
+		st.space = sp
+	} else {
+		st.next = sp // the vectors were made by another embedder than the configured one
+	}
+	e.markAllPending(sp)
+	e.mu.Unlock()
+	return true
+}
+
+// needsNewSpace reports whether the current vectors were made by another
+// embedder than the configured one and none is being filled for it. The
+// caller holds writeMu.
+func (e *Engine) needsNewSpace() bool {
+	st := e.st
+	if e.opts.Embedder != nil {
+		name := e.opts.Embedder.Name()
+		return st.space.name != name && (st.next == nil || st.next.name != name)
+	}
+	return st.space.model == nil && (st.next == nil || st.next.model == nil)
 }
 
 // markAllPending queues every live chunk for embedding in sp.
@@ -438,7 +445,7 @@ func (e *Engine) semanticIdle() bool {
 	defer e.writeMu.Unlock()
 	st := e.st
 	if !st.dirtyDocs.IsEmpty() || !st.dirtyChans.IsEmpty() || st.space == nil || st.next != nil ||
-		(st.space.usable && !st.space.pending.IsEmpty()) {
+		(st.space.usable && !st.space.pending.IsEmpty()) || e.needsNewSpace() {
 		return false
 	}
 	if e.opts.Embedder == nil {
@@ -459,6 +466,9 @@ func (e *Engine) semanticIdle() bool {
 // WaitSemantic blocks until the semantic indexer has caught up with every
 // write (chunked, embedded, indexed), or ctx ends.
 func (e *Engine) WaitSemantic(ctx context.Context) error {
+	if e.opts.NoSemantic {
+		return nil
+	}
 	for {
 		e.wakeIndexer()
 		if e.semanticIdle() {

@@ -1,0 +1,446 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sift-search/sift/embed"
+	"github.com/sift-search/sift/internal/fakeoai"
+)
+
+var semDocs = []Document{
+	{Title: "Cron syntax", Content: "# Cron syntax\n\nA schedule has six fields, seconds first.\n\n## Daylight saving time\n\nWhen clocks move forward an hour, a run scheduled inside the missing hour is skipped. When clocks move back, Wren runs it once, not twice. Set tz on every schedule."},
+	{Title: "Postgres backend", Content: "# Postgres backend\n\nSize the connection pool: max_open_conns of every node must stay below the server's max_connections. PgBouncer in transaction mode helps when many nodes connect."},
+	{Title: "Webhooks", Content: "# Webhooks\n\nEvery delivery carries an HMAC-SHA256 signature of the raw body in X-Wren-Signature. Verify it before parsing JSON: a proxy that re-serialises the body breaks the signature. Call verifyWrenSignature from the SDK."},
+}
+
+// semEngine returns an engine with the documents above and a chat channel,
+// its semantic index caught up.
+func semEngine(t *testing.T, mod ...func(*Options)) *Engine {
+	t.Helper()
+	opts := Options{}
+	for _, m := range mod {
+		m(&opts)
+	}
+	e, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, err := e.PutDocuments(semDocs); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for i := 0; i < 30; i++ {
+		msgs = append(msgs, fmt.Sprintf("u%d: filler chatter about lunch and the weather number %d", i%4, i))
+	}
+	seed(t, e, msgs...)
+	var conv []Message
+	for i, text := range []string{
+		"our nightly export ran two times on Sunday morning",
+		"that was the autumn clock change, upgrade to 2.0.1",
+		"thanks, upgrading fixed the double run",
+	} {
+		conv = append(conv, Message{SourceID: "chat", ChannelID: "c2", ID: fmt.Sprint("conv", i), Author: []string{"ana", "bo"}[i%2],
+			Content: text, Timestamp: t0.Add(100*time.Hour + time.Duration(i)*time.Minute)})
+	}
+	if _, err := e.PutMessages(conv); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	return e
+}
+
+func waitSem(t *testing.T, e *Engine) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.WaitSemantic(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func semSearch(t *testing.T, e *Engine, req SemanticRequest) []SemanticHit {
+	t.Helper()
+	if req.Limit == 0 {
+		req.Limit = 10
+	}
+	r, err := e.SemanticSearch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Hits
+}
+
+func TestSemanticSearch(t *testing.T) {
+	e := semEngine(t)
+	hits := semSearch(t, e, SemanticRequest{Query: "clocks move back and the job runs twice", HyDE: true})
+	if len(hits) == 0 || hits[0].Type != "document" || !strings.Contains(hits[0].Title, "Daylight saving") {
+		t.Fatalf("top hit: %+v", hits)
+	}
+	for i, h := range hits {
+		if h.Score < 0 || h.Score > 1 || (i > 0 && h.Score > hits[i-1].Score) {
+			t.Fatalf("scores out of [0,1] or order: %+v", hits)
+		}
+	}
+	// A paraphrase with no word of the window still finds the chat
+	// conversation (the embedder relates "clock change" and "double run").
+	var chat *SemanticHit
+	for i := range hits {
+		if hits[i].Type == "message" {
+			chat = &hits[i]
+			break
+		}
+	}
+	if chat == nil || chat.Content != "ana: our nightly export ran two times on Sunday morning\nbo: that was the autumn clock change, upgrade to 2.0.1\nana: thanks, upgrading fixed the double run" ||
+		chat.ChannelSlug != "help" || chat.MessageID != "conv0" || chat.Title != "help — 2026-03-05" || chat.Source != "Acme Chat" {
+		t.Fatalf("chat window: %+v", chat)
+	}
+	// Exact identifiers rank first.
+	hits = semSearch(t, e, SemanticRequest{Query: "verifyWrenSignature", HyDE: true})
+	if len(hits) == 0 || hits[0].Title != "Webhooks" {
+		t.Fatalf("identifier: %+v", hits)
+	}
+	// Content is cut on a word boundary; its length stays the whole chunk's.
+	hits = semSearch(t, e, SemanticRequest{Query: "postgres connection pool", MaxChars: 40})
+	h := hits[0]
+	if !h.Truncated || utf8.RuneCountInString(h.Content) > 40 || h.ContentLength <= 40 || strings.HasSuffix(h.Content, " ") ||
+		!strings.HasPrefix(semDocs[1].Content, h.Content) {
+		t.Fatalf("cut: %+v", h)
+	}
+	if hits := semSearch(t, e, SemanticRequest{Query: "postgres connection pool", MaxChars: 100000}); hits[0].Truncated || utf8.RuneCountInString(hits[0].Content) != hits[0].ContentLength {
+		t.Fatalf("uncut: %+v", hits[0])
+	}
+	// Limit, boost and source filter.
+	if hits := semSearch(t, e, SemanticRequest{Query: "schedule", Limit: 2}); len(hits) != 2 {
+		t.Fatalf("limit 2: %d", len(hits))
+	}
+	plain := semSearch(t, e, SemanticRequest{Query: "upgrade fixed the double run"})
+	boosted := semSearch(t, e, SemanticRequest{Query: "upgrade fixed the double run", Boost: map[string]float64{UploadsSourceID: 10}})
+	if boosted[0].SourceID != UploadsSourceID || boosted[0].Score <= 1 || plain[0].SourceID == boosted[0].SourceID && plain[0].Score == boosted[0].Score {
+		t.Fatalf("boost: plain %+v boosted %+v", plain[0], boosted[0])
+	}
+	for _, h := range semSearch(t, e, SemanticRequest{Query: "upgrade", Sources: []string{"chat"}}) {
+		if h.SourceID != "chat" {
+			t.Fatalf("source filter let through %+v", h)
+		}
+	}
+	if _, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "  "}); err == nil {
+		t.Fatal("empty query accepted")
+	}
+}
+
+func TestSemanticDeletesLeaveNoTrace(t *testing.T) {
+	e := semEngine(t)
+	if err := e.DeleteDocument(DocumentID(UploadsSourceID, "Webhooks")); err != nil {
+		t.Fatal(err)
+	}
+	// At once, before the indexer has run.
+	for _, h := range semSearch(t, e, SemanticRequest{Query: "HMAC signature of the raw body", HyDE: true}) {
+		if strings.Contains(h.Content, "HMAC") {
+			t.Fatalf("deleted document found: %+v", h)
+		}
+	}
+	if err := e.DeleteSource("chat"); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range semSearch(t, e, SemanticRequest{Query: "autumn clock change double run"}) {
+		if h.Type == "message" {
+			t.Fatalf("deleted source's window found: %+v", h)
+		}
+	}
+	waitSem(t, e)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for i, c := range e.st.chunks {
+		if c.kind != chunkNone && !e.st.chunkLive(&c) {
+			t.Errorf("chunk %d of deleted content not removed", i)
+		}
+		if e.st.space.vector(uint32(i)) != nil && c.kind == chunkNone {
+			t.Errorf("vector of deleted chunk %d kept", i)
+		}
+	}
+}
+
+func TestConversationWindows(t *testing.T) {
+	e := openMem(t)
+	seed(t, e)
+	put := func(id string, at time.Time, text string) {
+		if _, err := e.PutMessages([]Message{{SourceID: "chat", ChannelID: "c1", ID: id, Author: "a", Content: text, Timestamp: at}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	windows := func() [][]string {
+		waitSem(t, e)
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		n := e.st.chanKey[recKey{"chat", "c1"}]
+		var out [][]string
+		for _, c := range e.st.chanChunks[n] {
+			var ids []string
+			for _, m := range e.st.chunks[c].msgs {
+				ids = append(ids, e.st.msgs[m].id)
+			}
+			out = append(out, ids)
+		}
+		return out
+	}
+	base := t0
+	put("1", base, "first")
+	put("2", base.Add(time.Minute), "reply")
+	put("3", base.Add(2*time.Hour), "after a long silence")
+	if got := fmt.Sprint(windows()); got != "[[1 2] [3]]" {
+		t.Fatalf("windows %s", got)
+	}
+	put("0", base.Add(-time.Minute), "backfilled before the first")
+	put("4", base.Add(2*time.Hour+time.Minute), "continues the second")
+	if got := fmt.Sprint(windows()); got != "[[0 1 2] [3 4]]" {
+		t.Fatalf("after backfill and append: %s", got)
+	}
+	for i := 0; i < windowMaxMsgs+5; i++ {
+		put(fmt.Sprint("b", i), base.Add(3*time.Hour+time.Duration(i)*time.Second), "burst")
+	}
+	w := windows()
+	if len(w) != 4 || len(w[2]) != windowMaxMsgs+2 && len(w[2]) != windowMaxMsgs {
+		t.Fatalf("a long burst is split: %d windows, %v", len(w), w)
+	}
+	if _, err := e.DeleteMessages("chat", []string{"3", "4"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := windows(); fmt.Sprint(got[0]) != "[0 1 2]" || len(got) != 3 {
+		t.Fatalf("after deleting a window's messages: %v", got)
+	}
+}
+
+// parseDirective splits a #:~:text= directive per the WICG algorithm.
+func parseDirective(t *testing.T, frag string) (prefix, start, end string) {
+	t.Helper()
+	d, ok := strings.CutPrefix(frag, "#:~:text=")
+	if !ok {
+		t.Fatalf("fragment %q", frag)
+	}
+	parts := strings.Split(d, ",")
+	dec := func(s string) string {
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			t.Fatalf("bad escape in %q", frag)
+		}
+		return u
+	}
+	if strings.HasSuffix(parts[0], "-") {
+		prefix, parts = dec(strings.TrimSuffix(parts[0], "-")), parts[1:]
+	}
+	start = dec(parts[0])
+	if len(parts) > 1 {
+		end = dec(parts[1])
+	}
+	for _, p := range parts {
+		for _, c := range []string{" ", "-", ",", "&"} {
+			if strings.Contains(p, c) {
+				t.Fatalf("%q left unencoded in %q", c, frag)
+			}
+		}
+	}
+	return prefix, start, end
+}
+
+// TestTextFragmentsLocateTheirChunk finds each chunk's directive in its
+// document as a browser would: the first occurrence of prefix+start (or
+// start), then end after it; the match must fall inside the chunk.
+func TestTextFragmentsLocateTheirChunk(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "Sentence %d of the first part. ", i)
+	}
+	b.WriteString("Each node opens the pool.\n\n## Limits\n\n")
+	for i := 0; i < 70; i++ {
+		fmt.Fprintf(&b, "Limit line %d, with a clause. ", i)
+	}
+	b.WriteString("Then, again: Each node opens the pool. Tail words end here.")
+	content := b.String()
+	for _, sp := range splitDocument(content) {
+		frag := textFragment(content, sp.start, sp.end)
+		prefix, start, end := parseDirective(t, frag)
+		at := strings.Index(content, start)
+		if prefix != "" {
+			at = strings.Index(content, prefix+" "+start) + len(prefix) + 1
+		}
+		if at < sp.start || at >= sp.end {
+			t.Fatalf("chunk [%d,%d): %q matches at %d", sp.start, sp.end, frag, at)
+		}
+		if end != "" {
+			if e := strings.Index(content[at:], end); e < 0 || at+e+len(end) > sp.end {
+				t.Fatalf("chunk [%d,%d): end of %q not inside", sp.start, sp.end, frag)
+			}
+		}
+	}
+	repeated := "alpha beta gamma delta. Then x, alpha beta gamma delta end"
+	at := strings.LastIndex(repeated, "alpha")
+	if got := textFragment(repeated, at, len(repeated)); got != "#:~:text=delta.%20Then%20x%2C-,alpha%20beta%20gamma%20delta" {
+		t.Errorf("repeated start text: %s", got)
+	}
+	if got := encodeDirective("a-b, c&d%é~"); got != "a%2Db%2C%20c%26d%25%C3%A9~" {
+		t.Errorf("encoding: %s", got)
+	}
+}
+
+func TestSemanticVectorsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	e.PutDocuments(semDocs)
+	var msgs []string
+	for i := 0; i < 80; i++ {
+		msgs = append(msgs, fmt.Sprintf("u%d: message %d about pools, schedules and webhooks", i%5, i))
+	}
+	seed(t, e, msgs...)
+	waitSem(t, e)
+	e.mu.RLock()
+	name := e.st.space.name
+	want := map[uint32][]float32{}
+	e.st.space.vecs.Each(func(id uint32, v []float32) bool { want[id] = slices.Clone(v); return true })
+	e.mu.RUnlock()
+	if !strings.HasPrefix(name, "builtin-ri1-") || strings.Contains(name, "untrained") || len(want) == 0 {
+		t.Fatalf("space %q with %d vectors", name, len(want))
+	}
+	e.Close()
+	e = openDir(t, dir)
+	defer e.Close()
+	if !e.semanticIdle() {
+		t.Fatal("a restart left semantic work to do (re-embedding?)")
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.st.space.name != name || e.st.space.vecs.Len() != len(want) {
+		t.Fatalf("space %q, %d vectors", e.st.space.name, e.st.space.vecs.Len())
+	}
+	for id, v := range want {
+		got := e.st.space.vecs.Vector(id)
+		for i := range v {
+			if math.Float32bits(got[i]) != math.Float32bits(v[i]) {
+				t.Fatalf("vector %d not bit-identical after restart", id)
+			}
+		}
+	}
+}
+
+// TestCorruptVectorsDetected damages a byte inside the vectors of a
+// snapshot: loading must fail rather than serve wrong vectors.
+func TestCorruptVectorsDetected(t *testing.T) {
+	e := semEngine(t)
+	var b bytes.Buffer
+	if err := writeLocked(e, &b, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Re-encode with the first vector's bytes changed inside its frame.
+	st, _, _, err := readState(bytes.NewReader(b.Bytes()), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames bytes.Buffer
+	fw := &frameWriter{w: &frames}
+	if err := st.writeFrames(fw, 3); err != nil {
+		t.Fatal(err)
+	}
+	raw := frames.Bytes()
+	damaged := 0
+	for off := 0; off+frameHeaderSize < len(raw); {
+		n := int(uint32(raw[off]) | uint32(raw[off+1])<<8 | uint32(raw[off+2])<<16 | uint32(raw[off+3])<<24)
+		if raw[off+frameHeaderSize] == frameVectors && damaged == 0 {
+			raw[off+frameHeaderSize+n/2] ^= 0x10
+			damaged++
+		}
+		off += frameHeaderSize + n
+	}
+	if damaged == 0 {
+		t.Fatal("no vector frame")
+	}
+	fr := &frameReader{r: bytes.NewReader(raw)}
+	fr.advance()
+	st2 := newState(DefaultOptions().Index)
+	_, err = st2.readRecords(fr)
+	if err == nil {
+		if err = st2.readIndexes(fr, DefaultOptions().Index); err == nil {
+			err = st2.readSemantic(fr)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("damaged vectors loaded: %v", err)
+	}
+}
+
+func TestEmbedderChangeReembedsInBackground(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	e.PutDocuments(semDocs)
+	waitSem(t, e)
+	e.Close()
+
+	remote := embed.NewOpenAI(srv.URL, "", "fake-embed")
+	remote.Client().Backoff = time.Millisecond
+	e = openDir(t, dir, func(o *Options) { o.Embedder = remote })
+	defer e.Close()
+	// Search serves at once, with the old vectors, while the new ones fill.
+	if hits := semSearch(t, e, SemanticRequest{Query: "connection pool"}); len(hits) == 0 {
+		t.Fatal("no results while re-embedding")
+	}
+	waitSem(t, e)
+	e.mu.RLock()
+	name, n := e.st.space.name, e.st.space.vecs.Len()
+	e.mu.RUnlock()
+	if name != remote.Name() || n == 0 || len(srv.Received()) == 0 {
+		t.Fatalf("space %q with %d vectors after %d requests", name, n, len(srv.Received()))
+	}
+	if hits := semSearch(t, e, SemanticRequest{Query: "connection pool"}); len(hits) == 0 || hits[0].Title != "Postgres backend" {
+		t.Fatalf("after the switch: %+v", hits)
+	}
+}
+
+func TestHyDE(t *testing.T) {
+	var calls atomic.Int32
+	e := semEngine(t, func(o *Options) {
+		o.Hypothesize = func(_ context.Context, q string) (string, error) {
+			calls.Add(1)
+			return "Set max_open_conns below max_connections and use PgBouncer.", nil
+		}
+	})
+	for i := 0; i < 3; i++ {
+		hits := semSearch(t, e, SemanticRequest{Query: "my database keeps saying no", HyDE: true})
+		if len(hits) == 0 || hits[0].Title != "Postgres backend" {
+			t.Fatalf("with a hypothetical answer: %+v", hits)
+		}
+	}
+	if calls.Load() != 1 || e.hyde.len() != 1 {
+		t.Fatalf("%d model calls for three equal queries", calls.Load())
+	}
+	semSearch(t, e, SemanticRequest{Query: "another question", HyDE: false})
+	if calls.Load() != 1 {
+		t.Fatal("HyDE off still asked the model")
+	}
+}
+
+func TestHydeCacheIsBounded(t *testing.T) {
+	c := newHydeCache(3)
+	for i := 0; i < 10; i++ {
+		c.put(fmt.Sprint(i), "a")
+	}
+	if c.len() != 3 {
+		t.Fatalf("%d entries", c.len())
+	}
+	if _, ok := c.get("9"); !ok {
+		t.Fatal("newest evicted")
+	}
+	if _, ok := c.get("0"); ok {
+		t.Fatal("oldest kept")
+	}
+}
