@@ -481,3 +481,35 @@ func (e *Engine) WaitSemantic(ctx context.Context) error {
 		}
 	}
 }
+
+// SemanticStatus describes the semantic index.
+type SemanticStatus struct {
+	Embedder string // name of the embedder of the current vectors
+	Chunks   int    // live chunks
+	Vectors  int    // chunks with a vector
+	Pending  int    // chunks waiting for one
+	Index    string // "flat" or "ivf"
+	Building string // embedder of vectors being filled, if any
+	Error    string // the indexer's last error, if its last step failed
+}
+
+// SemanticStatus reports the state of the semantic index.
+func (e *Engine) SemanticStatus() SemanticStatus {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s := SemanticStatus{Chunks: e.st.chunkIdx.Len()}
+	if sp := e.st.space; sp != nil {
+		s.Embedder, s.Pending = sp.name, int(sp.pending.GetCardinality())
+		switch v := sp.vecs.(type) {
+		case *ann.Flat:
+			s.Vectors, s.Index = v.Len(), "flat"
+		case *ann.IVF:
+			s.Vectors, s.Index = v.Len(), "ivf"
+		}
+	}
+	if sp := e.st.next; sp != nil {
+		s.Building = sp.name
+	}
+	s.Error, _ = e.semErr.Load().(string)
+	return s
+}

@@ -11,9 +11,14 @@ import (
 // health serves GET /healthz: liveness plus what the engine holds.
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	c := s.eng.Counts()
+	sem := s.eng.SemanticStatus()
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{
 		"status": "ok", "version": s.opts.Version, "seq": s.eng.Seq(),
 		"messages": c.Messages, "documents": c.Documents, "channels": c.Channels, "sources": c.Sources,
+		"semantic": map[string]any{
+			"embedder": sem.Embedder, "chunks": sem.Chunks, "vectors": sem.Vectors, "pending": sem.Pending,
+			"index": sem.Index, "building": sem.Building, "error": sem.Error,
+		},
 	})
 }
 

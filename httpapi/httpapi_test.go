@@ -37,9 +37,18 @@ func start(t testing.TB, mod ...func(*Options)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass, MaxUploadBytes: 1 << 20}
+	opts := Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass}
 	for _, m := range mod {
 		m(&opts)
+	}
+	return serve(t, eng, opts)
+}
+
+// serve runs a server for eng on a loopback port.
+func serve(t testing.TB, eng *engine.Engine, opts Options) *testServer {
+	t.Helper()
+	if opts.MaxUploadBytes == 0 {
+		opts.MaxUploadBytes = 1 << 20
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

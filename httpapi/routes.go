@@ -18,6 +18,7 @@ func (s *Server) routes() *router.Router {
 	page("/healthz", s.health)
 
 	r.GET("/api/search", s.searchAccess(s.search))
+	r.GET("/api/semantic-search", s.semanticSearch)
 	r.GET("/api/documents", s.listDocuments)
 	r.POST("/api/documents", s.admin(s.uploadDocuments))
 	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))

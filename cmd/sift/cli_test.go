@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/internal/fakeoai"
 )
 
 func TestDemoContentIsSearchable(t *testing.T) {
@@ -131,5 +133,54 @@ func TestFlagWinsOverEnv(t *testing.T) {
 	cmd.Env = append(os.Environ(), "SEARCH_ACCESS=public")
 	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), `"bogus"`) {
 		t.Errorf("the flag did not win: %s", out)
+	}
+}
+
+// TestModelServers runs the binary against a fake OpenAI-compatible server
+// for embeddings and HyDE.
+func TestModelServers(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	srv.Answer("clocks", "Upgrade to 2.0.1: the DST double-run bug is fixed there.")
+	p := startSift(t, t.TempDir(), "--demo", "--embed-base-url", srv.URL, "--embed-model", "fake-embed",
+		"--llm-base-url", srv.URL+"/v1/", "--llm-model", "tiny")
+	defer p.kill()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var h struct {
+			Semantic struct {
+				Embedder string
+				Vectors  int
+				Pending  int
+				Building string
+			}
+		}
+		p.getJSON(t, "/healthz", &h)
+		if strings.HasPrefix(h.Semantic.Embedder, "openai:fake-embed@") && h.Semantic.Pending == 0 && h.Semantic.Vectors > 100 && h.Semantic.Building == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("semantic index not filled from the model server: %+v\n%s", h.Semantic, p.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var res struct {
+		Results []struct{ Type, Title, URL string }
+	}
+	p.getJSON(t, "/api/semantic-search?q="+url.QueryEscape("jobs run twice when the clocks change"), &res)
+	if len(res.Results) == 0 {
+		t.Fatal("no semantic results")
+	}
+	chats, embeds := 0, 0
+	for _, r := range srv.Received() {
+		switch r.Path {
+		case "/v1/chat/completions":
+			chats++
+		case "/v1/embeddings":
+			embeds++
+		}
+	}
+	if chats != 1 || embeds < 2 {
+		t.Fatalf("%d chat and %d embedding requests", chats, embeds)
 	}
 }

@@ -158,6 +158,12 @@ func (c *config) validate(b *binder) {
 			bad("%s %q must be an absolute URL", name, u)
 		}
 	}
+	if c.LLMBaseURL != "" && c.LLMModel == "" {
+		bad("LLM_BASE_URL needs LLM_MODEL")
+	}
+	if c.EmbedBaseURL != "" && c.EmbedModel == "" {
+		bad("EMBED_BASE_URL needs EMBED_MODEL")
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

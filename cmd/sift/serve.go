@@ -12,8 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/llm"
 )
 
 // shutdownGrace is how long running requests get to finish on SIGTERM.
@@ -25,9 +27,20 @@ func serve(args []string) error {
 		return err
 	}
 	log := newLogger(cfg.LogLevel)
-	eng, err := engine.Open(engine.Options{
-		DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log,
-	})
+	opts := engine.Options{DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log}
+	if cfg.EmbedBaseURL != "" {
+		emb := embed.NewOpenAI(cfg.EmbedBaseURL, cfg.EmbedAPIKey, cfg.EmbedModel)
+		pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := emb.Probe(pctx); err != nil {
+			log.Warn("the embeddings server does not answer yet; semantic search uses BM25 until it does", "err", err)
+		}
+		cancel()
+		opts.Embedder = emb
+	}
+	if cfg.LLMBaseURL != "" {
+		opts.Hypothesize = llm.New(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel).Hypothesize
+	}
+	eng, err := engine.Open(opts)
 	if err != nil {
 		return fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
 	}
@@ -86,9 +99,16 @@ func logSettings(log *slog.Logger, c *config) {
 		}
 		return "set"
 	}
+	orBuiltin := func(u, what string) string {
+		if u == "" {
+			return what
+		}
+		return u
+	}
 	log.Info("sift serving", "version", version, "addr", c.Addr, "base_url", c.BaseURL,
 		"data_dir", c.DataDir, "search_access", c.SearchAccess, "api_secret_key", set(c.APISecretKey),
-		"admin_user", set(c.AdminUser), "max_upload_bytes", c.MaxUploadBytes)
+		"admin_user", set(c.AdminUser), "max_upload_bytes", c.MaxUploadBytes,
+		"embeddings", orBuiltin(c.EmbedBaseURL, "built-in"), "llm", orBuiltin(c.LLMBaseURL, "none (extractive)"))
 	if c.APISecretKey == "" && c.AdminUser == "" {
 		log.Warn("admin endpoints are disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD, to enable them")
 	}
@@ -103,8 +123,10 @@ Sift %s is running.
   Open in a browser:  %s/
   Try a search:       %s/?q=%s
   Search API:         curl '%s/api/search?q=%s&limit=5'
+  Semantic search:    curl '%s/api/semantic-search?q=%s&limit=3'
   Documents:          curl '%s/api/documents'
   Health:             curl '%s/healthz'
 
-`, version, base, base, url.QueryEscape("webhook signature"), base, url.QueryEscape("DST double run"), base, base)
+`, version, base, base, url.QueryEscape("webhook signature"), base, url.QueryEscape("DST double run"),
+		base, url.QueryEscape("jobs run twice when the clocks change"), base, base)
 }
