@@ -115,7 +115,7 @@ func DecodeModel(next func() ([]byte, error)) (*Model, error) {
 		return nil, err
 	}
 	r := &reader{b: b}
-	m := &Model{name: r.string(), vocab: map[string]int32{}}
+	m := &Model{name: r.string(), vocab: map[string]int32{}, workers: make(chan *worker, maxIdleWorkers)}
 	m.texts = int(r.uvarint())
 	if len(r.b) < 4 {
 		r.fail("short header")

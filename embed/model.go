@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/viterin/vek/vek32"
 
@@ -51,8 +50,8 @@ type Model struct {
 	rows    []float32 // len(vocab)*Dims: idf-weighted term embeddings
 	oovIDF  float32   // weight of a term outside the vocabulary
 	pc      []float32 // common component, unit length; nil when untrained
-	texts   int       // texts trained on
-	workers sync.Pool // *worker
+	texts   int          // texts trained on
+	workers chan *worker // idle workers; a channel, not a sync.Pool, so their caches outlive a GC
 }
 
 type worker struct {
@@ -69,7 +68,7 @@ type sparse struct {
 // Untrained returns the built-in embedder before any training: word
 // hashing, every term weighted alike.
 func Untrained() *Model {
-	m := &Model{vocab: map[string]int32{}, oovIDF: 1}
+	m := &Model{vocab: map[string]int32{}, oovIDF: 1, workers: make(chan *worker, maxIdleWorkers)}
 	m.name = "builtin-ri1-untrained"
 	return m
 }
@@ -88,13 +87,25 @@ func (m *Model) Trained() int { return m.texts }
 func (m *Model) Vocab() int { return len(m.vocab) }
 
 func (m *Model) worker() *worker {
-	if w, ok := m.workers.Get().(*worker); ok {
+	select {
+	case w := <-m.workers:
 		return w
+	default:
 	}
 	opts := tokenizer.DefaultOptions()
-	opts.StemCacheSize = 1 << 14
+	opts.StemCacheSize = 1 << 16
 	return &worker{an: tokenizer.New(opts)}
 }
+
+func (m *Model) release(w *worker) {
+	select {
+	case m.workers <- w:
+	default:
+	}
+}
+
+// maxIdleWorkers bounds the analyzers a model keeps warm.
+const maxIdleWorkers = 8
 
 // terms appends to w.toks the terms of text that carry meaning: not stop
 // words, not compounds kept whole (their parts are there).
@@ -160,7 +171,7 @@ func (m *Model) Embed(_ context.Context, texts []string) ([][]float32, error) {
 func (m *Model) EmbedInto(dst []float32, text string) {
 	clear(dst)
 	w := m.worker()
-	defer m.workers.Put(w)
+	defer m.release(w)
 	for _, t := range w.terms(text) {
 		if r, ok := m.vocab[t.Term]; ok {
 			vek32.Add_Inplace(dst, m.rows[int(r)*Dims:int(r+1)*Dims])
@@ -200,7 +211,7 @@ func normalize(v []float32) bool {
 // (the same texts in the same order both times: training makes two passes).
 // Equal corpora give equal models.
 func Train(each func(fn func(text string))) *Model {
-	m := &Model{vocab: map[string]int32{}}
+	m := &Model{vocab: map[string]int32{}, workers: make(chan *worker, maxIdleWorkers)}
 	w := m.worker()
 	// Pass 1: document frequencies.
 	df := map[string]int{}
@@ -281,7 +292,7 @@ func Train(each func(fn func(text string))) *Model {
 		}
 		vek32.MulNumber_Inplace(row, idf(df[t]))
 	}
-	m.workers.Put(w)
+	m.release(w)
 	m.pc = m.commonComponent(each)
 	m.name = fmt.Sprintf("builtin-ri1-%08x", m.checksum())
 	return m

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"sync"
-
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/tokenizer"
 )
@@ -33,8 +31,30 @@ func newAnalyzer(cacheSlots int) *analyzer {
 	return &analyzer{Analyzer: tokenizer.New(opts)}
 }
 
-// searchAnalyzers serve queries and highlighting.
-var searchAnalyzers = sync.Pool{New: func() any { return newAnalyzer(4096) }}
+// searchAnalyzers serve queries and highlighting: a bounded set kept in a
+// channel rather than a sync.Pool, so their caches outlive garbage
+// collections.
+var searchAnalyzers = analyzerPool{idle: make(chan *analyzer, 16)}
+
+type analyzerPool struct{ idle chan *analyzer }
+
+// Get returns an idle analyzer or a new one.
+func (p analyzerPool) Get() *analyzer {
+	select {
+	case a := <-p.idle:
+		return a
+	default:
+		return newAnalyzer(4096)
+	}
+}
+
+// Put keeps a for reuse, unless enough are idle.
+func (p analyzerPool) Put(a *analyzer) {
+	select {
+	case p.idle <- a:
+	default:
+	}
+}
 
 // addField analyses text into d at positions from pos, each occurrence
 // counting weight, and returns the position after the field.

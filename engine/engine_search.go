@@ -146,7 +146,7 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	limit := min(max(req.Limit, 1), MaxSearchLimit)
 	offset := min(max(req.Offset, 0), MaxSearchOffset)
 
-	a := searchAnalyzers.Get().(*analyzer)
+	a := searchAnalyzers.Get()
 	defer searchAnalyzers.Put(a)
 	c := a.compile(&pq)
 	if len(c.q.Phrases) > index.MaxPhrases || len(c.q.Exclude)+len(c.q.ExcludePhrases) > maxExclusions {

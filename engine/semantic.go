@@ -112,7 +112,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 		return nil, invalidf("q: give the text to search for")
 	}
 	limit := min(max(req.Limit, 1), MaxSemanticLimit)
-	a := searchAnalyzers.Get().(*analyzer)
+	a := searchAnalyzers.Get()
 	c := a.compile(&ParsedQuery{Text: text})
 	searchAnalyzers.Put(a)
 

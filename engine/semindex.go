@@ -22,8 +22,8 @@ const (
 	docsPerStep     = 64   // documents chunked per step
 	msgsPerStep     = 4096 // messages re-windowed per step (at least one channel)
 	embedBatch      = 128  // chunks embedded per step
-	minTrainChunks  = 64   // the built-in embedder trains from this many chunks on…
-	retrainGrowth   = 2    // …and again when the corpus has grown this many times
+	minTrainChunks  = 64     // the built-in embedder trains from this many chunks on
+	eagerTraining   = 20_000 // below this many, it retrains at each quarter of growth; above, at each doubling
 	embedErrorPause = 5 * time.Second
 )
 
@@ -296,7 +296,7 @@ func (e *Engine) trainIfDue() bool {
 		trained = sp.model.Trained()
 	}
 	e.mu.RUnlock()
-	if live < minTrainChunks || (trained > 0 && live < retrainGrowth*trained) {
+	if !trainDue(live, trained) {
 		return false
 	}
 	start := time.Now()
@@ -309,6 +309,22 @@ func (e *Engine) trainIfDue() bool {
 	e.writeMu.Unlock()
 	e.log.Info("trained the built-in embedder", "chunks", model.Trained(), "vocabulary", model.Vocab(), "took", time.Since(start))
 	return true
+}
+
+// trainDue reports whether the built-in embedder, trained on trained
+// chunks, should train again with live ones: while the corpus is small,
+// training is cheap and each quarter of growth changes the model; a large
+// one retrains when it has doubled.
+func trainDue(live, trained int) bool {
+	switch {
+	case live < minTrainChunks:
+		return false
+	case trained == 0:
+		return true
+	case trained < eagerTraining:
+		return live-trained >= max(trained/4, minTrainChunks)
+	}
+	return live >= 2*trained
 }
 
 // eachChunkText calls fn with the text of every live chunk, reading the
@@ -453,7 +469,7 @@ func (e *Engine) semanticIdle() bool {
 		if st.space.model != nil {
 			trained = st.space.model.Trained()
 		}
-		if live >= minTrainChunks && (trained == 0 || live >= retrainGrowth*trained) {
+		if trainDue(live, trained) {
 			return false
 		}
 	}
