@@ -185,6 +185,51 @@ func TestIVF(t *testing.T) {
 	}
 }
 
+func TestQuantizedIVF(t *testing.T) {
+	const dims, n = 48, 4000
+	data := Clustered(n, dims, 30, 0.12, 11)
+	f := NewFlat(dims)
+	model := map[uint32][]float32{}
+	for i := 0; i < n; i++ {
+		f.Add(uint32(i), data[i*dims:(i+1)*dims])
+		model[uint32(i)] = data[i*dims : (i+1)*dims]
+	}
+	x := BuildIVF(f, IVFOptions{Quantize: true})
+	queries := Clustered(40, dims, 30, 0.12, 12)
+	var recall float64
+	for qi := 0; qi < 40; qi++ {
+		q := queries[qi*dims : (qi+1)*dims]
+		got := x.Search(q, 10, nil, nil)
+		recall += recallAt(got, exact(model, q, 10, nil))
+		for _, r := range got { // re-ranked: exact float scores
+			if r.Score != Dot(q, model[r.ID]) {
+				t.Fatalf("score of %d not re-ranked with its float vector", r.ID)
+			}
+		}
+	}
+	if recall /= 40; recall < 0.95 {
+		t.Errorf("quantised recall@10 %.3f", recall)
+	}
+	x.Add(99999, queries[:dims])
+	x.Delete(5)
+	model[99999] = queries[:dims]
+	delete(model, 5)
+	x.SetNProbe(x.NList())
+	x.rerank = n
+	q := queries[:dims]
+	if got, want := ids(x.Search(q, 10, nil, nil)), exact(model, q, 10, nil); !slices.Equal(got, want) {
+		t.Fatalf("full probe and rerank: %v, want %v", got, want)
+	}
+	blocks := encode(t, x)
+	y, err := decode(blocks)
+	if err != nil || !slices.EqualFunc(blocks, encode(t, y), bytes.Equal) {
+		t.Fatalf("quantised round trip: %v", err)
+	}
+	if !slices.Equal(ids(x.Search(q, 10, nil, nil)), ids(y.Search(q, 10, nil, nil))) {
+		t.Fatal("decoded quantised index answers differently")
+	}
+}
+
 func TestKmeansIsDeterministic(t *testing.T) {
 	data := Clustered(2000, 16, 8, 0.2, 5)
 	a, b := kmeans(data, 16, 8, 5, 42), kmeans(data, 16, 8, 5, 42)

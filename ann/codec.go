@@ -11,6 +11,7 @@ import (
 //
 //	header: u8 kind (1 flat, 2 ivf) | uvarint dims | uvarint vectors
 //	        ivf adds: uvarint nprobe | uvarint trained | uvarint nlist | nlist*dims f32 centroids
+//	                  | u8 quantised | [uvarint rerank | dims f32 scales]   (codes are recomputed)
 //	blocks: uvarint list (0 for flat) | uvarint count | count × (u32 id | dims × f32)
 //
 // Floats are their IEEE-754 bits, little-endian, so vectors decode
@@ -53,6 +54,13 @@ func Encode(idx Index, emit func([]byte) error) error {
 		b = binary.AppendUvarint(b, uint64(x.trained))
 		b = binary.AppendUvarint(b, uint64(len(x.lists)))
 		b = appendF32s(b, x.cent)
+		if x.quant != nil {
+			b = append(b, 1)
+			b = binary.AppendUvarint(b, uint64(x.rerank))
+			b = appendF32s(b, x.quant.scale)
+		} else {
+			b = append(b, 0)
+		}
 		if err := emit(b); err != nil {
 			return err
 		}
@@ -150,6 +158,19 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 		}
 		x.cent = make([]float32, int(nl)*int(dims))
 		r.f32s(x.cent)
+		if r.err == nil && len(r.b) > 0 {
+			q := r.b[0]
+			r.b = r.b[1:]
+			if q == 1 {
+				x.rerank = int(min(r.uvarint(), 1<<20))
+				x.quant = &quantizer{scale: make([]float32, dims)}
+				r.f32s(x.quant.scale)
+			} else if q != 0 {
+				r.err = fmt.Errorf("%w: bad quantisation flag", ErrCorrupt)
+			}
+		} else if r.err == nil {
+			r.err = fmt.Errorf("%w: short header", ErrCorrupt)
+		}
 		x.lists = make([]ivfList, nl)
 		x.SetNProbe(x.nprobe)
 		idx, lists = x, int(nl)

@@ -15,6 +15,10 @@ type IVFOptions struct {
 	Iters  int // k-means iterations; 0 = 10
 	Sample int // vectors k-means trains on; 0 = 64 per cluster
 	Seed   uint64
+	// Quantize scans int8 codes and re-ranks the Rerank best (0 = 8 per
+	// result asked) with the float vectors. See quant.go.
+	Quantize bool
+	Rerank   int
 }
 
 // IVF is an inverted-file index: vectors are grouped by their nearest
@@ -29,11 +33,14 @@ type IVF struct {
 	where   map[uint32]uint64 // id -> list<<32 | position in the list
 	trained int               // vectors the centroids were trained on
 	n       int
+	quant   *quantizer // nil unless quantised
+	rerank  int
 }
 
 type ivfList struct {
-	ids  []uint32
-	vecs []float32
+	ids   []uint32
+	vecs  []float32
+	codes []int8 // when quantised
 }
 
 // DefaultNProbe is the number of clusters scanned by default: a sixteenth
@@ -76,6 +83,9 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 		return x
 	}
 	x.cent = kmeans(sample, dims, opts.NList, opts.Iters, opts.Seed)
+	if opts.Quantize {
+		x.quant, x.rerank = newQuantizer(sample, dims), opts.Rerank
+	}
 	x.lists = make([]ivfList, len(x.cent)/dims)
 	all := make([]float32, 0, n*dims)
 	ids := make([]uint32, 0, n)
@@ -103,6 +113,9 @@ func (x *IVF) put(c int, id uint32, v []float32) {
 	x.where[id] = uint64(c)<<32 | uint64(len(l.ids))
 	l.ids = append(l.ids, id)
 	l.vecs = append(l.vecs, v...)
+	if x.quant != nil {
+		l.codes = x.quant.appendCodes(l.codes, v)
+	}
 	x.n++
 }
 
@@ -127,10 +140,16 @@ func (x *IVF) Delete(id uint32) bool {
 	if p != last {
 		l.ids[p] = l.ids[last]
 		copy(l.vecs[p*x.dims:(p+1)*x.dims], l.vecs[last*x.dims:])
+		if x.quant != nil {
+			copy(l.codes[p*x.dims:(p+1)*x.dims], l.codes[last*x.dims:])
+		}
 		x.where[l.ids[p]] = w
 	}
 	l.ids = l.ids[:last]
 	l.vecs = l.vecs[:last*x.dims]
+	if x.quant != nil {
+		l.codes = l.codes[:last*x.dims]
+	}
 	delete(x.where, id)
 	x.n--
 	return true
@@ -191,6 +210,9 @@ func (x *IVF) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) 
 	}
 	flt := newFilter(allowed)
 	defer flt.release()
+	if x.quant != nil {
+		return x.searchQuantized(q, k, flt, top)
+	}
 	d := x.dims
 	for _, c := range x.probe(q) {
 		l := &x.lists[c]
@@ -203,6 +225,34 @@ func (x *IVF) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) 
 				top.push(id, score)
 			}
 		}
+	}
+	return top.sorted()
+}
+
+// searchQuantized scans the probed clusters' codes for the best rerank
+// candidates, then scores those with their float vectors.
+func (x *IVF) searchQuantized(q []float32, k int, flt *filter, top topK) []Result {
+	rerank := x.rerank
+	if rerank <= 0 {
+		rerank = 8 * k
+	}
+	cand := newTopK(make([]Result, 0, rerank), rerank)
+	qs := x.quant.scaled(q)
+	d := x.dims
+	for _, c := range x.probe(q) {
+		l := &x.lists[c]
+		for p, id := range l.ids {
+			if !flt.ok(id) {
+				continue
+			}
+			score := dotCodes(qs, l.codes[p*d:p*d+d])
+			if !cand.full() || score > cand.h[0].Score {
+				cand.push(id, score)
+			}
+		}
+	}
+	for _, r := range cand.h {
+		top.push(r.ID, Dot(q, x.Vector(r.ID)))
 	}
 	return top.sorted()
 }

@@ -18,10 +18,12 @@ const annDims = 384
 type annSet struct {
 	flat    *ann.Flat
 	ivf     *ann.IVF
+	ivfq    *ann.IVF // quantised, built on first use
 	queries []float32
 	truth   [][]uint32 // exact top 10 of each query
 	flatDur time.Duration
 	build   time.Duration
+	buildq  time.Duration
 }
 
 var (
@@ -111,32 +113,47 @@ func BenchmarkANN(b *testing.B) {
 			b.ReportMetric(bw/1e9, "read-GB/s")
 			b.ReportMetric(perQuery/bound, "x-bandwidth-bound")
 		})
-		b.Run(fmt.Sprintf("ivf/%s", label(n)), func(b *testing.B) {
-			skipLarge(b, n)
-			s := annCorpus(b, n)
-			res := make([]ann.Result, 0, 10)
-			recall := 0.0
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				q := s.queries[(i%200)*annDims : (i%200+1)*annDims]
-				res = s.ivf.Search(q, 10, nil, res)
-				if i < 200 {
-					hit := 0
-					for _, r := range res {
-						if slices.Contains(s.truth[i], r.ID) {
-							hit++
-						}
-					}
-					recall += float64(hit) / 10
-				}
+		for _, quant := range []bool{false, true} {
+			name := "ivf"
+			if quant {
+				name = "ivf-int8"
 			}
-			perQuery := b.Elapsed().Seconds() / float64(b.N)
-			b.ReportMetric(1/perQuery, "queries/s")
-			b.ReportMetric(recall/float64(min(b.N, 200)), "recall@10")
-			b.ReportMetric(s.flatDur.Seconds()/perQuery, "x-flat-speed")
-			b.ReportMetric(float64(s.ivf.NList()), "nlist")
-			b.ReportMetric(float64(s.ivf.NProbe()), "nprobe")
-			b.ReportMetric(s.build.Seconds(), "build-s")
-		})
+			b.Run(fmt.Sprintf("%s/%s", name, label(n)), func(b *testing.B) {
+				skipLarge(b, n)
+				s := annCorpus(b, n)
+				idx, build := s.ivf, s.build
+				if quant {
+					if s.ivfq == nil {
+						start := time.Now()
+						s.ivfq = ann.BuildIVF(s.flat, ann.IVFOptions{Quantize: true})
+						s.buildq = time.Since(start)
+					}
+					idx, build = s.ivfq, s.buildq
+				}
+				res := make([]ann.Result, 0, 10)
+				recall := 0.0
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					q := s.queries[(i%200)*annDims : (i%200+1)*annDims]
+					res = idx.Search(q, 10, nil, res)
+					if i < 200 {
+						hit := 0
+						for _, r := range res {
+							if slices.Contains(s.truth[i], r.ID) {
+								hit++
+							}
+						}
+						recall += float64(hit) / 10
+					}
+				}
+				perQuery := b.Elapsed().Seconds() / float64(b.N)
+				b.ReportMetric(1/perQuery, "queries/s")
+				b.ReportMetric(recall/float64(min(b.N, 200)), "recall@10")
+				b.ReportMetric(s.flatDur.Seconds()/perQuery, "x-flat-speed")
+				b.ReportMetric(float64(idx.NList()), "nlist")
+				b.ReportMetric(float64(idx.NProbe()), "nprobe")
+				b.ReportMetric(build.Seconds(), "build-s")
+			})
+		}
 	}
 }
