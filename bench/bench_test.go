@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -74,7 +75,8 @@ func load(b testing.TB, e *engine.Engine, source string, chans []engine.Channel,
 	}
 }
 
-// benchIndex measures how fast messages are indexed, on one core.
+// benchIndex measures how fast messages are indexed for full-text search,
+// on one core (the semantic indexer is off: see BenchmarkIndexSemantic).
 func benchIndex(b *testing.B, source string, chans []engine.Channel, msgs []engine.Message, bytes int64, dataDir bool) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b.ReportAllocs()
@@ -82,7 +84,7 @@ func benchIndex(b *testing.B, source string, chans []engine.Channel, msgs []engi
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		opts := engine.Options{}
+		opts := engine.Options{NoSemantic: true}
 		if dataDir {
 			opts.DataDir = b.TempDir()
 		}
@@ -106,6 +108,37 @@ func BenchmarkIndex(b *testing.B) {
 			skipLarge(b, n)
 			c := synthCorpus(n)
 			benchIndex(b, "synth", c.chans, c.msgs, c.bytes, false)
+		})
+	}
+}
+
+// BenchmarkIndexSemantic: messages per second through the whole pipeline,
+// on one core: full-text indexing, then conversation windows, chunk index,
+// training of the built-in embedder and vectors, until the semantic index
+// has caught up.
+func BenchmarkIndexSemantic(b *testing.B) {
+	for _, n := range sizes[:2] {
+		b.Run(label(n), func(b *testing.B) {
+			c := synthCorpus(n)
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				e, err := engine.Open(engine.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				b.StartTimer()
+				load(b, e, "synth", c.chans, c.msgs)
+				if err := e.WaitSemantic(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(e.SemanticStatus().Chunks), "chunks")
+				e.Close()
+			}
+			b.ReportMetric(float64(len(c.msgs)*b.N)/b.Elapsed().Seconds(), "msgs/s")
 		})
 	}
 }
@@ -170,6 +203,11 @@ func builtEngine(b *testing.B, n int) *builtCorpus {
 			}
 			batch = batch[:0]
 		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := e.WaitSemantic(ctx); err != nil {
+		b.Fatal(err)
 	}
 	built[n] = c
 	return c
@@ -236,8 +274,10 @@ func BenchmarkQueryStopWords(b *testing.B) {
 }
 
 // BenchmarkMemory reports the heap and resident memory of an engine holding
-// each corpus, beside the corpus's raw text size. Run it on its own
-// (-bench Memory) for a resident size not inflated by earlier benchmarks.
+// each corpus with its semantic index (windows, chunk index, embedder
+// model, vectors), beside the corpus's raw text size and the vectors' size.
+// Run it on its own (-bench Memory) for a resident size not inflated by
+// earlier benchmarks.
 func BenchmarkMemory(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(label(n), func(b *testing.B) {
@@ -253,6 +293,10 @@ func BenchmarkMemory(b *testing.B) {
 			b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
 			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/float64(c.bytes), "heap/text")
+			st := c.e.SemanticStatus()
+			vecBytes := float64(st.Vectors) * 384 * 4
+			b.ReportMetric(vecBytes/1e6, "vectors-MB")
+			b.ReportMetric(float64(ms.HeapInuse)/(float64(c.bytes)+vecBytes), "heap/(text+vectors)")
 		})
 	}
 }

@@ -81,10 +81,11 @@ type Engine struct {
 	stop   chan struct{}
 	done   chan struct{}
 
-	semWake chan struct{} // wakes the semantic indexer
-	semDone chan struct{} // closed when it has stopped
-	semErr  atomic.Value  // string: the indexer's last error, "" when fine
-	hyde    *hydeCache
+	semWake   chan struct{} // wakes the semantic indexer
+	semDone   chan struct{} // closed when it has stopped
+	semErr    atomic.Value  // string: the indexer's last error, "" when fine
+	lastWrite atomic.Int64  // unix nanoseconds of the last write, to hold training off
+	hyde      *hydeCache
 }
 
 // SnapshotInfo describes the newest snapshot.
@@ -280,6 +281,7 @@ func (e *Engine) commit(o *op) (uint64, error) {
 	e.apply(o)
 	e.seq = seq
 	e.seqSeen.Store(seq)
+	e.lastWrite.Store(time.Now().UnixNano())
 	e.wakeIndexer()
 	return seq, nil
 }

@@ -19,9 +19,9 @@ import (
 // searches go on meanwhile.
 
 const (
-	docsPerStep     = 64   // documents chunked per step
-	msgsPerStep     = 4096 // messages re-windowed per step (at least one channel)
-	embedBatch      = 128  // chunks embedded per step
+	docsPerStep     = 64     // documents chunked per step
+	msgsPerStep     = 4096   // messages re-windowed per step (at least one channel)
+	embedBatch      = 128    // chunks embedded per step
 	minTrainChunks  = 64     // the built-in embedder trains from this many chunks on
 	eagerTraining   = 20_000 // below this many, it retrains at each quarter of growth; above, at each doubling
 	embedErrorPause = 5 * time.Second
@@ -296,7 +296,7 @@ func (e *Engine) trainIfDue() bool {
 		trained = sp.model.Trained()
 	}
 	e.mu.RUnlock()
-	if !trainDue(live, trained) {
+	if !trainDue(live, trained) || e.trainingWaits(live, trained) {
 		return false
 	}
 	start := time.Now()
@@ -325,6 +325,22 @@ func trainDue(live, trained int) bool {
 		return live-trained >= max(trained/4, minTrainChunks)
 	}
 	return live >= 2*trained
+}
+
+// trainQuiet is how long writes must pause before a due training starts:
+// during a bulk import the model would be outdated at once.
+const trainQuiet = time.Second
+
+// trainingWaits reports whether a due training should wait for writes to
+// pause — unless the model is far behind the corpus.
+func (e *Engine) trainingWaits(live, trained int) bool {
+	if time.Since(time.Unix(0, e.lastWrite.Load())) >= trainQuiet {
+		return false
+	}
+	if trained == 0 {
+		return live < 8*minTrainChunks
+	}
+	return live < 4*trained
 }
 
 // eachChunkText calls fn with the text of every live chunk, reading the
