@@ -48,9 +48,9 @@ type ivfList struct {
 // benchmarks) for a sixteenth of a flat scan's work.
 func DefaultNProbe(nlist int) int { return min(nlist, max(16, nlist/16)) }
 
-// BuildIVF trains an IVF index on the vectors of src and adds them all.
-func BuildIVF(src Index, opts IVFOptions) *IVF {
-	dims, n := src.Dims(), src.Len()
+// Resolve fills opts' zero fields with their defaults for an index of n
+// vectors.
+func (opts IVFOptions) Resolve(n int) IVFOptions {
 	if opts.NList <= 0 {
 		opts.NList = max(1, int(math.Sqrt(float64(n))))
 	}
@@ -64,6 +64,15 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 	if opts.Sample <= 0 {
 		opts.Sample = 64 * opts.NList
 	}
+	return opts
+}
+
+// BuildIVF trains an IVF index on the vectors of src and adds them all.
+// Besides the index, it needs memory for the training sample and one
+// batch of vectors.
+func BuildIVF(src Index, opts IVFOptions) *IVF {
+	dims, n := src.Dims(), src.Len()
+	opts = opts.Resolve(n)
 	// Train on an evenly spaced sample: deterministic, and spread over the
 	// whole insertion history.
 	step := max(1, n/opts.Sample)
@@ -76,8 +85,31 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 		i++
 		return true
 	})
+	x := TrainIVF(sample, dims, n, opts)
+	const batch = 4096
+	ids := make([]uint32, 0, batch)
+	vecs := make([]float32, 0, batch*dims)
+	src.Each(func(id uint32, v []float32) bool {
+		ids, vecs = append(ids, id), append(vecs, v...)
+		if len(ids) == batch {
+			x.AddBatch(ids, vecs)
+			ids, vecs = ids[:0], vecs[:0]
+		}
+		return true
+	})
+	x.AddBatch(ids, vecs)
+	return x
+}
+
+// TrainIVF returns an empty IVF index whose clusters are trained on sample
+// (vectors of dims components, opts.Sample of them at most are used), for
+// an index expected to hold n vectors: Drifted measures growth from n.
+// Fill it with Add or AddBatch. The k-means runs on every core.
+func TrainIVF(sample []float32, dims, n int, opts IVFOptions) *IVF {
+	opts = opts.Resolve(n)
+	sample = sample[:min(len(sample), opts.Sample*dims)/dims*dims]
 	x := &IVF{dims: dims, nprobe: opts.NProbe, where: make(map[uint32]uint64, n), trained: n}
-	if n == 0 {
+	if len(sample) == 0 {
 		x.cent = make([]float32, dims) // one empty cluster
 		x.lists = make([]ivfList, 1)
 		return x
@@ -87,19 +119,21 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 		x.quant, x.rerank = newQuantizer(sample, dims), opts.Rerank
 	}
 	x.lists = make([]ivfList, len(x.cent)/dims)
-	all := make([]float32, 0, n*dims)
-	ids := make([]uint32, 0, n)
-	src.Each(func(id uint32, v []float32) bool {
-		ids = append(ids, id)
-		all = append(all, v...)
-		return true
-	})
-	assign := make([]int32, n)
-	assignAll(all, dims, x.cent, assign)
-	for i, c := range assign {
-		x.put(int(c), ids[i], all[i*dims:(i+1)*dims])
-	}
 	return x
+}
+
+// AddBatch adds the vectors vecs (len(ids)*dims components), vecs[i*dims:]
+// under ids[i], finding their clusters on every core. O(len(ids)·nlist·dims).
+func (x *IVF) AddBatch(ids []uint32, vecs []float32) {
+	if len(vecs) != len(ids)*x.dims {
+		panic(fmt.Sprintf("BUG: ann: %d components for %d %d-dimensional vectors", len(vecs), len(ids), x.dims))
+	}
+	assign := make([]int32, len(ids))
+	assignAll(vecs, x.dims, x.cent, assign)
+	for i, c := range assign {
+		x.Delete(ids[i])
+		x.put(int(c), ids[i], vecs[i*x.dims:(i+1)*x.dims])
+	}
 }
 
 func (x *IVF) Dims() int       { return x.dims }

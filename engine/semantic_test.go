@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/internal/fakeoai"
 )
@@ -443,4 +444,81 @@ func TestHydeCacheIsBounded(t *testing.T) {
 	if _, ok := c.get("0"); ok {
 		t.Fatal("oldest kept")
 	}
+}
+
+// TestVectorIndexBecomesIVF lowers the IVF threshold: the exact index
+// becomes an IVF index, built while writes go on, and the IVF index is
+// saved and loaded as is.
+func TestVectorIndexBecomesIVF(t *testing.T) {
+	old := ivfMin
+	ivfMin = 64
+	t.Cleanup(func() { ivfMin = old; testHookIVFBuild = nil })
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	var docs []Document
+	for i := 0; i < 120; i++ {
+		docs = append(docs, Document{Title: fmt.Sprintf("Note %d", i),
+			Content: fmt.Sprintf("Note %d is about %s and %s.", i, []string{"schedules", "webhooks", "pools", "backups"}[i%4], []string{"retries", "time zones", "signatures"}[i%3])})
+	}
+	docs = append(docs, semDocs...)
+	if _, err := e.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	// Writers are not held back by the build.
+	var deleted []string
+	testHookIVFBuild = func() {
+		testHookIVFBuild = nil
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := 0; i < 10; i++ {
+				id := DocumentID(UploadsSourceID, fmt.Sprintf("Note %d", i))
+				if err := e.DeleteDocument(id); err != nil {
+					t.Error(err)
+				}
+				deleted = append(deleted, id)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("writes blocked by the IVF build")
+		}
+	}
+	waitSem(t, e)
+	if len(deleted) == 0 {
+		t.Fatal("the IVF build did not run")
+	}
+	check := func(e *Engine) {
+		t.Helper()
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		x, ok := e.st.space.vecs.(*ann.IVF)
+		if !ok {
+			t.Fatalf("vectors in a %T", e.st.space.vecs)
+		}
+		live := 0
+		for i, c := range e.st.chunks {
+			has := x.Vector(uint32(i)) != nil
+			if alive := c.kind != chunkNone && e.st.chunkLive(&c); alive != has {
+				t.Errorf("chunk %d: live %v, vector %v", i, alive, has)
+			} else if alive {
+				live++
+			}
+		}
+		if x.Len() != live || live != 114 {
+			t.Errorf("%d vectors for %d live chunks, want 114 (110 notes, 4 passages)", x.Len(), live)
+		}
+	}
+	check(e)
+	if hits := semSearch(t, e, SemanticRequest{Query: "HMAC signature of the raw body"}); len(hits) == 0 || hits[0].Title != "Webhooks" {
+		t.Fatalf("search on IVF: %+v", hits)
+	}
+	e.Close()
+	e = openDir(t, dir)
+	defer e.Close()
+	if !e.semanticIdle() {
+		t.Fatal("the IVF index was not restored as is")
+	}
+	check(e)
 }

@@ -438,36 +438,63 @@ func (e *Engine) swapSpace() bool {
 
 // maintainVectors moves the current vectors to an IVF index when they pass
 // ivfMin, rebuilds an IVF index whose clusters drifted, and goes back to an
-// exact index below ivfMin/2. The build reads the old index beside running
-// searches; only the swap takes the state lock.
+// exact index below ivfMin/2.
 func (e *Engine) maintainVectors() bool {
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	sp := e.st.space
 	if sp == nil || sp.vecs == nil {
+		e.writeMu.Unlock()
 		return false
 	}
-	var rebuilt ann.Index
 	switch v := sp.vecs.(type) {
 	case *ann.Flat:
-		if v.Len() >= ivfMin {
-			rebuilt = ann.BuildIVF(v, ann.IVFOptions{})
+		if v.Len() < ivfMin {
+			e.writeMu.Unlock()
+			return false
 		}
 	case *ann.IVF:
 		if v.Len() < ivfMin/2 {
+			// Small: copy under the locks.
 			f := ann.NewFlat(v.Dims())
 			v.Each(func(id uint32, vec []float32) bool { f.Add(id, vec); return true })
-			rebuilt = f
-		} else if v.Drifted() {
-			rebuilt = ann.BuildIVF(v, ann.IVFOptions{})
+			e.mu.Lock()
+			sp.vecs = f
+			e.mu.Unlock()
+			e.writeMu.Unlock()
+			return true
+		}
+		if !v.Drifted() {
+			e.writeMu.Unlock()
+			return false
 		}
 	}
-	if rebuilt == nil {
-		return false
+	e.writeMu.Unlock()
+	return e.buildIVF(sp)
+}
+
+// testHookIVFBuild, when set, runs while buildIVF trains.
+var testHookIVFBuild func()
+
+// buildIVF replaces sp's vectors with a newly trained IVF index without
+// holding writers back. Only this goroutine (the indexer) adds or drops
+// chunks and vectors, so the old index does not change during the build
+// and searches keep reading it; only the swap takes the locks.
+func (e *Engine) buildIVF(sp *space) bool {
+	e.mu.RLock()
+	old := sp.vecs
+	e.mu.RUnlock()
+	if testHookIVFBuild != nil {
+		testHookIVFBuild()
 	}
+	x := ann.BuildIVF(old, ann.IVFOptions{})
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
 	e.mu.Lock()
-	sp.vecs = rebuilt
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	if e.st.space != sp || sp.vecs != old {
+		return false // cannot happen while only the indexer changes spaces
+	}
+	sp.vecs = x
 	return true
 }
 

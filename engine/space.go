@@ -11,7 +11,8 @@ import (
 // the engine's current space; when the embedder changes (a newly trained
 // built-in model, or another model server) a next space is filled in the
 // background and replaces the current one when complete, so search keeps
-// serving throughout.
+// serving throughout. Only the semantic indexer's goroutine adds or drops
+// chunks, so only it changes vecs and pending (under both locks).
 type space struct {
 	emb     embed.Embedder
 	model   *embed.Model    // the built-in embedder's model, saved with snapshots; nil for a server's
@@ -22,8 +23,8 @@ type space struct {
 }
 
 // Vector indexes switch from exact to IVF above ivfMin vectors, and back
-// below ivfMin/2.
-const ivfMin = 20_000
+// below ivfMin/2. A variable for tests.
+var ivfMin = 20_000
 
 func newSpace(emb embed.Embedder) *space {
 	sp := &space{emb: emb, name: emb.Name(), pending: roaring.New(), usable: true}
