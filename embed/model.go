@@ -47,9 +47,9 @@ const (
 type Model struct {
 	name    string
 	vocab   map[string]int32
-	rows    []float32 // len(vocab)*Dims: idf-weighted term embeddings
-	oovIDF  float32   // weight of a term outside the vocabulary
-	pc      []float32 // common component, unit length; nil when untrained
+	rows    []float32    // len(vocab)*Dims: idf-weighted term embeddings
+	oovIDF  float32      // weight of a term outside the vocabulary
+	pc      []float32    // common component, unit length; nil when untrained
 	texts   int          // texts trained on
 	workers chan *worker // idle workers; a channel, not a sync.Pool, so their caches outlive a GC
 }
