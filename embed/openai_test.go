@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,17 +102,45 @@ func TestOpenAIRejectsBadAnswers(t *testing.T) {
 	}
 }
 
-func TestErrorMessageShapes(t *testing.T) {
-	for body, want := range map[string]string{
-		`{"error":{"message":"model not found","type":"not_found_error"}}`:            "model not found",
-		`{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`: "Loading model",
-		`{"object":"error","message":"bad input","code":400}`:                         "bad input",
-		`{"error":"plain string"}`:                                                    "plain string",
-		`upstream exploded`:                                                           "upstream exploded",
-		``:                                                                            "(empty body)",
-	} {
-		if got := oai.ErrorMessage([]byte(body)); got != want {
-			t.Errorf("%q: %q, want %q", body, got, want)
+// FuzzOpenAIAnswer feeds arbitrary answers of a model server to the
+// embeddings client: an error or exactly one finite, unit (or zero)
+// vector per input of one dimension — never a panic.
+func FuzzOpenAIAnswer(f *testing.F) {
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body.Load().([]byte))
+	}))
+	f.Cleanup(srv.Close)
+	f.Add([]byte(`{"data":[{"index":1,"embedding":[1,0]},{"index":0,"embedding":[0,2]}]}`))
+	f.Add([]byte(`{"data":[{"index":0,"embedding":[1,0]},{"index":0,"embedding":[0,2]}]}`))
+	f.Add([]byte(`{"data":[{"index":0,"embedding":[1e39,0]},{"index":1,"embedding":[0]}]}`))
+	f.Add([]byte(`{"data":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		body.Store(b)
+		o := NewOpenAI(srv.URL, "", "m")
+		o.Client().MaxRetries = 0
+		vecs, err := o.Embed(context.Background(), []string{"a", "b"})
+		if err != nil {
+			return
 		}
-	}
+		if len(vecs) != 2 {
+			t.Fatalf("%d vectors for 2 inputs", len(vecs))
+		}
+		for _, v := range vecs {
+			if len(v) != o.Dims() || len(v) == 0 {
+				t.Fatalf("a %d-dimensional vector, dims %d", len(v), o.Dims())
+			}
+			var s float64
+			for _, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					t.Fatalf("component %v", x)
+				}
+				s += float64(x) * float64(x)
+			}
+			if s != 0 && math.Abs(s-1) > 1e-3 {
+				t.Fatalf("norm² %v", s)
+			}
+		}
+	})
 }

@@ -471,21 +471,26 @@ func TestHealthAndBackup(t *testing.T) {
 	}
 }
 
-// FuzzSearchParams feeds arbitrary query strings to the handler: never a 5xx.
+// FuzzSearchParams feeds arbitrary query strings to both search APIs and
+// the home page: never a 5xx, and a refusal is a JSON error.
 func FuzzSearchParams(f *testing.F) {
 	ts := start(f)
 	seedChat(f, ts.eng)
 	h := ts.srv.Handler()
-	for _, s := range []string{"q=a", "q=%22x&limit=5", "q=-a+-%22b+c%22&offset=3", "q=from:%22a&after=2024-01-01", "q=%ff"} {
+	for _, s := range []string{"q=a", "q=%22x&limit=5", "q=-a+-%22b+c%22&offset=3", "q=from:%22a&after=2024-01-01", "q=%ff",
+		"q=a&boost=chat:2,,x&max_chars=300&hyde=0", "q=b&boost=chat:1e400&source=chat,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		var ctx fasthttp.RequestCtx
-		ctx.Request.SetRequestURI("/api/search?" + raw)
-		h(&ctx)
-		if st := ctx.Response.StatusCode(); st >= 500 {
-			t.Fatalf("%q: status %d: %s", raw, st, ctx.Response.Body())
+		for _, path := range []string{"/api/search?", "/api/semantic-search?"} {
+			var ctx fasthttp.RequestCtx
+			ctx.Request.SetRequestURI(path + raw)
+			h(&ctx)
+			if st := ctx.Response.StatusCode(); st >= 500 || st != 200 && !bytes.Contains(ctx.Response.Body(), []byte(`"error"`)) {
+				t.Fatalf("%s%q: status %d: %s", path, raw, st, ctx.Response.Body())
+			}
 		}
+		var ctx fasthttp.RequestCtx
 		ctx.Request.SetRequestURI("/?" + raw)
 		h(&ctx)
 		if st := ctx.Response.StatusCode(); st >= 500 {

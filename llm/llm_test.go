@@ -2,9 +2,13 @@ package llm
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sift-search/sift/internal/fakeoai"
 )
@@ -30,4 +34,26 @@ func TestHypothesize(t *testing.T) {
 	if _, err := c.Hypothesize(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("400: %v", err)
 	}
+}
+
+// FuzzCompleteAnswer feeds arbitrary answers of a model server to the chat
+// client: a reply or an error, never a panic.
+func FuzzCompleteAnswer(f *testing.F) {
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body.Load().([]byte))
+	}))
+	f.Cleanup(srv.Close)
+	f.Add([]byte(`{"choices":[{"message":{"role":"assistant","content":"hi"}}],"usage":{"prompt_tokens":3}}`))
+	f.Add([]byte(`{"choices":[]}`))
+	f.Add([]byte(`{"choices":[{"message":null}],"usage":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		body.Store(b)
+		c := New(srv.URL, "", "m")
+		c.Transport().MaxRetries = 0
+		if reply, _, err := c.Complete(context.Background(), []Message{{"user", "q"}}, 10); err == nil && !utf8.ValidString(reply) {
+			t.Fatalf("invalid UTF-8 reply %q from %q", reply, b)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // BaseURL normalises a configured base: no trailing slash, ending in /v1.
@@ -141,7 +142,8 @@ func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
 }
 
 // ErrorMessage extracts the message of an error body in any of the shapes
-// servers use: {"error":{"message"}}, {"error":"…"}, {"message"}, or text.
+// servers use: {"error":{"message"}}, {"error":"…"}, {"message"}, or text;
+// at most maxMessage bytes of valid UTF-8.
 func ErrorMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -152,22 +154,34 @@ func ErrorMessage(body []byte) string {
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
-			return inner.Message
+			return bound(inner.Message)
 		}
 		var s string
 		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return s
+			return bound(s)
 		}
 		if v.Message != "" {
-			return v.Message
+			return bound(v.Message)
 		}
 	}
-	msg := strings.TrimSpace(string(body))
-	if len(msg) > 300 {
-		msg = strings.ToValidUTF8(msg[:300], "") + "…"
+	if msg := bound(string(body)); msg != "" {
+		return msg
 	}
-	if msg == "" {
-		msg = "(empty body)"
+	return "(empty body)"
+}
+
+// maxMessage bounds the model server's error messages Sift repeats.
+const maxMessage = 300
+
+// bound trims msg and cuts it to maxMessage bytes of valid UTF-8.
+func bound(msg string) string {
+	msg = strings.ToValidUTF8(strings.TrimSpace(msg), "\uFFFD")
+	if len(msg) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
 	}
 	return msg
 }

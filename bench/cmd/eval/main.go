@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/sift-search/sift/bench"
+	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 )
 
@@ -18,6 +19,7 @@ func main() {
 	k1 := flag.Float64("k1", 0, "BM25 k1 (default: the engine's)")
 	b := flag.Float64("b", -1, "BM25 b (default: the engine's)")
 	tw := flag.Int("title-weight", 0, "title weight (default: the engine's)")
+	hashing := flag.Bool("hashing", false, "replace the trained built-in embedder by plain word hashing (its untrained form), to measure what training adds")
 	flag.Parse()
 	if *dir == "" {
 		d, ok := bench.DatasetsDir()
@@ -42,6 +44,11 @@ func main() {
 	if *tw > 0 {
 		opts.TitleWeight = uint8(*tw)
 	}
+	vecName := "built-in embedder"
+	if *hashing {
+		opts.Embedder = embed.Untrained()
+		vecName = "word hashing"
+	}
 	fmt.Printf("%-10s %-22s %6s %8s %8s %10s %8s\n", "dataset", "ranking", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
 	for _, ds := range sets {
 		r, err := bench.Run(ds, opts)
@@ -52,7 +59,7 @@ func main() {
 		for _, row := range []struct {
 			name string
 			run  map[string][]string
-		}{{"bm25 (/api/search)", r.BM25}, {"built-in embedder", r.Vectors}, {"fused (semantic-search)", r.Fused}} {
+		}{{"bm25 (/api/search)", r.BM25}, {vecName, r.Vectors}, {"fused (semantic-search)", r.Fused}} {
 			m := bench.Evaluate(ds.Qrels, row.run)
 			fmt.Printf("%-10s %-22s %6d %8d %8.4f %10.4f %8.4f\n", ds.Name, row.name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10)
 		}
