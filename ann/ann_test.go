@@ -2,6 +2,7 @@ package ann
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -321,6 +322,13 @@ func FuzzDecode(f *testing.F) {
 	x := BuildIVF(flat, IVFOptions{NList: 2})
 	b = encode(f, x)
 	f.Add(b[0], bytes.Join(b[1:], nil))
+	// An IVF header whose cluster count times its dimensions wraps around.
+	huge := binary.AppendUvarint([]byte{kindIVF}, 4096)
+	huge = binary.AppendUvarint(huge, 1)     // vectors
+	huge = binary.AppendUvarint(huge, 1)     // nprobe
+	huge = binary.AppendUvarint(huge, 1)     // trained
+	huge = binary.AppendUvarint(huge, 1<<52) // clusters
+	f.Add(huge, []byte{})
 	f.Fuzz(func(t *testing.T, hdr, block []byte) {
 		idx, err := decode([][]byte{hdr, block})
 		if err != nil {

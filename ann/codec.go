@@ -20,9 +20,11 @@ const (
 	kindFlat = 1
 	kindIVF  = 2
 
-	maxDims    = 8192
 	blockBytes = 4 << 20
 )
+
+// MaxDims bounds the dimension of the vectors an index holds.
+const MaxDims = 8192
 
 // ErrCorrupt wraps every decoding failure.
 var ErrCorrupt = errors.New("corrupt vector index")
@@ -141,7 +143,7 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 	r := &reader{b: hdr[1:]}
 	kind := hdr[0]
 	dims, n := r.uvarint(), r.uvarint()
-	if r.err == nil && (dims == 0 || dims > maxDims || n > 1<<32) {
+	if r.err == nil && (dims == 0 || dims > MaxDims || n > 1<<32) {
 		return nil, fmt.Errorf("%w: %d vectors of %d dimensions", ErrCorrupt, n, dims)
 	}
 	var idx Index
@@ -153,7 +155,7 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 		x := &IVF{dims: int(dims), where: make(map[uint32]uint64)}
 		x.nprobe, x.trained = int(r.uvarint()), int(r.uvarint())
 		nl := r.uvarint()
-		if r.err == nil && (nl == 0 || nl*dims*4 > uint64(len(r.b))) {
+		if r.err == nil && (nl == 0 || nl > uint64(len(r.b))/(dims*4)) {
 			return nil, fmt.Errorf("%w: %d clusters", ErrCorrupt, nl)
 		}
 		x.cent = make([]float32, int(nl)*int(dims))
@@ -162,7 +164,7 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 			q := r.b[0]
 			r.b = r.b[1:]
 			if q == 1 {
-				x.rerank = int(min(r.uvarint(), 1<<20))
+				x.rerank = int(min(r.uvarint(), maxRerank))
 				x.quant = &quantizer{scale: make([]float32, dims)}
 				r.f32s(x.quant.scale)
 			} else if q != 0 {

@@ -263,6 +263,9 @@ func (x *IVF) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) 
 	return top.sorted()
 }
 
+// maxRerank bounds the candidates a quantised search re-ranks.
+const maxRerank = 1 << 14
+
 // searchQuantized scans the probed clusters' codes for the best rerank
 // candidates, then scores those with their float vectors.
 func (x *IVF) searchQuantized(q []float32, k int, flt *filter, top topK) []Result {
@@ -270,6 +273,7 @@ func (x *IVF) searchQuantized(q []float32, k int, flt *filter, top topK) []Resul
 	if rerank <= 0 {
 		rerank = 8 * k
 	}
+	rerank = min(max(rerank, k), maxRerank, x.n)
 	cand := newTopK(make([]Result, 0, rerank), rerank)
 	qs := x.quant.scaled(q)
 	d := x.dims

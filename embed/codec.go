@@ -116,7 +116,11 @@ func DecodeModel(next func() ([]byte, error)) (*Model, error) {
 	}
 	r := &reader{b: b}
 	m := &Model{name: r.string(), vocab: map[string]int32{}, workers: make(chan *worker, maxIdleWorkers)}
-	m.texts = int(r.uvarint())
+	if texts := r.uvarint(); texts > 1<<40 {
+		r.fail("bad text count")
+	} else {
+		m.texts = int(texts)
+	}
 	if len(r.b) < 4 {
 		r.fail("short header")
 	} else {
@@ -141,7 +145,7 @@ func DecodeModel(next func() ([]byte, error)) (*Model, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	m.rows = make([]float32, 0, int(nv)*Dims)
+	m.rows = make([]float32, 0, min(int(nv), 4096)*Dims) // grows as blocks back the count
 	for uint64(len(m.vocab)) < nv {
 		b, err := next()
 		if err != nil {

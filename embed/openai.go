@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/internal/oai"
 )
 
@@ -33,7 +34,7 @@ func NewOpenAI(base, key, model string) *OpenAI {
 func (o *OpenAI) Client() *oai.Client { return o.c }
 
 // Name identifies the vector space: the model at its server.
-func (o *OpenAI) Name() string { return "openai:" + o.model + "@" + o.c.Base }
+func (o *OpenAI) Name() string { return "openai:" + o.model + "@" + oai.Redacted(o.c.Base) }
 
 // Dims is the vector dimension, known after the first call (see Probe).
 func (o *OpenAI) Dims() int { return int(o.dims.Load()) }
@@ -57,9 +58,12 @@ type embeddingsResponse struct {
 	} `json:"data"`
 }
 
-// Embed returns one unit vector per text.
+// Embed returns one unit vector per text, all of one size. The size is
+// learnt from the answers: a server whose model changed answers with
+// another size, which Dims then reports, so the engine re-embeds.
 func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
+	dims := 0
 	for start := 0; start < len(texts); start += o.batch {
 		batch := texts[start:min(start+o.batch, len(texts))]
 		in := embeddingsRequest{Model: o.model, Input: make([]string, len(batch)), EncodingFormat: "float"}
@@ -80,22 +84,28 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 			if d.Index < 0 || d.Index >= len(batch) || out[start+d.Index] != nil {
 				return nil, fmt.Errorf("embeddings: bad or repeated index %d", d.Index)
 			}
-			if err := o.check(d.Embedding); err != nil {
+			if dims == 0 {
+				dims = len(d.Embedding)
+			}
+			if err := check(d.Embedding, dims); err != nil {
 				return nil, err
 			}
 			out[start+d.Index] = d.Embedding
 		}
 	}
+	if dims > 0 {
+		o.dims.Store(int64(dims))
+	}
 	return out, nil
 }
 
-// check validates a vector's dimension and values, and normalises it.
-func (o *OpenAI) check(v []float32) error {
-	if len(v) == 0 {
-		return fmt.Errorf("embeddings: empty vector")
+// check validates a vector's size and values, and normalises it.
+func check(v []float32, dims int) error {
+	if len(v) == 0 || len(v) > ann.MaxDims {
+		return fmt.Errorf("embeddings: a vector of %d components", len(v))
 	}
-	if o.dims.CompareAndSwap(0, int64(len(v))); int(o.dims.Load()) != len(v) {
-		return fmt.Errorf("embeddings: a %d-dimensional vector where %d were expected", len(v), o.dims.Load())
+	if len(v) != dims {
+		return fmt.Errorf("embeddings: vectors of %d and %d components in one answer", dims, len(v))
 	}
 	var s float64
 	for _, x := range v {

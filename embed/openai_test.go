@@ -91,9 +91,16 @@ func TestOpenAIRejectsBadAnswers(t *testing.T) {
 	if _, err := o.Embed(context.Background(), []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
-	srv.Dims = 16 // the model changed under us
-	if _, err := o.Embed(context.Background(), []string{"a"}); err == nil || !strings.Contains(err.Error(), "dimensional") {
-		t.Fatalf("dimension change accepted: %v", err)
+	srv.SetDims(16) // the model changed under us: the new size is reported
+	if v, err := o.Embed(context.Background(), []string{"a"}); err != nil || len(v[0]) != 16 || o.Dims() != 16 {
+		t.Fatalf("after a size change: %v, dims %d", err, o.Dims())
+	}
+	mixed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[0,1,0]}]}`))
+	}))
+	defer mixed.Close()
+	if _, err := NewOpenAI(mixed.URL, "", "m").Embed(context.Background(), []string{"a", "b"}); err == nil || !strings.Contains(err.Error(), "components in one answer") {
+		t.Fatalf("mixed sizes accepted: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -172,7 +172,8 @@ func overlapStart(text string, prevStart, start int) int {
 		return lo + i + 2
 	}
 	if i := strings.IndexFunc(back, unicode.IsSpace); i >= 0 {
-		return lo + i + 1
+		_, w := utf8.DecodeRuneInString(back[i:])
+		return lo + i + w
 	}
 	return start
 }

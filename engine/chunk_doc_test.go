@@ -63,6 +63,11 @@ func TestSplitDocument(t *testing.T) {
 	if !strings.HasPrefix(long[spans[1].start:], "A sentence") {
 		t.Errorf("overlap does not start at a sentence: %q", long[spans[1].start:spans[1].start+30])
 	}
+	// Overlaps start after a space of more than one byte, not inside it.
+	for _, sep := range []string{"\u00a0", "\u3000", "\u2003"} {
+		text := strings.Repeat("wörd"+sep, 900)
+		checkSpans(t, "separator "+sep, text, splitDocument(text))
+	}
 	if got := splitDocument("   \n\n  "); len(got) != 0 {
 		t.Errorf("blank text: %+v", got)
 	}

@@ -81,11 +81,19 @@ type Engine struct {
 	stop   chan struct{}
 	done   chan struct{}
 
+	bg        context.Context // background work's context, cancelled by Close
+	bgCancel  context.CancelFunc
 	semWake   chan struct{} // wakes the semantic indexer
 	semDone   chan struct{} // closed when it has stopped
+	semEdits  atomic.Uint64 // changes the indexer made (chunks, vectors, models), to snapshot its progress
+	snapEdits uint64        // semEdits at the newest snapshot; guarded by writeMu
+	skipped   atomic.Int64  // chunks the embedder refused, left without a vector
 	semErr    atomic.Value  // string: the indexer's last error, "" when fine
 	lastWrite atomic.Int64  // unix nanoseconds of the last write, to hold training off
 	hyde      *hydeCache
+	hydeSlots chan struct{} // bounds concurrent hypothetical answers
+	hydeDown  breaker       // pauses HyDE after a failure
+	embedDown breaker       // pauses query embedding after a failure
 }
 
 // SnapshotInfo describes the newest snapshot.
@@ -120,7 +128,9 @@ func Open(opts Options) (*Engine, error) {
 		opts.SegmentBytes = def.SegmentBytes
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
-		semWake: make(chan struct{}, 1), semDone: make(chan struct{}), hyde: newHydeCache(hydeCacheSize)}
+		semWake: make(chan struct{}, 1), semDone: make(chan struct{}), hyde: newHydeCache(hydeCacheSize),
+		hydeSlots: make(chan struct{}, hydeConcurrent)}
+	e.bg, e.bgCancel = context.WithCancel(context.Background())
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -202,13 +212,19 @@ func (e *Engine) load() error {
 }
 
 // attachEmbedder gives a restored space of a model server's vectors the
-// configured client of that server; with another server configured, the
-// space stays unusable until the indexer has refilled it.
+// configured client of that server, unless its vectors have another size
+// now; with another server configured, or another size, the space stays
+// unusable until the indexer has refilled it.
 func (e *Engine) attachEmbedder() {
-	sp := e.st.space
-	if sp != nil && sp.model == nil && e.opts.Embedder != nil && e.opts.Embedder.Name() == sp.name {
-		sp.emb, sp.usable = e.opts.Embedder, true
+	sp, emb := e.st.space, e.opts.Embedder
+	if sp == nil || sp.model != nil || emb == nil || emb.Name() != sp.name {
+		return
 	}
+	if d := emb.Dims(); d != 0 && sp.vecs != nil && sp.vecs.Dims() != d {
+		e.log.Warn("the embeddings server's vectors changed size: re-embedding everything", "was", sp.vecs.Dims(), "now", d)
+		return
+	}
+	sp.emb, sp.usable = emb, true
 }
 
 // lockName is the file whose flock marks a data directory in use.
@@ -310,7 +326,7 @@ func (e *Engine) maintain() {
 		}
 		e.compactIfNeeded()
 		e.writeMu.Lock()
-		grown := e.seq > e.snapSeq
+		grown := e.seq > e.snapSeq || e.semEdits.Load() != e.snapEdits
 		e.writeMu.Unlock()
 		if grown && (time.Since(lastSnap) >= e.opts.SnapshotInterval || e.wal.bytes() >= e.opts.SnapshotLogBytes) {
 			if err := e.Snapshot(); err != nil {
@@ -327,7 +343,7 @@ func (e *Engine) maintain() {
 func (e *Engine) compactIfNeeded() {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	for _, ix := range []**index.Index{&e.st.msgIdx, &e.st.docIdx} {
+	for _, ix := range []**index.Index{&e.st.msgIdx, &e.st.docIdx, &e.st.chunkIdx} {
 		if d := (*ix).Dead(); d > 1000 && d > (*ix).Len()/4 {
 			c := (*ix).Compacted()
 			e.mu.Lock()
@@ -344,12 +360,13 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	close(e.stop)
+	e.bgCancel()
 	<-e.done
 	<-e.semDone
 	var errs []error
 	if e.wal != nil {
 		e.writeMu.Lock()
-		grown := e.seq > e.snapSeq
+		grown := e.seq > e.snapSeq || e.semEdits.Load() != e.snapEdits
 		e.writeMu.Unlock()
 		if grown {
 			errs = append(errs, e.Snapshot())

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Text fragments (WICG "URL Fragment Text Directives") let a link scroll to
@@ -107,10 +108,10 @@ func run(content string, ws []wordSpan) string {
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 func decodeRuneAt(s string, i int) (rune, int) {
-	for _, r := range s[i:] {
-		return r, len(string(r))
+	if i >= len(s) {
+		return 0, 1
 	}
-	return 0, 1
+	return utf8.DecodeRuneInString(s[i:])
 }
 
 // encodeDirective percent-encodes every byte but the spec's

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -322,39 +325,52 @@ func TestSnapshotDetectsDamage(t *testing.T) {
 	}
 }
 
-// TestGoldenSnapshot loads a snapshot written by format version 1, so a
-// change that breaks reading existing files fails here.
+// TestGoldenSnapshot loads a snapshot of every format version, so a change
+// that breaks reading existing files fails here. -update rewrites the
+// current version's file only.
 func TestGoldenSnapshot(t *testing.T) {
-	path := filepath.Join("testdata", "golden-v1.sift")
-	if *update {
-		e := openMem(t)
-		fill(t, e, 3)
-		var b bytes.Buffer
-		if err := writeLocked(e, &b, 42); err != nil {
-			t.Fatal(err)
-		}
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(path+".txt", []byte(fingerprint(t, e)), 0o644)
-	}
-	dir := t.TempDir()
-	seq, _, _, err := Restore(dir, path)
-	if err != nil || seq != 42 {
-		t.Fatalf("restore golden: %v (seq %d)", err, seq)
-	}
-	e := openDir(t, dir)
-	want, _ := os.ReadFile(path + ".txt")
-	if got := fingerprint(t, e); got != string(want) {
-		t.Fatalf("golden snapshot reads differently:\n%s\nvs\n%s", got, want)
-	}
-	if _, _, _, err := Restore(dir, path); err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Errorf("restore into a dir in use: %v", err)
-	}
-	e.Close()
-	if _, _, _, err := Restore(dir, path); !errors.Is(err, ErrConflict) {
-		t.Errorf("restore into a non-empty dir: %v", err)
+	for v := 1; v <= snapVersion; v++ {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			path := filepath.Join("testdata", fmt.Sprintf("golden-v%d.sift", v))
+			want, _ := os.ReadFile(filepath.Join("testdata", "golden.txt"))
+			if *update && v == snapVersion {
+				e := openMem(t)
+				fill(t, e, 3)
+				waitSem(t, e)
+				var b bytes.Buffer
+				if err := writeLocked(e, &b, 42); err != nil {
+					t.Fatal(err)
+				}
+				os.MkdirAll("testdata", 0o755)
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				want = []byte(fingerprint(t, e))
+				os.WriteFile(filepath.Join("testdata", "golden.txt"), want, 0o644)
+			}
+			dir := t.TempDir()
+			seq, _, _, err := Restore(dir, path)
+			if err != nil || seq != 42 {
+				t.Fatalf("restore golden: %v (seq %d)", err, seq)
+			}
+			e := openDir(t, dir)
+			if got := fingerprint(t, e); got != string(want) {
+				t.Fatalf("golden snapshot reads differently:\n%s\nvs\n%s", got, want)
+			}
+			// Semantic search works, whether the snapshot held its index
+			// (v2) or the indexer built it (v1).
+			waitSem(t, e)
+			if hits := semSearch(t, e, SemanticRequest{Query: "alpha beta gamma1"}); len(hits) == 0 {
+				t.Error("no semantic results")
+			}
+			if _, _, _, err := Restore(dir, path); err == nil || !strings.Contains(err.Error(), "in use") {
+				t.Errorf("restore into a dir in use: %v", err)
+			}
+			e.Close()
+			if _, _, _, err := Restore(dir, path); !errors.Is(err, ErrConflict) {
+				t.Errorf("restore into a non-empty dir: %v", err)
+			}
+		})
 	}
 }
 
@@ -444,6 +460,53 @@ func FuzzReadState(f *testing.F) {
 		}
 		var out bytes.Buffer
 		if err := st.writeTo(&out, 1, 3); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzReadFrames fuzzes the frames inside a snapshot, past the
+// compression and the checksums that stop FuzzReadState's mutations: one
+// frame of a snapshot holding every section (records, indexes, chunks,
+// model, vectors) is replaced by the input, its checksum made right. A
+// damaged state must be refused, never panic, and what is accepted must
+// write back.
+func FuzzReadFrames(f *testing.F) {
+	e, _ := Open(Options{})
+	fill(f, e, 2)
+	e.PutDocuments(semDocs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	e.WaitSemantic(ctx)
+	cancel()
+	var raw bytes.Buffer
+	e.writeMu.Lock()
+	e.st.writeFrames(&frameWriter{w: &raw}, e.opts.TitleWeight)
+	e.writeMu.Unlock()
+	e.Close()
+	var frames [][]byte // bodies: type, then payload
+	for b := raw.Bytes(); len(b) >= frameHeaderSize; {
+		n := int(binary.LittleEndian.Uint32(b))
+		frames = append(frames, b[frameHeaderSize:frameHeaderSize+n])
+		b = b[frameHeaderSize+n:]
+	}
+	for i, body := range frames {
+		f.Add(uint16(i), body[1:])
+	}
+	f.Fuzz(func(t *testing.T, which uint16, payload []byte) {
+		i := int(which) % len(frames)
+		var stream []byte
+		for j, body := range frames {
+			if j == i {
+				stream = appendFrame(stream, body[0], payload)
+			} else {
+				stream = appendFrame(stream, body[0], body[1:])
+			}
+		}
+		st, _, err := readBody(&frameReader{r: bytes.NewReader(stream)}, snapVersion, DefaultOptions())
+		if err != nil {
+			return
+		}
+		if err := st.writeFrames(&frameWriter{w: io.Discard}, 3); err != nil {
 			t.Fatal(err)
 		}
 	})

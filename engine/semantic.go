@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -36,7 +38,18 @@ const (
 	vectorDepth   = 100
 	prfDocs       = 5
 	prfWeight     = 0.5
-	hydeTimeout   = 15 * time.Second
+
+	// A search never waits long on a model server: the query's embedding
+	// and the hypothetical answer have deadlines, a failure pauses the
+	// server's use by searches for a while (lexical ranking, or the query
+	// embedded alone, meanwhile), at most hydeConcurrent hypothetical
+	// answers are written at once, and an answer is kept to hydeMaxBytes.
+	queryEmbedTimeout = 5 * time.Second
+	hydeTimeout       = 15 * time.Second
+	embedPause        = 10 * time.Second
+	hydePause         = 30 * time.Second
+	hydeConcurrent    = 4
+	hydeMaxBytes      = 2048
 )
 
 // SemanticMode selects what ranks; only the evaluation uses other modes.
@@ -100,14 +113,12 @@ type candidate struct {
 	score float64
 }
 
-// SemanticSearch finds the chunks closest in meaning to a query.
+// SemanticSearch finds the chunks closest in meaning to a query. The query
+// is plain text: no search syntax, so what an agent sends (flags such as
+// --dry-run, identifiers) is searched as written.
 func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*SemanticResult, error) {
 	start := time.Now()
-	pq, err := ParseQuery(req.Query)
-	if err != nil {
-		return nil, err
-	}
-	text := strings.TrimSpace(strings.Join(append([]string{pq.Text}, pq.Phrases...), " "))
+	text := strings.TrimSpace(req.Query)
 	if text == "" {
 		return nil, invalidf("q: give the text to search for")
 	}
@@ -119,27 +130,39 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 	// Lexical candidates, and the vectors of the best of them for feedback.
 	e.mu.RLock()
 	st := e.st
-	allowed := e.sourceChunks(req.Sources, pq.Source)
+	allowed := e.sourceChunks(req.Sources)
 	var lex index.Result
 	if req.Mode != SemanticVectors {
-		lex = st.chunkIdx.Search(&index.Query{Terms: c.q.Terms, Exclude: c.q.Exclude, ExcludePhrases: c.q.ExcludePhrases, Filter: allowed}, lexicalDepth)
+		lex = st.chunkIdx.Search(&index.Query{Terms: c.q.Terms, Filter: allowed}, lexicalDepth)
 	}
 	sp := st.space
-	useVectors := req.Mode != SemanticLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0
+	useVectors := req.Mode != SemanticLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !e.embedDown.open()
+	var dims int
 	var feedback []float32
-	if useVectors && req.HyDE && e.opts.Hypothesize == nil {
-		feedback = meanVector(sp, lex.Hits, prfDocs)
+	if useVectors {
+		dims = sp.vecs.Dims()
+		if req.HyDE && e.opts.Hypothesize == nil {
+			feedback = meanVector(sp, lex.Hits, prfDocs)
+		}
 	}
 	e.mu.RUnlock()
 
 	var qv []float32
 	if useVectors {
-		if qv, err = e.queryVector(ctx, sp, text, req.HyDE, feedback); err != nil {
-			e.log.Warn("semantic search without vectors", "err", err)
+		var err error
+		qv, err = e.queryVector(ctx, sp, text, req.HyDE, feedback)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil && e.embedDown.trip(embedPause) { // not when the caller gave up
+				e.log.Warn("semantic search: the query could not be embedded; ranking by words alone for a while", "err", err, "pause", embedPause)
+			}
+			useVectors = false
+		case len(qv) != dims:
+			e.log.Warn("semantic search: the embedder's vectors changed size; ranking by words alone until re-embedded", "was", dims, "now", len(qv))
+			e.wakeIndexer()
 			useVectors = false
 		}
 	}
-
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	cands := map[uint32]*candidate{}
@@ -153,7 +176,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 			}
 		}
 		for _, cd := range cands {
-			if v := sp.vector(cd.id); v != nil {
+			if v := sp.vector(cd.id); len(v) == len(qv) {
 				cd.cos, cd.hasV = ann.Dot(qv, v), true
 			}
 		}
@@ -176,10 +199,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 
 // sourceChunks returns the chunks of the given sources, or nil for all.
 // The caller holds mu.RLock.
-func (e *Engine) sourceChunks(ids []string, fromQuery string) *roaring.Bitmap {
-	if fromQuery != "" {
-		ids = append(ids, fromQuery)
-	}
+func (e *Engine) sourceChunks(ids []string) *roaring.Bitmap {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -220,17 +240,21 @@ func (e *Engine) queryVector(ctx context.Context, sp *space, text string, hyde b
 			texts = append(texts, h)
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
 	vecs, err := sp.emb.Embed(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
 	qv := vecs[0]
 	for _, v := range vecs[1:] {
-		for i := range qv {
-			qv[i] += v[i]
+		if len(v) == len(qv) {
+			for i := range qv {
+				qv[i] += v[i]
+			}
 		}
 	}
-	if feedback != nil && len(feedback) == len(qv) {
+	if len(feedback) == len(qv) {
 		for i := range qv {
 			qv[i] += prfWeight * feedback[i]
 		}
@@ -244,15 +268,51 @@ func (e *Engine) hypothesize(ctx context.Context, query string) (string, bool) {
 	if h, ok := e.hyde.get(query); ok {
 		return h, true
 	}
-	ctx, cancel := context.WithTimeout(ctx, hydeTimeout)
+	if e.hydeDown.open() {
+		return "", false
+	}
+	select {
+	case e.hydeSlots <- struct{}{}:
+		defer func() { <-e.hydeSlots }()
+	default:
+		return "", false // busy: the query is embedded alone
+	}
+	hctx, cancel := context.WithTimeout(ctx, hydeTimeout)
 	defer cancel()
-	h, err := e.opts.Hypothesize(ctx, query)
-	if err != nil || strings.TrimSpace(h) == "" {
-		e.log.Warn("HyDE: no hypothetical answer; the query is embedded alone", "err", err)
+	h, err := e.opts.Hypothesize(hctx, query)
+	if h = cutBytes(strings.TrimSpace(h), hydeMaxBytes); err != nil || h == "" {
+		if err == nil {
+			err = errors.New("empty answer")
+		}
+		if ctx.Err() == nil && e.hydeDown.trip(hydePause) {
+			e.log.Warn("HyDE: no hypothetical answer; queries are embedded alone for a while", "err", err, "pause", hydePause)
+		}
 		return "", false
 	}
 	e.hyde.put(query, h)
 	return h, true
+}
+
+// cutBytes cuts s to at most n bytes without splitting a character.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// breaker pauses the use of a failing model server by searches.
+type breaker struct{ until atomic.Int64 }
+
+func (b *breaker) open() bool { return time.Now().UnixNano() < b.until.Load() }
+
+// trip pauses for d and reports whether the breaker was closed until now.
+func (b *breaker) trip(d time.Duration) bool {
+	was := b.until.Swap(time.Now().Add(d).UnixNano())
+	return time.Now().UnixNano() >= was
 }
 
 // fuse scores the candidates and returns them best first. The caller holds

@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -273,7 +275,9 @@ func TestTextFragmentsLocateTheirChunk(t *testing.T) {
 		prefix, start, end := parseDirective(t, frag)
 		at := strings.Index(content, start)
 		if prefix != "" {
-			at = strings.Index(content, prefix+" "+start) + len(prefix) + 1
+			if at = strings.Index(content, prefix+" "+start); at >= 0 {
+				at += len(prefix) + 1
+			}
 		}
 		if at < sp.start || at >= sp.end {
 			t.Fatalf("chunk [%d,%d): %q matches at %d", sp.start, sp.end, frag, at)
@@ -333,48 +337,54 @@ func TestSemanticVectorsSurviveRestart(t *testing.T) {
 	}
 }
 
-// TestCorruptVectorsDetected damages a byte inside the vectors of a
-// snapshot: loading must fail rather than serve wrong vectors.
+// TestCorruptVectorsDetected damages the vectors of a snapshot: a changed
+// byte fails the frame's checksum, and a vector that is not finite fails
+// validation even under a correct checksum. Loading must fail rather than
+// serve wrong vectors.
 func TestCorruptVectorsDetected(t *testing.T) {
 	e := semEngine(t)
-	var b bytes.Buffer
-	if err := writeLocked(e, &b, 1); err != nil {
-		t.Fatal(err)
-	}
-	// Re-encode with the first vector's bytes changed inside its frame.
-	st, _, _, err := readState(bytes.NewReader(b.Bytes()), DefaultOptions())
+	var raw bytes.Buffer
+	e.writeMu.Lock()
+	err := e.st.writeFrames(&frameWriter{w: &raw}, e.opts.TitleWeight)
+	e.writeMu.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var frames bytes.Buffer
-	fw := &frameWriter{w: &frames}
-	if err := st.writeFrames(fw, 3); err != nil {
-		t.Fatal(err)
+	read := func(b []byte) error {
+		_, _, err := readBody(&frameReader{r: bytes.NewReader(b)}, snapVersion, DefaultOptions())
+		return err
 	}
-	raw := frames.Bytes()
-	damaged := 0
-	for off := 0; off+frameHeaderSize < len(raw); {
-		n := int(uint32(raw[off]) | uint32(raw[off+1])<<8 | uint32(raw[off+2])<<16 | uint32(raw[off+3])<<24)
-		if raw[off+frameHeaderSize] == frameVectors && damaged == 0 {
-			raw[off+frameHeaderSize+n/2] ^= 0x10
-			damaged++
-		}
-		off += frameHeaderSize + n
+	if err := read(raw.Bytes()); err != nil {
+		t.Fatalf("intact: %v", err)
 	}
-	if damaged == 0 {
-		t.Fatal("no vector frame")
-	}
-	fr := &frameReader{r: bytes.NewReader(raw)}
-	fr.advance()
-	st2 := newState(DefaultOptions().Index)
-	_, err = st2.readRecords(fr)
-	if err == nil {
-		if err = st2.readIndexes(fr, DefaultOptions().Index); err == nil {
-			err = st2.readSemantic(fr)
+	// Find the second vector frame (the first holds the index header).
+	var at, n int
+	seen := 0
+	for off, b := 0, raw.Bytes(); off+frameHeaderSize < len(b); off += frameHeaderSize + n {
+		n = int(binary.LittleEndian.Uint32(b[off:]))
+		if b[off+frameHeaderSize] == frameVectors {
+			if seen++; seen == 2 {
+				at = off
+				break
+			}
 		}
 	}
-	if err == nil || !strings.Contains(err.Error(), "checksum") {
-		t.Fatalf("damaged vectors loaded: %v", err)
+	if seen != 2 {
+		t.Fatal("no vector block")
+	}
+	flipped := bytes.Clone(raw.Bytes())
+	flipped[at+frameHeaderSize+n/2] ^= 0x10
+	if err := read(flipped); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("flipped byte: %v", err)
+	}
+	// The last four bytes of the block are a component: make it NaN and
+	// the checksum right.
+	body := bytes.Clone(raw.Bytes()[at+frameHeaderSize : at+frameHeaderSize+n])
+	binary.LittleEndian.PutUint32(body[len(body)-4:], math.Float32bits(float32(math.NaN())))
+	nan := append(bytes.Clone(raw.Bytes()[:at]), appendFrame(nil, body[0], body[1:])...)
+	nan = append(nan, raw.Bytes()[at+frameHeaderSize+n:]...)
+	if err := read(nan); err == nil || !strings.Contains(err.Error(), "finite") {
+		t.Fatalf("NaN component: %v", err)
 	}
 }
 
@@ -392,9 +402,11 @@ func TestEmbedderChangeReembedsInBackground(t *testing.T) {
 	e = openDir(t, dir, func(o *Options) { o.Embedder = remote })
 	defer e.Close()
 	// Search serves at once, with the old vectors, while the new ones fill.
-	if hits := semSearch(t, e, SemanticRequest{Query: "connection pool"}); len(hits) == 0 {
-		t.Fatal("no results while re-embedding")
+	srv.Hold()
+	if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 5}); err != nil || !r.Vectors || len(r.Hits) == 0 {
+		t.Fatalf("while re-embedding: %v %+v", err, r)
 	}
+	srv.Release()
 	waitSem(t, e)
 	e.mu.RLock()
 	name, n := e.st.space.name, e.st.space.vecs.Len()
@@ -521,4 +533,208 @@ func TestVectorIndexBecomesIVF(t *testing.T) {
 		t.Fatal("the IVF index was not restored as is")
 	}
 	check(e)
+}
+
+// TestChunkIndexCompacted: chunks dropped by the indexer are compacted
+// away like deleted messages, and semantic answers stay the same.
+func TestChunkIndexCompacted(t *testing.T) {
+	e := openMem(t)
+	var docs []Document
+	for i := 0; i < 1500; i++ {
+		docs = append(docs, Document{Title: fmt.Sprintf("N%d", i), Content: fmt.Sprintf("note %d on topic%d", i, i%7)})
+	}
+	if _, err := e.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	for i := 0; i < 1200; i++ {
+		if err := e.DeleteDocument(DocumentID(UploadsSourceID, fmt.Sprintf("N%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitSem(t, e)
+	if e.st.chunkIdx.Dead() < 1200 {
+		t.Fatalf("%d dead chunks", e.st.chunkIdx.Dead())
+	}
+	req := SemanticRequest{Query: "note on topic3", Limit: 20, Mode: SemanticLexical}
+	before := semSearch(t, e, req)
+	e.compactIfNeeded()
+	if e.st.chunkIdx.Dead() != 0 || e.st.chunkIdx.Len() != 300 {
+		t.Fatalf("after compaction: %d dead, %d live", e.st.chunkIdx.Dead(), e.st.chunkIdx.Len())
+	}
+	after := semSearch(t, e, req)
+	if len(before) == 0 || !slices.EqualFunc(before, after, func(a, b SemanticHit) bool { return a.Title == b.Title && a.Score == b.Score }) {
+		t.Fatalf("answers changed:\n%+v\n%+v", before, after)
+	}
+}
+
+func TestHyDEFailurePausesAndAnswersAreBounded(t *testing.T) {
+	var calls atomic.Int32
+	var fail atomic.Bool
+	fail.Store(true)
+	e := semEngine(t, func(o *Options) {
+		o.Hypothesize = func(_ context.Context, q string) (string, error) {
+			calls.Add(1)
+			if fail.Load() {
+				return "", errors.New("model server down")
+			}
+			return strings.Repeat("pool é ", 2000), nil
+		}
+	})
+	for _, q := range []string{"first question", "second question"} {
+		if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: q, HyDE: true, Limit: 5}); err != nil || !r.Vectors {
+			t.Fatalf("%q: %v (vectors %v)", q, err, r != nil && r.Vectors)
+		}
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("%d model calls: a failure must pause HyDE", calls.Load())
+	}
+	e.hydeDown.until.Store(0)
+	fail.Store(false)
+	semSearch(t, e, SemanticRequest{Query: "third question", HyDE: true})
+	if h, ok := e.hyde.get("third question"); !ok || len(h) > hydeMaxBytes || !utf8.ValidString(h) {
+		t.Fatalf("cached answer of %d bytes (ok %v)", len(h), ok)
+	}
+}
+
+// remoteEngine opens an engine in dir whose embedder is the fake server.
+func remoteEngine(t *testing.T, dir string, srv *fakeoai.Server) *Engine {
+	t.Helper()
+	remote := embed.NewOpenAI(srv.URL, "", "fake-embed")
+	remote.Client().Backoff = time.Millisecond
+	return openDir(t, dir, func(o *Options) { o.Embedder = remote })
+}
+
+func vectorDims(e *Engine) (int, int) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.st.space == nil || e.st.space.vecs == nil {
+		return 0, 0
+	}
+	return e.st.space.vecs.Dims(), e.st.space.vecs.Len()
+}
+
+// TestEmbedderRefusesAChunk: a chunk the server refuses (too long for its
+// model, say) is left without a vector; the others are embedded.
+func TestEmbedderRefusesAChunk(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	srv.Refuse("POISON")
+	e := remoteEngine(t, t.TempDir(), srv)
+	defer e.Close()
+	docs := append([]Document{{Title: "Poison", Content: "POISON pill text that the model refuses"}}, semDocs...)
+	if _, err := e.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	st := e.SemanticStatus()
+	if e.skipped.Load() != 1 || st.Vectors != st.Chunks-1 || st.Pending != 0 || st.Error != "" {
+		t.Fatalf("skipped %d, status %+v", e.skipped.Load(), st)
+	}
+	r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "poison pill", Limit: 3})
+	if err != nil || !r.Vectors || !slices.ContainsFunc(r.Hits, func(h SemanticHit) bool { return h.Title == "Poison" }) {
+		t.Fatalf("%v %+v", err, r)
+	}
+}
+
+// TestEmbedderChangesSize: when the server's model starts answering with
+// vectors of another size, searches rank by words alone until everything
+// is embedded again, and a restart with the new size does the same.
+func TestEmbedderChangesSize(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	dir := t.TempDir()
+	e := remoteEngine(t, dir, srv)
+	if _, err := e.PutDocuments(semDocs); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	if d, _ := vectorDims(e); d != 8 {
+		t.Fatalf("dims %d", d)
+	}
+	srv.SetDims(16)
+	// The query's vector has the new size: words alone, no panic.
+	r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 3})
+	if err != nil || r.Vectors || len(r.Hits) == 0 {
+		t.Fatalf("search across sizes: %v %+v", err, r)
+	}
+	if _, err := e.PutDocuments([]Document{{Title: "New", Content: "a new note about retries"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	if d, n := vectorDims(e); d != 16 || n != e.SemanticStatus().Chunks {
+		t.Fatalf("after the change: %d vectors of %d dims", n, d)
+	}
+	if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 3}); err != nil || !r.Vectors {
+		t.Fatalf("after re-embedding: %v %+v", err, r)
+	}
+	e.Close()
+
+	srv.SetDims(4)
+	e = remoteEngine(t, dir, srv)
+	defer e.Close()
+	if err := e.opts.Embedder.(*embed.OpenAI).Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	if d, n := vectorDims(e); d != 4 || n != e.SemanticStatus().Chunks {
+		t.Fatalf("after a restart with another size: %d vectors of %d dims", n, d)
+	}
+}
+
+// TestSemanticProgressIsSaved: vectors embedded after the last write are
+// in the snapshot taken at Close, so a restart embeds nothing again.
+func TestSemanticProgressIsSaved(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	dir := t.TempDir()
+	e := remoteEngine(t, dir, srv)
+	srv.Hold()
+	if _, err := e.PutDocuments(semDocs); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Snapshot(); err != nil { // the vectors are still being made
+		t.Fatal(err)
+	}
+	srv.Release()
+	waitSem(t, e)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.Received())
+	e = remoteEngine(t, dir, srv)
+	defer e.Close()
+	if !e.semanticIdle() {
+		t.Fatal("the restart has semantic work to do")
+	}
+	if _, n := vectorDims(e); n != e.SemanticStatus().Chunks || len(srv.Received()) != before {
+		t.Fatalf("%d vectors for %d chunks; %d requests since restart", n, e.SemanticStatus().Chunks, len(srv.Received())-before)
+	}
+}
+
+// TestQueryEmbeddingFailurePauses: when the server fails a query's
+// embedding, searches rank by words and leave the server alone a while.
+func TestQueryEmbeddingFailurePauses(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	e := remoteEngine(t, t.TempDir(), srv)
+	defer e.Close()
+	e.PutDocuments(semDocs)
+	waitSem(t, e)
+	srv.Fail(500, 500, 500, 500)
+	for i := 0; i < 3; i++ {
+		r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 3})
+		if err != nil || r.Vectors || len(r.Hits) == 0 || r.Hits[0].Title != "Postgres backend" {
+			t.Fatalf("search %d: %v %+v", i, err, r)
+		}
+	}
+	calls := 0
+	for _, r := range srv.Received() {
+		if len(r.Input) == 1 && r.Input[0] == "connection pool" {
+			calls++
+		}
+	}
+	if calls != 4 { // one search: the first attempt and three retries
+		t.Fatalf("%d embedding requests for the query", calls)
+	}
 }

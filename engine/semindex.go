@@ -56,6 +56,7 @@ func (e *Engine) indexerLoop() {
 			if !more {
 				break
 			}
+			e.semEdits.Add(1)
 		}
 		select {
 		case <-e.stop:
@@ -265,9 +266,8 @@ func (e *Engine) ensureSpace() bool {
 // caller holds writeMu.
 func (e *Engine) needsNewSpace() bool {
 	st := e.st
-	if e.opts.Embedder != nil {
-		name := e.opts.Embedder.Name()
-		return st.space.name != name && (st.next == nil || st.next.name != name)
+	if emb := e.opts.Embedder; emb != nil {
+		return !st.space.holds(emb) && !st.next.holds(emb)
 	}
 	return st.space.model == nil && (st.next == nil || st.next.model == nil)
 }
@@ -390,14 +390,9 @@ func (e *Engine) embedPending(next bool) (bool, error) {
 	}
 	e.mu.RUnlock()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	vecs, err := sp.emb.Embed(ctx, texts)
-	cancel()
+	vecs, err := e.embed(sp.emb, texts)
 	if err != nil {
 		return false, err
-	}
-	if len(vecs) != len(ids) {
-		return false, errors.New("BUG: embedder returned a different number of vectors")
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -407,19 +402,66 @@ func (e *Engine) embedPending(next bool) (bool, error) {
 		return true, nil // replaced meanwhile
 	}
 	for i, id := range ids {
-		if !sp.pending.Contains(id) || e.st.chunks[id].kind == chunkNone {
+		if !sp.pending.Contains(id) {
 			continue // deleted meanwhile
+		}
+		sp.pending.Remove(id)
+		if e.st.chunks[id].kind == chunkNone || vecs[i] == nil {
+			continue // deleted, or refused by the embedder
 		}
 		if sp.vecs == nil {
 			sp.vecs = ann.NewFlat(len(vecs[i]))
 		}
 		if len(vecs[i]) != sp.vecs.Dims() {
-			return false, errors.New("the embedder changed its vector dimension")
+			// The model server changed its vectors' size: these vectors
+			// cannot be searched together; refill a new space.
+			sp.pending.Add(id)
+			sp.usable = false
+			e.log.Warn("the embedder's vectors changed size: re-embedding everything", "was", sp.vecs.Dims(), "now", len(vecs[i]))
+			return true, nil
 		}
 		sp.vecs.Add(id, vecs[i])
-		sp.pending.Remove(id)
 	}
 	return true, nil
+}
+
+// embed embeds texts in one call; if that fails, text by text, so a text
+// the embedder refuses (say, too long for a small model) does not hold up
+// the others: its vector is left nil when a probe text still embeds, which
+// shows the server is up. Otherwise it returns the error.
+func (e *Engine) embed(emb embed.Embedder, texts []string) ([][]float32, error) {
+	ctx, cancel := context.WithTimeout(e.bg, 2*time.Minute)
+	defer cancel()
+	vecs, err := emb.Embed(ctx, texts)
+	if err == nil {
+		if len(vecs) != len(texts) {
+			return nil, errors.New("BUG: embedder returned a different number of vectors")
+		}
+		return vecs, nil
+	}
+	if len(texts) == 1 || ctx.Err() != nil {
+		if len(texts) == 1 && ctx.Err() == nil {
+			if _, perr := emb.Embed(ctx, []string{"probe"}); perr == nil {
+				e.skipText(err)
+				return [][]float32{nil}, nil
+			}
+		}
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, err := e.embed(emb, []string{t})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v[0]
+	}
+	return out, nil
+}
+
+func (e *Engine) skipText(err error) {
+	e.skipped.Add(1)
+	e.log.Warn("the embedder refused a chunk; it is searchable by its words only", "err", err)
 }
 
 // swapSpace makes a completely filled next space the current one.
@@ -549,6 +591,7 @@ type SemanticStatus struct {
 	Pending  int    // chunks waiting for one
 	Index    string // "flat" or "ivf"
 	Building string // embedder of vectors being filled, if any
+	Skipped  int    // chunks the embedder refused since start-up (searchable by words only)
 	Error    string // the indexer's last error, if its last step failed
 }
 
@@ -569,6 +612,7 @@ func (e *Engine) SemanticStatus() SemanticStatus {
 	if sp := e.st.next; sp != nil {
 		s.Building = sp.name
 	}
+	s.Skipped = int(e.skipped.Load())
 	s.Error, _ = e.semErr.Load().(string)
 	return s
 }

@@ -129,26 +129,33 @@ func (e *Engine) Snapshot() error {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	seq := e.seq
-	if seq == e.snapSeq {
+	seq, edits := e.seq, e.semEdits.Load()
+	if seq == 0 || seq == e.snapSeq && edits == e.snapEdits {
 		return nil
 	}
+	// With no write since the newest snapshot, only the semantic index has
+	// progressed: the snapshot of the same sequence number is replaced (by
+	// a verified file) and nothing older is removed.
+	semanticOnly := seq == e.snapSeq
 	start := time.Now()
-	if err := e.wal.rotate(seq + 1); err != nil {
-		return e.snapshotFailed(err)
+	if !semanticOnly {
+		if err := e.wal.rotate(seq + 1); err != nil {
+			return e.snapshotFailed(err)
+		}
 	}
 	path := snapshotPath(e.opts.DataDir, seq)
 	n, err := writeFileAtomic(path, e.opts.NoSync, func(w io.Writer) error {
 		return e.st.writeTo(w, seq, e.opts.TitleWeight)
-	})
-	if err == nil {
-		err = checkFile(path)
-		if err != nil {
-			os.Remove(path) // keep the older snapshots and the log they need
-		}
-	}
+	}, checkFile)
 	if err != nil {
 		return e.snapshotFailed(err)
+	}
+	e.snapEdits = edits
+	info := &SnapshotInfo{Seq: seq, Path: path, Bytes: n, Took: time.Since(start), At: time.Now()}
+	e.lastSnap.Store(info)
+	e.log.Info("snapshot written", "path", path, "seq", seq, "bytes", n, "took", info.Took, "semantic_only", semanticOnly)
+	if semanticOnly {
+		return nil
 	}
 	prev := e.snapSeq
 	e.snapSeq = seq
@@ -161,9 +168,6 @@ func (e *Engine) Snapshot() error {
 	if err := e.wal.trim(prev); err != nil {
 		e.log.Warn("trimming the write-ahead log failed", "err", err)
 	}
-	info := &SnapshotInfo{Seq: seq, Path: path, Bytes: n, Took: time.Since(start), At: time.Now()}
-	e.lastSnap.Store(info)
-	e.log.Info("snapshot written", "path", path, "seq", seq, "bytes", n, "took", info.Took)
 	return nil
 }
 
@@ -182,8 +186,9 @@ func (e *Engine) snapshotFailed(err error) error {
 func (e *Engine) LastSnapshot() *SnapshotInfo { return e.lastSnap.Load() }
 
 // writeFileAtomic writes path through a temporary file that is synced,
-// renamed into place, and whose directory is synced.
-func writeFileAtomic(path string, noSync bool, write func(io.Writer) error) (int64, error) {
+// checked by check (when not nil), renamed into place, and whose directory
+// is synced. A file that fails its check never replaces path.
+func writeFileAtomic(path string, noSync bool, write func(io.Writer) error, check func(tmp string) error) (int64, error) {
 	tmp := path + tmpSuffix
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -213,6 +218,12 @@ func writeFileAtomic(path string, noSync bool, write func(io.Writer) error) (int
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
 		return 0, err
+	}
+	if check != nil {
+		if err := check(tmp); err != nil {
+			os.Remove(tmp)
+			return 0, err
+		}
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
@@ -310,7 +321,7 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 	_, err = writeFileAtomic(snapshotPath(dir, seq), false, func(w io.Writer) error {
 		_, err := io.Copy(w, f)
 		return err
-	})
+	}, checkFile)
 	return seq, messages, documents, err
 }
 

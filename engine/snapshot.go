@@ -24,7 +24,7 @@ import (
 // See docs/format.md for the payload of each frame.
 const (
 	snapMagic      = "SIFTSNAP"
-	snapVersion    = 1
+	snapVersion    = 2 // version 1 (before the semantic index) is read too
 	snapHeaderSize = 32
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
@@ -313,31 +313,41 @@ func (fr *frameReader) readBlocks(typ byte, n int, get func(d *bin.Dec) error) e
 	return nil
 }
 
-// snapshotHeader reads and checks the header, returning the sequence number.
-func snapshotHeader(r io.Reader) (uint64, time.Time, error) {
+// snapHeader is what a snapshot's header says.
+type snapHeader struct {
+	version uint32
+	seq     uint64
+	created time.Time
+}
+
+// snapshotHeader reads and checks the header.
+func snapshotHeader(r io.Reader) (snapHeader, error) {
 	var hdr [snapHeaderSize]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return 0, time.Time{}, fmt.Errorf("read header: %w", err)
+		return snapHeader{}, fmt.Errorf("read header: %w", err)
 	}
 	if string(hdr[:8]) != snapMagic {
-		return 0, time.Time{}, errors.New("not a Sift snapshot (bad magic)")
+		return snapHeader{}, errors.New("not a Sift snapshot (bad magic)")
 	}
 	if crc32.Checksum(hdr[:28], castagnoli) != binary.LittleEndian.Uint32(hdr[28:]) {
-		return 0, time.Time{}, errors.New("header checksum mismatch")
+		return snapHeader{}, errors.New("header checksum mismatch")
 	}
-	if v := binary.LittleEndian.Uint32(hdr[8:]); v != snapVersion {
-		return 0, time.Time{}, fmt.Errorf("unsupported snapshot version %d", v)
+	h := snapHeader{
+		version: binary.LittleEndian.Uint32(hdr[8:]),
+		seq:     binary.LittleEndian.Uint64(hdr[12:]),
+		created: time.Unix(0, int64(binary.LittleEndian.Uint64(hdr[20:]))),
 	}
-	seq := binary.LittleEndian.Uint64(hdr[12:])
-	created := time.Unix(0, int64(binary.LittleEndian.Uint64(hdr[20:])))
-	return seq, created, nil
+	if h.version < 1 || h.version > snapVersion {
+		return snapHeader{}, fmt.Errorf("unsupported snapshot version %d (this build reads 1 to %d)", h.version, snapVersion)
+	}
+	return h, nil
 }
 
 // checkFrames reads a snapshot's frames to the end without decoding them:
 // every checksum, the end frame's count and the end of the stream. It is
 // how a snapshot just written is checked before older ones are deleted.
 func checkFrames(r io.Reader) error {
-	if _, _, err := snapshotHeader(r); err != nil {
+	if _, err := snapshotHeader(r); err != nil {
 		return err
 	}
 	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
@@ -366,43 +376,19 @@ func checkFrames(r io.Reader) error {
 // rebuilt reports that the indexes were rebuilt from the records because the
 // snapshot was written by another tokenizer version.
 func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, err error) {
-	seq, _, err = snapshotHeader(r)
+	hdr, err := snapshotHeader(r)
 	if err != nil {
 		return nil, 0, false, err
 	}
+	seq = hdr.seq
 	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(64<<20))
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("start decompression: %w", err)
 	}
 	defer zr.Close()
 	fr := &frameReader{r: bufio.NewReaderSize(zr, 1<<20)}
-	fr.advance()
-	st = newState(opts.Index)
-	meta, err := st.readRecords(fr)
-	if err != nil {
+	if st, rebuilt, err = readBody(fr, hdr.version, opts); err != nil {
 		return nil, 0, false, err
-	}
-	if meta.analyzer == analyzerVersion && meta.titleWeight == opts.TitleWeight {
-		if err := st.readIndexes(fr, opts.Index); err != nil {
-			return nil, 0, false, err
-		}
-	} else {
-		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex || fr.typ == frameChunkIdx) {
-			fr.advance()
-		}
-		st.reindex(opts.Index, opts.TitleWeight)
-		rebuilt = true
-	}
-	if err := st.readSemantic(fr); err != nil {
-		return nil, 0, false, fmt.Errorf("semantic: %w", err)
-	}
-	p, err := fr.take(frameEnd)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	d := &bin.Dec{B: p}
-	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
-		return nil, 0, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
 	}
 	// Read the compressed stream to its end, so its own checksum is
 	// verified and nothing trails the end frame.
@@ -412,7 +398,43 @@ func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, 
 	return st, seq, rebuilt, nil
 }
 
-func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
+// readBody reads a snapshot's frames, from the first to the end frame.
+func readBody(fr *frameReader, version uint32, opts Options) (st *state, rebuilt bool, err error) {
+	fr.advance()
+	st = newState(opts.Index)
+	meta, err := st.readRecords(fr, version)
+	if err != nil {
+		return nil, false, err
+	}
+	if meta.analyzer == analyzerVersion && meta.titleWeight == opts.TitleWeight {
+		if err := st.readIndexes(fr, opts.Index, version); err != nil {
+			return nil, false, err
+		}
+	} else {
+		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex || fr.typ == frameChunkIdx) {
+			fr.advance()
+		}
+		st.reindex(opts.Index, opts.TitleWeight)
+		rebuilt = true
+	}
+	if version == 1 {
+		// Written before the semantic index: the indexer builds it.
+		st.markAllDirty()
+	} else if err := st.readSemantic(fr); err != nil {
+		return nil, false, fmt.Errorf("semantic: %w", err)
+	}
+	p, err := fr.take(frameEnd)
+	if err != nil {
+		return nil, false, err
+	}
+	d := &bin.Dec{B: p}
+	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
+		return nil, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
+	}
+	return st, rebuilt, nil
+}
+
+func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, error) {
 	var m snapshotMeta
 	p, err := fr.take(frameMeta)
 	if err != nil {
@@ -421,8 +443,14 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 	d := &bin.Dec{B: p}
 	m.analyzer = d.String()
 	m.titleWeight = d.U8()
-	for _, n := range []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs, &m.chunks} {
-		*n = int(d.Uvarint())
+	counts := []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs, &m.chunks}
+	if version == 1 {
+		counts = counts[:5]
+	}
+	for _, n := range counts {
+		if *n = int(d.Uvarint()); *n < 0 {
+			return m, errors.New("meta: count out of range")
+		}
 	}
 	if err := d.Done(); err != nil {
 		return m, fmt.Errorf("meta: %w", err)
@@ -508,6 +536,9 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 	if err != nil {
 		return m, fmt.Errorf("documents: %w", err)
 	}
+	if version == 1 {
+		return m, nil
+	}
 	if err := st.readChunks(fr, m.chunks); err != nil {
 		return m, fmt.Errorf("chunks: %w", err)
 	}
@@ -515,7 +546,7 @@ func (st *state) readRecords(fr *frameReader) (snapshotMeta, error) {
 }
 
 // readIndexes decodes both indexes and checks they agree with the records.
-func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
+func (st *state) readIndexes(fr *frameReader, opts index.Options, version uint32) error {
 	var err error
 	if st.msgIdx, err = index.Decode(opts, func() ([]byte, error) { return fr.take(frameMsgIndex) }); err != nil {
 		return fmt.Errorf("message index: %w", err)
@@ -535,6 +566,9 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 		if (st.docs[i] != nil) != st.docIdx.Contains(uint32(i)) {
 			return fmt.Errorf("document slot %d: index and records disagree", i)
 		}
+	}
+	if version == 1 {
+		return nil
 	}
 	if st.chunkIdx, err = index.Decode(chunkIndexOptions(opts), func() ([]byte, error) { return fr.take(frameChunkIdx) }); err != nil {
 		return fmt.Errorf("chunk index: %w", err)

@@ -31,6 +31,21 @@ func (st *state) buildChannelOrders() {
 	}
 }
 
+// markAllDirty queues every document and channel for chunking: the state
+// was read from a snapshot written before the semantic index existed.
+func (st *state) markAllDirty() {
+	for i, d := range st.docs {
+		if d != nil {
+			st.dirtyDocs.Add(uint32(i))
+		}
+	}
+	for i, c := range st.chans {
+		if c != nil {
+			st.dirtyChans.Add(uint32(i))
+		}
+	}
+}
+
 func encodeChunk(e *bin.Enc, c *chunkRec) {
 	e.U8(uint8(c.kind))
 	switch c.kind {
@@ -187,6 +202,11 @@ func (st *state) readSemantic(fr *frameReader) error {
 	if sp.pending, err = readBitmap(d, len(st.chunks)); err != nil {
 		return fmt.Errorf("pending chunks: %w", err)
 	}
+	for i := range st.chunks {
+		if st.chunks[i].kind == chunkNone {
+			sp.pending.Remove(uint32(i))
+		}
+	}
 	if err := d.Done(); err != nil {
 		return err
 	}
@@ -202,6 +222,9 @@ func (st *state) readSemantic(fr *frameReader) error {
 	if hasVecs {
 		if sp.vecs, err = ann.Decode(func() ([]byte, error) { return fr.take(frameVectors) }); err != nil {
 			return err
+		}
+		if builtin && sp.vecs.Dims() != embed.Dims {
+			return fmt.Errorf("%d-dimensional vectors for the built-in embedder", sp.vecs.Dims())
 		}
 		var bad error
 		sp.vecs.Each(func(id uint32, _ []float32) bool {

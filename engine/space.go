@@ -37,6 +37,16 @@ func newSpace(emb embed.Embedder) *space {
 	return sp
 }
 
+// holds reports whether sp is a usable space of emb's vectors: same name
+// and, once both are known, same size.
+func (sp *space) holds(emb embed.Embedder) bool {
+	if sp == nil || !sp.usable || sp.name != emb.Name() {
+		return false
+	}
+	d := emb.Dims()
+	return d == 0 || sp.vecs == nil || sp.vecs.Dims() == d
+}
+
 // addChunk notes a new chunk to embed.
 func (sp *space) addChunk(id uint32) {
 	if sp != nil {

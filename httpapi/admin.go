@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -12,12 +13,19 @@ import (
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	c := s.eng.Counts()
 	sem := s.eng.SemanticStatus()
+	// Public: model servers are named by their model, not their address,
+	// and failures are detailed in the server's log only.
+	sem.Embedder, _, _ = strings.Cut(sem.Embedder, "@")
+	sem.Building, _, _ = strings.Cut(sem.Building, "@")
+	if sem.Error != "" {
+		sem.Error = "the semantic indexer's last step failed; the server log has the details"
+	}
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{
 		"status": "ok", "version": s.opts.Version, "seq": s.eng.Seq(),
 		"messages": c.Messages, "documents": c.Documents, "channels": c.Channels, "sources": c.Sources,
 		"semantic": map[string]any{
 			"embedder": sem.Embedder, "chunks": sem.Chunks, "vectors": sem.Vectors, "pending": sem.Pending,
-			"index": sem.Index, "building": sem.Building, "error": sem.Error,
+			"index": sem.Index, "building": sem.Building, "skipped": sem.Skipped, "error": sem.Error,
 		},
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/fakeoai"
 )
 
 type testServer struct {
@@ -468,6 +471,41 @@ func TestHealthAndBackup(t *testing.T) {
 	}
 	if _, msgs, _, err := engine.VerifySnapshot(bytes.NewReader(r.body)); err != nil || msgs != 2 {
 		t.Fatalf("backup does not verify: %v (%d messages)", err, msgs)
+	}
+}
+
+// TestHealthHidesModelServers: the public health check names a model
+// server by its model only and does not repeat its errors, which may name
+// internal hosts; the log and the snapshot never hold its credentials.
+func TestHealthHidesModelServers(t *testing.T) {
+	srv := fakeoai.New()
+	defer srv.Close()
+	srv.Fail(400, 400, 400, 400, 400, 400, 400, 400)
+	u, _ := url.Parse(srv.URL)
+	u.User = url.UserPassword("ops", "hunter2")
+	emb := embed.NewOpenAI(u.String(), "sk-secret", "fake-embed")
+	eng, err := engine.Open(engine.Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := serve(t, eng, Options{})
+	if _, err := eng.PutDocuments([]engine.Document{{Title: "a", Content: "alpha beta"}}); err != nil {
+		t.Fatal(err)
+	}
+	var sem map[string]any
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		sem = ts.get(t, "/healthz").json(t)["semantic"].(map[string]any)
+		if sem["error"] != "" {
+			break
+		}
+	}
+	body := string(ts.get(t, "/healthz").body)
+	if sem["embedder"] != "openai:fake-embed" || sem["error"] == "" || strings.Contains(body, "127.0.0.1") ||
+		strings.Contains(body, "hunter2") || strings.Contains(body, "scripted failure") {
+		t.Fatalf("health: %s", body)
+	}
+	if strings.Contains(emb.Name(), "hunter2") || strings.Contains(emb.Name(), "ops@") {
+		t.Fatalf("embedder name %q holds credentials", emb.Name())
 	}
 }
 

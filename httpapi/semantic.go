@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ const (
 	maxCharsMax          = 10000
 	boostBare            = 2
 	maxBoostEntries      = 64
+	semanticTimeout      = 30 * time.Second // bounds a search's model-server calls
 )
 
 // Boost multipliers lie in [boostMin, boostMax].
@@ -113,6 +115,9 @@ func semanticRequest(ctx *fasthttp.RequestCtx) (engine.SemanticRequest, error) {
 			req.Sources = append(req.Sources, s)
 		}
 	}
+	if len(req.Sources) > maxBoostEntries {
+		return req, paramErr("source: at most %d comma-separated source ids", maxBoostEntries)
+	}
 	return req, nil
 }
 
@@ -124,7 +129,11 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
-	res, err := s.eng.SemanticSearch(ctx, req)
+	// fasthttp's RequestCtx is recycled after the handler and cancelled only
+	// at shutdown: the search gets a context of its own, bounded.
+	sctx, cancel := context.WithTimeout(context.Background(), semanticTimeout)
+	defer cancel()
+	res, err := s.eng.SemanticSearch(sctx, req)
 	if err != nil {
 		writeErr(ctx, err)
 		return
@@ -149,10 +158,25 @@ func (s *Server) hitURL(h *engine.SemanticHit) string {
 		if u == "" {
 			u = s.opts.BaseURL + "/d/" + h.DocSlug
 		}
-		return u + h.Fragment
+		return withFragment(u, h.Fragment)
 	}
 	if h.MessageURL != "" {
 		return h.MessageURL
 	}
 	return s.opts.BaseURL + "/c/" + h.ChannelSlug + "#m-" + h.MessageID
+}
+
+// withFragment adds a "#:~:text=…" fragment directive to u. A URL that has
+// a fragment keeps it, the directive following its ":~:" delimiter
+// ("page#section:~:text=…"); a directive u already had is replaced.
+func withFragment(u, frag string) string {
+	if frag == "" {
+		return u
+	}
+	base, old, ok := strings.Cut(u, "#")
+	if !ok {
+		return u + frag
+	}
+	old, _, _ = strings.Cut(old, ":~:")
+	return base + "#" + old + strings.TrimPrefix(frag, "#")
 }

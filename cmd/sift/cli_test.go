@@ -156,7 +156,7 @@ func TestModelServers(t *testing.T) {
 			}
 		}
 		p.getJSON(t, "/healthz", &h)
-		if strings.HasPrefix(h.Semantic.Embedder, "openai:fake-embed@") && h.Semantic.Pending == 0 && h.Semantic.Vectors > 100 && h.Semantic.Building == "" {
+		if h.Semantic.Embedder == "openai:fake-embed" && h.Semantic.Pending == 0 && h.Semantic.Vectors > 100 && h.Semantic.Building == "" {
 			break
 		}
 		if time.Now().After(deadline) {

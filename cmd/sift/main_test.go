@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 type proc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 	exited chan error
 }
 
@@ -58,12 +58,30 @@ func freePort(t testing.TB) int {
 }
 
 // startSift starts sift serve on dataDir and waits until it answers.
+// syncBuffer is a bytes.Buffer safe to read while the process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 func startSift(t testing.TB, dataDir string, args ...string) *proc {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(siftBin, append([]string{"serve", "--data-dir", dataDir, "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--port", fmt.Sprint(port)}, args...)...)
 	cmd.Env = append(os.Environ(), "API_SECRET_KEY="+testKey, "LOG_LEVEL=warn")
-	p := &proc{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
+	p := &proc{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), stderr: &syncBuffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/internal/oai"
 	"github.com/sift-search/sift/llm"
 )
 
@@ -103,7 +104,7 @@ func logSettings(log *slog.Logger, c *config) {
 		if u == "" {
 			return what
 		}
-		return u
+		return oai.Redacted(u)
 	}
 	log.Info("sift serving", "version", version, "addr", c.Addr, "base_url", c.BaseURL,
 		"data_dir", c.DataDir, "search_access", c.SearchAccess, "api_secret_key", set(c.APISecretKey),

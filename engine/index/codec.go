@@ -14,8 +14,8 @@ import (
 )
 
 // codecVersion is the version of the encoding written by Encode; see
-// docs/format.md.
-const codecVersion = 1
+// docs/format.md. Version 1 (no positions flag, always positions) is read.
+const codecVersion = 2
 
 // termsPerBlock and blockBytes bound the blocks Encode emits (a single
 // postings list may still make a bigger one).
@@ -109,10 +109,13 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 		return nil, err
 	}
 	d := bin.Dec{B: b}
-	if v := d.Uvarint(); d.Err == nil && v != codecVersion {
+	v := d.Uvarint()
+	if d.Err == nil && (v < 1 || v > codecVersion) {
 		return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, v)
 	}
-	ix.opts.NoPositions = d.Bool()
+	if noPos := v >= 2 && d.Bool(); d.Err == nil && noPos != opts.NoPositions {
+		return nil, fmt.Errorf("%w: positions stored %v, expected %v", ErrCorrupt, !noPos, !opts.NoPositions)
+	}
 	n := d.Uvarint()
 	ix.dead = int(d.Uvarint())
 	if d.Err != nil || n > uint64(d.Len()) || n > math.MaxUint32 {

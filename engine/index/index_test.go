@@ -198,8 +198,12 @@ func encode(t testing.TB, ix *Index) [][]byte {
 }
 
 func decode(blocks [][]byte) (*Index, error) {
+	return decodeWith(DefaultOptions(), blocks)
+}
+
+func decodeWith(opts Options, blocks [][]byte) (*Index, error) {
 	i := 0
-	return Decode(DefaultOptions(), func() ([]byte, error) {
+	return Decode(opts, func() ([]byte, error) {
 		if i == len(blocks) {
 			return nil, errors.New("no more blocks")
 		}
@@ -407,9 +411,14 @@ func TestNoPositions(t *testing.T) {
 		}
 	}
 	ix.Delete(1)
-	got, err := decode(encode(t, ix.Compacted()))
+	blocks := encode(t, ix.Compacted())
+	got, err := decodeWith(ix.opts, blocks)
 	if err != nil || !got.opts.NoPositions {
 		t.Fatalf("round trip: %v", err)
+	}
+	// An index without positions is refused where positions are expected.
+	if _, err := decode(blocks); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("decoded without positions where expected: %v", err)
 	}
 	if r := got.Search(&Query{Terms: terms("alpha")}, 10); !slices.Equal(ids(r), []uint32{3, 0}) {
 		t.Errorf("after compact and decode: %v", ids(r))

@@ -17,11 +17,13 @@ import (
 // Server is a fake OpenAI-compatible server.
 type Server struct {
 	*httptest.Server
-	Dims int // of the embeddings; 8 by default
 
 	mu       sync.Mutex
+	dims     int               // of the embeddings; 8 by default
 	failures []int             // statuses to answer, one per request, before succeeding
 	answers  map[string]string // chat answers by a substring of the last user message
+	refuse   string            // embeddings requests with an input containing this answer 400
+	held     chan struct{}     // while not nil, embeddings requests wait for it to close
 	Requests []Request         // every request received
 }
 
@@ -35,7 +37,7 @@ type Request struct {
 
 // New starts a server; Close it when done.
 func New() *Server {
-	s := &Server{Dims: 8, answers: map[string]string{}}
+	s := &Server{dims: 8, answers: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
@@ -48,6 +50,40 @@ func (s *Server) Fail(statuses ...int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures = append(s.failures, statuses...)
+}
+
+// SetDims changes the size of the embeddings, as a changed model would.
+func (s *Server) SetDims(d int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dims = d
+}
+
+// Refuse makes embeddings requests with an input containing substr answer
+// 400, as servers do for an input longer than the model's context.
+func (s *Server) Refuse(substr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = substr
+}
+
+// Hold makes embeddings requests wait until Release.
+func (s *Server) Hold() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = make(chan struct{})
+	}
+}
+
+// Release lets held requests, and later ones, through.
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held != nil {
+		close(s.held)
+		s.held = nil
+	}
 }
 
 // Answer sets the chat completion for user messages containing substr.
@@ -135,9 +171,27 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 			inputs = append(inputs, str)
 		}
 	}
+	s.mu.Lock()
+	dims, refuse, held := s.dims, s.refuse, s.held
+	s.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	for _, in := range inputs {
+		if refuse != "" && strings.Contains(in, refuse) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			w.Write([]byte(`{"error":{"message":"input is too large to process. increase the physical batch size","type":"invalid_request_error"}}`))
+			return
+		}
+	}
 	data := make([]map[string]any, 0, len(inputs))
 	for i := len(inputs) - 1; i >= 0; i-- { // reversed: clients must order by index
-		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": Vector(inputs[i], s.Dims), "extra": true})
+		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": Vector(inputs[i], dims), "extra": true})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{

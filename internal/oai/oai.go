@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,17 @@ func BaseURL(s string) string {
 		s += "/v1"
 	}
 	return s
+}
+
+// Redacted is u without the credentials it may embed (user:password@),
+// for names, logs and messages.
+func Redacted(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	p.User = nil
+	return p.String()
 }
 
 // Client posts JSON to an OpenAI-compatible API.
