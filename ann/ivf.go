@@ -86,7 +86,7 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 		return true
 	})
 	x := TrainIVF(sample, dims, n, opts)
-	const batch = 4096
+	const batch = 16384
 	ids := make([]uint32, 0, batch)
 	vecs := make([]float32, 0, batch*dims)
 	src.Each(func(id uint32, v []float32) bool {

@@ -78,7 +78,7 @@ func kmeans(data []float32, dims, k, iters int, seed uint64) []float32 {
 // assignAll sets assign[i] to the centroid nearest vector i, in parallel.
 func assignAll(data []float32, dims int, cent []float32, assign []int32) {
 	n := len(data) / dims
-	workers := min(runtime.GOMAXPROCS(0), max(n/4096, 1))
+	workers := min(runtime.GOMAXPROCS(0), max(n/256, 1))
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)

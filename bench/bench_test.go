@@ -316,7 +316,8 @@ func rssBytes() int64 {
 	return 0
 }
 
-// BenchmarkSnapshot writes a snapshot of each corpus and loads it back.
+// BenchmarkSnapshot writes a snapshot of each corpus, with its semantic
+// index (chunks, model, vectors), and loads it back.
 func BenchmarkSnapshot(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(label(n), func(b *testing.B) {
@@ -324,6 +325,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			c := synthCorpus(n)
 			var write, read time.Duration
 			var size int64
+			var chunks int
 			for i := 0; i < b.N; i++ {
 				dir := b.TempDir()
 				e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true})
@@ -331,6 +333,13 @@ func BenchmarkSnapshot(b *testing.B) {
 					b.Fatal(err)
 				}
 				load(b, e, "synth", c.chans, c.msgs)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				err = e.WaitSemantic(ctx) // the snapshot holds chunks and vectors too
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+				chunks = e.SemanticStatus().Chunks
 				t := time.Now()
 				if err := e.Snapshot(); err != nil {
 					b.Fatal(err)
@@ -352,6 +361,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			b.ReportMetric(write.Seconds()/float64(b.N), "write-s")
 			b.ReportMetric(read.Seconds()/float64(b.N), "load-s")
 			b.ReportMetric(float64(size)/1e6, "file-MB")
+			b.ReportMetric(float64(chunks), "chunks")
 		})
 	}
 }
