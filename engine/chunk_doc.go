@@ -102,7 +102,25 @@ func splitDocument(text string) []docSpan {
 			cur = docSpan{start: b.start, end: b.end, heading: heading, section: true}
 			continue
 		}
-		for _, piece := range cutLong(text, b.start, b.end) {
+		start := b.start
+		if body && b.end-cur.start > chunkMaxBytes && cur.end-cur.start < chunkMaxBytes/3 {
+			// A short chunk (a heading and the line introducing a list,
+			// say) takes the head of a block too long to join it whole,
+			// rather than stand alone.
+			limit := cur.start + chunkMaxBytes
+			for limit > start && !utf8.RuneStart(text[limit]) {
+				limit--
+			}
+			cut := lastBoundary(text[start:limit], true)
+			if cut <= 0 {
+				cut = lastBoundary(text[start:limit], false)
+			}
+			if cut > 0 {
+				cur.end, start = start+cut, start+cut
+				flush()
+			}
+		}
+		for _, piece := range cutLong(text, start, b.end) {
 			if body && piece.end-cur.start > chunkMaxBytes {
 				flush()
 			}

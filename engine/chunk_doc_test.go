@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +63,19 @@ func TestSplitDocument(t *testing.T) {
 	}
 	if !strings.HasPrefix(long[spans[1].start:], "A sentence") {
 		t.Errorf("overlap does not start at a sentence: %q", long[spans[1].start:spans[1].start+30])
+	}
+	// A heading and an intro line are not a chunk of their own when the
+	// list they introduce is too long to join them whole.
+	var list strings.Builder
+	list.WriteString("## Why it fails\n\nIf verification fails for every request, it is nearly always one of the causes below, roughly in the order support sees them, one of these:\n\n")
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&list, "- **Cause %d.** A line of explanation that runs on for a while, like a real one.\n", i)
+	}
+	text = list.String()
+	spans = splitDocument(text)
+	checkSpans(t, "intro and list", text, spans)
+	if first := text[spans[0].start:spans[0].end]; len(spans) < 2 || !strings.Contains(first, "one of these:") || !strings.Contains(first, "Cause 0.") {
+		t.Errorf("the intro stands alone: %q", first)
 	}
 	// Overlaps start after a space of more than one byte, not inside it.
 	for _, sep := range []string{"\u00a0", "\u3000", "\u2003"} {
