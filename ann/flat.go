@@ -97,15 +97,6 @@ func (f *Flat) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result)
 	}
 	flt := newFilter(allowed)
 	defer flt.release()
-	d := f.dims
-	for s, id := range f.ids {
-		if !flt.ok(id) {
-			continue
-		}
-		score := Dot(q, f.vecs[s*d:s*d+d])
-		if !top.full() || score > top.h[0].Score {
-			top.push(id, score)
-		}
-	}
+	scan(q, f.ids, f.vecs, f.dims, flt, &top)
 	return top.sorted()
 }

@@ -247,18 +247,8 @@ func (x *IVF) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) 
 	if x.quant != nil {
 		return x.searchQuantized(q, k, flt, top)
 	}
-	d := x.dims
 	for _, c := range x.probe(q) {
-		l := &x.lists[c]
-		for p, id := range l.ids {
-			if !flt.ok(id) {
-				continue
-			}
-			score := Dot(q, l.vecs[p*d:p*d+d])
-			if !top.full() || score > top.h[0].Score {
-				top.push(id, score)
-			}
-		}
+		scan(q, x.lists[c].ids, x.lists[c].vecs, x.dims, flt, &top)
 	}
 	return top.sorted()
 }

@@ -69,3 +69,17 @@ func (t *topK) sorted() []Result {
 	})
 	return t.h
 }
+
+// scan scores each allowed vector of a contiguous run (ids[i]'s vector is
+// vecs[i*d:(i+1)*d]) against q and keeps the best in top.
+func scan(q []float32, ids []uint32, vecs []float32, d int, flt *filter, top *topK) {
+	for p, id := range ids {
+		if !flt.ok(id) {
+			continue
+		}
+		score := Dot(q, vecs[p*d:p*d+d])
+		if !top.full() || score > top.h[0].Score {
+			top.push(id, score)
+		}
+	}
+}

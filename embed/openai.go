@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/internal/oai"
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // OpenAI embeds through an OpenAI-compatible POST /v1/embeddings (OpenAI,
@@ -68,7 +68,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		batch := texts[start:min(start+o.batch, len(texts))]
 		in := embeddingsRequest{Model: o.model, Input: make([]string, len(batch)), EncodingFormat: "float"}
 		for i, t := range batch {
-			in.Input[i] = truncate(t, maxInputBytes)
+			in.Input[i] = textcut.Prefix(t, maxInputBytes)
 			if in.Input[i] == "" {
 				in.Input[i] = " " // some servers refuse empty inputs
 			}
@@ -121,17 +121,6 @@ func check(v []float32, dims int) error {
 		}
 	}
 	return nil
-}
-
-// truncate cuts s to at most n bytes without splitting a character.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 var _ Embedder = (*OpenAI)(nil)

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,10 +92,9 @@ func TestOpenAIRejectsBadAnswers(t *testing.T) {
 	if v, err := o.Embed(context.Background(), []string{"a"}); err != nil || len(v[0]) != 16 || o.Dims() != 16 {
 		t.Fatalf("after a size change: %v, dims %d", err, o.Dims())
 	}
-	mixed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[0,1,0]}]}`))
-	}))
+	mixed := fakeoai.NewRaw()
 	defer mixed.Close()
+	mixed.Set([]byte(`{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[0,1,0]}]}`))
 	if _, err := NewOpenAI(mixed.URL, "", "m").Embed(context.Background(), []string{"a", "b"}); err == nil || !strings.Contains(err.Error(), "components in one answer") {
 		t.Fatalf("mixed sizes accepted: %v", err)
 	}
@@ -113,18 +109,14 @@ func TestOpenAIRejectsBadAnswers(t *testing.T) {
 // embeddings client: an error or exactly one finite, unit (or zero)
 // vector per input of one dimension — never a panic.
 func FuzzOpenAIAnswer(f *testing.F) {
-	var body atomic.Value
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body.Load().([]byte))
-	}))
+	srv := fakeoai.NewRaw()
 	f.Cleanup(srv.Close)
 	f.Add([]byte(`{"data":[{"index":1,"embedding":[1,0]},{"index":0,"embedding":[0,2]}]}`))
 	f.Add([]byte(`{"data":[{"index":0,"embedding":[1,0]},{"index":0,"embedding":[0,2]}]}`))
 	f.Add([]byte(`{"data":[{"index":0,"embedding":[1e39,0]},{"index":1,"embedding":[0]}]}`))
 	f.Add([]byte(`{"data":null}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		body.Store(b)
+		srv.Set(b)
 		o := NewOpenAI(srv.URL, "", "m")
 		o.Client().MaxRetries = 0
 		vecs, err := o.Embed(context.Background(), []string{"a", "b"})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // Semantic search ranks chunks by normalised convex fusion of two scores:
@@ -280,7 +281,7 @@ func (e *Engine) hypothesize(ctx context.Context, query string) (string, bool) {
 	hctx, cancel := context.WithTimeout(ctx, hydeTimeout)
 	defer cancel()
 	h, err := e.opts.Hypothesize(hctx, query)
-	if h = cutBytes(strings.TrimSpace(h), hydeMaxBytes); err != nil || h == "" {
+	if h = textcut.Prefix(strings.TrimSpace(h), hydeMaxBytes); err != nil || h == "" {
 		if err == nil {
 			err = errors.New("empty answer")
 		}
@@ -291,17 +292,6 @@ func (e *Engine) hypothesize(ctx context.Context, query string) (string, bool) {
 	}
 	e.hyde.put(query, h)
 	return h, true
-}
-
-// cutBytes cuts s to at most n bytes without splitting a character.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // breaker pauses the use of a failing model server by searches.

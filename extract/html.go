@@ -1,16 +1,17 @@
 // Package extract turns uploaded and crawled files into a title and plain
 // text for indexing: HTML through golang.org/x/net/html, Markdown by its
-// first heading. It depends on nothing else in Sift.
+// first heading. Of Sift, it uses only internal/textcut.
 package extract
 
 import (
 	"io"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // HTML reads an HTML document and returns its title and readable text.
@@ -93,7 +94,7 @@ func (w *walker) walk(n *html.Node) {
 	if n.DataAtom == atom.Title {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode && w.title == "" {
-				w.title = prefix(c.Data, maxTitleBytes)
+				w.title = textcut.Prefix(c.Data, maxTitleBytes)
 			}
 		}
 		return
@@ -170,7 +171,7 @@ func headingLevel(a atom.Atom) int {
 // collapsed to one space.
 func (w *walker) text(s string) {
 	if w.inH1 && w.h1.Len() < maxTitleBytes {
-		w.h1.WriteString(prefix(s, maxTitleBytes-w.h1.Len()))
+		w.h1.WriteString(textcut.Prefix(s, maxTitleBytes-w.h1.Len()))
 	}
 	if w.pre == 0 {
 		s = collapseKeepEdges(s)
@@ -227,15 +228,3 @@ func collapseKeepEdges(s string) string {
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// prefix returns the longest prefix of s of at most n bytes that does not
-// split a UTF-8 sequence.
-func prefix(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}

@@ -2,10 +2,7 @@ package llm
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -39,17 +36,13 @@ func TestHypothesize(t *testing.T) {
 // FuzzCompleteAnswer feeds arbitrary answers of a model server to the chat
 // client: a reply or an error, never a panic.
 func FuzzCompleteAnswer(f *testing.F) {
-	var body atomic.Value
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body.Load().([]byte))
-	}))
+	srv := fakeoai.NewRaw()
 	f.Cleanup(srv.Close)
 	f.Add([]byte(`{"choices":[{"message":{"role":"assistant","content":"hi"}}],"usage":{"prompt_tokens":3}}`))
 	f.Add([]byte(`{"choices":[]}`))
 	f.Add([]byte(`{"choices":[{"message":null}],"usage":null}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		body.Store(b)
+		srv.Set(b)
 		c := New(srv.URL, "", "m")
 		c.Transport().MaxRetries = 0
 		if reply, _, err := c.Complete(context.Background(), []Message{{"user", "q"}}, 10); err == nil && !utf8.ValidString(reply) {

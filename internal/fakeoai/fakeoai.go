@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Server is a fake OpenAI-compatible server.
@@ -228,3 +229,24 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 	})
 }
+
+// Raw is a server answering every request with status 200 and the body
+// last given to Set, as is: for fuzzing what clients make of answers.
+type Raw struct {
+	*httptest.Server
+	body atomic.Value // []byte
+}
+
+// NewRaw starts a Raw server; Close it when done.
+func NewRaw() *Raw {
+	r := &Raw{}
+	r.body.Store([]byte{})
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(r.body.Load().([]byte))
+	}))
+	return r
+}
+
+// Set makes b the answer to the next requests.
+func (r *Raw) Set(b []byte) { r.body.Store(b) }

@@ -17,7 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // BaseURL normalises a configured base: no trailing slash, ending in /v1.
@@ -189,11 +190,7 @@ const maxMessage = 300
 func bound(msg string) string {
 	msg = strings.ToValidUTF8(strings.TrimSpace(msg), "\uFFFD")
 	if len(msg) > maxMessage {
-		cut := maxMessage
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
+		msg = textcut.Prefix(msg, maxMessage) + "…"
 	}
 	return msg
 }
