@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -97,6 +98,47 @@ type SemanticHit struct {
 	ChannelSlug string
 	MessageID   string
 	MessageURL  string
+
+	// Who and when, for citations: a window's authors (display names, in
+	// order of appearance) and channel name; the source's type; the first
+	// message's time, or the document's last update.
+	Authors    []string
+	Channel    string
+	SourceType string
+	Time       time.Time
+}
+
+// URL links the hit to its origin: a document passage to its origin URL or
+// its page base+"/d/"+slug, with the text fragment that locates it; a
+// conversation to its first message's platform link, else to its anchor on
+// the channel page.
+func (h *SemanticHit) URL(base string) string {
+	if h.Type == "document" {
+		u := h.DocURL
+		if u == "" {
+			u = base + "/d/" + h.DocSlug
+		}
+		return withFragment(u, h.Fragment)
+	}
+	if h.MessageURL != "" {
+		return h.MessageURL
+	}
+	return base + "/c/" + h.ChannelSlug + "#m-" + h.MessageID
+}
+
+// withFragment adds a "#:~:text=…" fragment directive to u. A URL that has
+// a fragment keeps it, the directive following its ":~:" delimiter
+// ("page#section:~:text=…"); a directive u already had is replaced.
+func withFragment(u, frag string) string {
+	if frag == "" {
+		return u
+	}
+	base, old, ok := strings.Cut(u, "#")
+	if !ok {
+		return u + frag
+	}
+	old, _, _ = strings.Cut(old, ":~:")
+	return base + "#" + old + strings.TrimPrefix(frag, "#")
 }
 
 // SemanticResult is the answer of SemanticSearch.
@@ -363,7 +405,7 @@ func (e *Engine) semanticHit(cd *candidate, maxChars int) (SemanticHit, bool) {
 	}
 	h := SemanticHit{Score: cd.score, SourceID: st.chunkSource(c)}
 	if src := st.sources[h.SourceID]; src != nil {
-		h.Source = src.Name
+		h.Source, h.SourceType = src.Name, src.Type
 	}
 	title, body := st.chunkText(c)
 	switch c.kind {
@@ -372,15 +414,24 @@ func (e *Engine) semanticHit(cd *candidate, maxChars int) (SemanticHit, bool) {
 		h.Type, h.Title = "document", title
 		h.DocumentID, h.DocSlug, h.DocURL = d.ID, d.Slug, d.URL
 		h.Fragment = textFragment(d.Content, int(c.start), int(c.end))
+		h.Time = d.UpdatedAt
 	case chunkChat:
 		ch := st.chans[c.owner]
-		h.Type, h.ChannelSlug = "message", ch.Slug
+		h.Type, h.ChannelSlug, h.Channel = "message", ch.Slug, ch.Name
 		for _, m := range c.msgs {
-			if st.msgs[m].id != "" {
+			r := &st.msgs[m]
+			if r.id == "" {
+				continue
+			}
+			if h.MessageID == "" {
 				first := st.message(m)
-				h.MessageID, h.MessageURL = first.ID, first.URL
+				h.MessageID, h.MessageURL, h.Time = first.ID, first.URL, first.Timestamp
 				h.Title = title + " — " + first.Timestamp.Format("2006-01-02")
-				break
+			}
+			a := st.authors[r.author]
+			name := cmp.Or(a.display, a.name)
+			if !slices.Contains(h.Authors, name) {
+				h.Authors = append(h.Authors, name)
 			}
 		}
 	}

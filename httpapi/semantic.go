@@ -142,41 +142,9 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, semanticResultJSON{
 			Type: h.Type, Score: round4(h.Score), Title: h.Title, Source: h.Source, Content: h.Content,
-			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: s.hitURL(&h),
+			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: h.URL(s.opts.BaseURL),
 		})
 	}
 	out.DurationMs = math.Round(float64(time.Since(start).Microseconds())) / 1000
 	writeJSON(ctx, fasthttp.StatusOK, out)
-}
-
-// hitURL links a result to its origin: a document's page or origin with a
-// text fragment locating the passage, or a message's platform link, else
-// its anchor on the channel page.
-func (s *Server) hitURL(h *engine.SemanticHit) string {
-	if h.Type == "document" {
-		u := h.DocURL
-		if u == "" {
-			u = s.opts.BaseURL + "/d/" + h.DocSlug
-		}
-		return withFragment(u, h.Fragment)
-	}
-	if h.MessageURL != "" {
-		return h.MessageURL
-	}
-	return s.opts.BaseURL + "/c/" + h.ChannelSlug + "#m-" + h.MessageID
-}
-
-// withFragment adds a "#:~:text=…" fragment directive to u. A URL that has
-// a fragment keeps it, the directive following its ":~:" delimiter
-// ("page#section:~:text=…"); a directive u already had is replaced.
-func withFragment(u, frag string) string {
-	if frag == "" {
-		return u
-	}
-	base, old, ok := strings.Cut(u, "#")
-	if !ok {
-		return u + frag
-	}
-	old, _, _ = strings.Cut(old, ":~:")
-	return base + "#" + old + strings.TrimPrefix(frag, "#")
 }

@@ -6,13 +6,16 @@ package fakeoai
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Server is a fake OpenAI-compatible server.
@@ -26,6 +29,11 @@ type Server struct {
 	refuse   string            // embeddings requests with an input containing this answer 400
 	held     chan struct{}     // while not nil, embeddings requests wait for it to close
 	Requests []Request         // every request received
+
+	tokenDelay time.Duration // between the pieces of a streamed answer
+	failAfter  int           // a streamed answer sends an error event after this many pieces; < 0 = never
+	cancelled  int           // streamed answers the client abandoned
+	streamed   int           // streamed answers completed
 }
 
 // Request is what the server received.
@@ -38,7 +46,7 @@ type Request struct {
 
 // New starts a server; Close it when done.
 func New() *Server {
-	s := &Server{dims: 8, answers: map[string]string{}}
+	s := &Server{dims: 8, answers: map[string]string{}, failAfter: -1}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
@@ -85,6 +93,29 @@ func (s *Server) Release() {
 		close(s.held)
 		s.held = nil
 	}
+}
+
+// SetTokenDelay makes streamed answers wait d before each piece.
+func (s *Server) SetTokenDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenDelay = d
+}
+
+// FailStreamAfter makes streamed answers send an error event, as vLLM
+// does, after n pieces; n < 0 turns it off.
+func (s *Server) FailStreamAfter(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAfter = n
+}
+
+// Streams returns how many streamed answers were completed and how many
+// the client abandoned before the end.
+func (s *Server) Streams() (completed, cancelled int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streamed, s.cancelled
 }
 
 // Answer sets the chat completion for user messages containing substr.
@@ -222,6 +253,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
+	if body["stream"] == true {
+		s.stream(w, r, body, answer)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": "c1", "object": "chat.completion", "created": 1, "model": body["model"], "unknown_field": true,
@@ -234,15 +269,17 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // last given to Set, as is: for fuzzing what clients make of answers.
 type Raw struct {
 	*httptest.Server
-	body atomic.Value // []byte
+	body  atomic.Value // []byte
+	ctype atomic.Value // string
 }
 
 // NewRaw starts a Raw server; Close it when done.
 func NewRaw() *Raw {
 	r := &Raw{}
 	r.body.Store([]byte{})
+	r.ctype.Store("application/json")
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", r.ctype.Load().(string))
 		w.Write(r.body.Load().([]byte))
 	}))
 	return r
@@ -250,3 +287,76 @@ func NewRaw() *Raw {
 
 // Set makes b the answer to the next requests.
 func (r *Raw) Set(b []byte) { r.body.Store(b) }
+
+// SetContentType makes ct the answers' Content-Type (application/json
+// until set).
+func (r *Raw) SetContentType(ct string) { r.ctype.Store(ct) }
+
+// stream answers a chat completion as server-sent events the way OpenAI
+// does: a comment, one chunk per word (the first with the role, the last
+// with finish_reason), the usage chunk with empty choices when
+// stream_options.include_usage is set, then [DONE].
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, body map[string]any, answer string) {
+	s.mu.Lock()
+	delay, failAfter := s.tokenDelay, s.failAfter
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl, _ := w.(http.Flusher)
+	send := func(v any) bool {
+		b, _ := json.Marshal(v)
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return true
+	}
+	abandoned := func() {
+		s.mu.Lock()
+		s.cancelled++
+		s.mu.Unlock()
+	}
+	io.WriteString(w, ": stream starts\n\n")
+	pieces := strings.SplitAfter(answer, " ")
+	for i, p := range pieces {
+		if delay > 0 {
+			select {
+			case <-r.Context().Done():
+				abandoned()
+				return
+			case <-time.After(delay):
+			}
+		}
+		if i == failAfter {
+			send(map[string]any{"error": map[string]any{"message": "scripted failure mid-stream", "type": "api_error", "code": 500}})
+			return
+		}
+		delta := map[string]any{"content": p}
+		if i == 0 {
+			delta["role"] = "assistant"
+		}
+		var finish any
+		if i == len(pieces)-1 {
+			finish = "stop"
+		}
+		if !send(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": body["model"],
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}) || r.Context().Err() != nil {
+			abandoned()
+			return
+		}
+	}
+	if opts, _ := body["stream_options"].(map[string]any); opts["include_usage"] == true {
+		n := len(pieces)
+		send(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": body["model"], "choices": []any{},
+			"usage": map[string]any{"prompt_tokens": 40, "completion_tokens": n, "total_tokens": 40 + n}})
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+	if fl != nil {
+		fl.Flush()
+	}
+	s.mu.Lock()
+	s.streamed++
+	s.mu.Unlock()
+}

@@ -46,16 +46,20 @@ type Client struct {
 	Base       string // normalised with BaseURL
 	Key        string // sent as a Bearer token when set
 	HTTP       *http.Client
+	Streaming  *http.Client  // for streamed answers: no limit on the whole exchange, only on the wait for headers
 	MaxRetries int           // retries after the first attempt, on 429, 5xx and network errors
 	Backoff    time.Duration // first wait; doubles per retry, with jitter
 	MaxBody    int64         // response size limit
 }
 
-// New returns a Client with Sift's defaults: 60 s per attempt, 3 retries
-// from 500 ms, 64 MiB responses.
+// New returns a Client with Sift's defaults: 60 s per attempt (60 s to the
+// headers of a streamed answer), 3 retries from 500 ms, 64 MiB responses.
 func New(base, key string) *Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = 60 * time.Second
 	return &Client{
 		Base: BaseURL(base), Key: key, HTTP: &http.Client{Timeout: 60 * time.Second},
+		Streaming:  &http.Client{Transport: tr},
 		MaxRetries: 3, Backoff: 500 * time.Millisecond, MaxBody: 64 << 20,
 	}
 }
@@ -76,13 +80,24 @@ func (e *APIError) Retryable() bool { return e.Status == 429 || e.Status >= 500 
 // Do sends a JSON POST to path and returns the successful response, whose
 // body the caller closes. It retries before any response is accepted.
 func (c *Client) Do(ctx context.Context, path string, in any) (*http.Response, error) {
+	return c.do(ctx, c.HTTP, path, in)
+}
+
+// DoStream is Do for an answer read as it arrives (server-sent events):
+// the exchange as a whole has no time limit, so the caller bounds it (ctx,
+// an idle timer). Retries happen only before the answer starts.
+func (c *Client) DoStream(ctx context.Context, path string, in any) (*http.Response, error) {
+	return c.do(ctx, c.Streaming, path, in)
+}
+
+func (c *Client) do(ctx context.Context, hc *http.Client, path string, in any) (*http.Response, error) {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	var last error
 	for attempt := 0; ; attempt++ {
-		res, err := c.once(ctx, path, body)
+		res, err := c.once(ctx, hc, path, body)
 		if err == nil {
 			return res, nil
 		}
@@ -113,7 +128,7 @@ type retryAfter struct {
 
 func (r *retryAfter) Unwrap() error { return r.APIError }
 
-func (c *Client) once(ctx context.Context, path string, body []byte) (*http.Response, error) {
+func (c *Client) once(ctx context.Context, hc *http.Client, path string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -122,7 +137,7 @@ func (c *Client) once(ctx context.Context, path string, body []byte) (*http.Resp
 	if c.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Key)
 	}
-	res, err := c.HTTP.Do(req)
+	res, err := hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("model server: %w", err)
 	}
