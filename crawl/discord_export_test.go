@@ -58,7 +58,7 @@ func TestParseDiscordExportErrors(t *testing.T) {
 }
 
 func TestImportDemoExportIsIdempotent(t *testing.T) {
-	f, err := os.Open("../cmd/sift/demo/discord-export.json")
+	f, err := os.Open("../internal/demo/discord-export.json")
 	if err != nil {
 		t.Fatal(err)
 	}

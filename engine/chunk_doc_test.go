@@ -37,7 +37,7 @@ func checkSpans(t *testing.T, name, text string, spans []docSpan) {
 }
 
 func TestSplitDocument(t *testing.T) {
-	files, _ := filepath.Glob("../cmd/sift/demo/docs/*.md")
+	files, _ := filepath.Glob("../internal/demo/docs/*.md")
 	if len(files) == 0 {
 		t.Fatal("no demo docs")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/oai"
 	"github.com/sift-search/sift/llm"
 )
@@ -46,7 +47,7 @@ func serve(args []string) error {
 		return fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
 	}
 	if cfg.Demo {
-		if err := loadDemo(eng, log); err != nil {
+		if err := demo.Load(eng, log); err != nil {
 			eng.Close()
 			return fmt.Errorf("load demo content: %w", err)
 		}

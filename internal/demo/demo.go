@@ -1,4 +1,7 @@
-package main
+// Package demo is Sift's demo content — the documentation and the #help
+// channel of Wren, a fictional job scheduler (see README.md) — and loads it
+// into an engine. `sift serve --demo` and tests use it.
+package demo
 
 import (
 	"embed"
@@ -12,28 +15,29 @@ import (
 	"github.com/sift-search/sift/extract"
 )
 
-// demoFS is the demo content: the documentation and the help channel of
-// Wren, a fictional job scheduler (see demo/README.md).
-//
-//go:embed demo/docs/*.md demo/discord-export.json
+//go:embed docs/*.md discord-export.json
 var demoFS embed.FS
 
+// The demo's source ids.
 const (
-	demoDocsSource = "wren-docs"
-	demoChatSource = "wren-discord"
+	DocsSource = "wren-docs"
+	ChatSource = "wren-discord"
 )
 
-// loadDemo fills an empty engine with the demo content. A data dir that
-// holds anything is left alone.
-func loadDemo(eng *engine.Engine, log *slog.Logger) error {
+// Load fills an empty engine with the demo content. An engine that holds
+// anything is left alone. log may be nil.
+func Load(eng *engine.Engine, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	if c := eng.Counts(); c.Messages > 0 || c.Documents > 0 {
 		log.Info("data dir is not empty; demo content not loaded")
 		return nil
 	}
-	if _, err := eng.PutSource(engine.Source{ID: demoDocsSource, Name: "Wren documentation", Type: "upload", Enabled: true}); err != nil {
+	if _, err := eng.PutSource(engine.Source{ID: DocsSource, Name: "Wren documentation", Type: "upload", Enabled: true}); err != nil {
 		return err
 	}
-	files, err := fs.Glob(demoFS, "demo/docs/*.md")
+	files, err := fs.Glob(demoFS, "docs/*.md")
 	if err != nil {
 		return err
 	}
@@ -49,22 +53,22 @@ func loadDemo(eng *engine.Engine, log *slog.Logger) error {
 			title = extract.TitleFromFileName(f)
 		}
 		docs = append(docs, engine.Document{
-			SourceID: demoDocsSource, Key: path.Base(f), Title: title, Content: content, Format: engine.FormatMarkdown,
+			SourceID: DocsSource, Key: path.Base(f), Title: title, Content: content, Format: engine.FormatMarkdown,
 		})
 	}
 	if _, err := eng.PutDocuments(docs); err != nil {
 		return err
 	}
-	if _, err := eng.PutSource(engine.Source{ID: demoChatSource, Name: "Wren Community Discord", Type: "discord", Enabled: true,
+	if _, err := eng.PutSource(engine.Source{ID: ChatSource, Name: "Wren Community Discord", Type: "discord", Enabled: true,
 		Config: map[string]any{"guildId": "1102345678901234567"}}); err != nil {
 		return err
 	}
-	f, err := demoFS.Open("demo/discord-export.json")
+	f, err := demoFS.Open("discord-export.json")
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	x, err := crawl.ParseDiscordExport(f, demoChatSource)
+	x, err := crawl.ParseDiscordExport(f, ChatSource)
 	if err != nil {
 		return fmt.Errorf("demo export: %w", err)
 	}

@@ -1,0 +1,230 @@
+// Package ask answers questions from the indexed content (retrieval-
+// augmented generation). It retrieves passages with the engine's semantic
+// search, builds a grounded prompt with numbered sources and the
+// conversation so far, and streams a chat model's answer — or, with no
+// model configured, composes an extractive answer from the sources' best
+// sentences. Answers are delivered piece by piece to a Sink, which the
+// HTTP layer turns into server-sent events or one JSON body.
+package ask
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/llm"
+)
+
+// ChatModel streams a chat completion; *llm.Client is one.
+type ChatModel interface {
+	Stream(ctx context.Context, msgs []llm.Message, maxTokens int, onToken func(string) error) (*llm.Usage, error)
+}
+
+// Options configure an Asker.
+type Options struct {
+	BaseURL       string    // for the sources' links
+	Model         ChatModel // nil: the extractive answerer
+	Sources       int       // passages retrieved per question
+	SourceTokens  int       // prompt budget for the sources
+	HistoryTokens int       // prompt budget for the conversation so far
+	AnswerTokens  int       // the model's answer, at most
+	MaxConcurrent int       // model calls at once
+	MaxQueued     int       // questions waiting for a model call; more are refused (ErrBusy)
+	Logger        *slog.Logger
+}
+
+// DefaultOptions fit a model with a 4,096-token context.
+func DefaultOptions() Options {
+	return Options{Sources: 6, SourceTokens: 2200, HistoryTokens: 800, AnswerTokens: 700, MaxConcurrent: 4, MaxQueued: 16}
+}
+
+// Usage counts the tokens of an answer.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Request is a question and the conversation before it.
+type Request struct {
+	Question string
+	History  []Turn
+}
+
+// Sink receives an answer as it is made: the sources once, first, then the
+// pieces of the answer in order. An error from the sink (the client left)
+// stops the answer and cancels the model call.
+type Sink interface {
+	Sources([]Source) error
+	Token(string) error
+}
+
+var (
+	// ErrBusy means MaxQueued questions already wait for the model.
+	ErrBusy = errors.New("too many questions are waiting for the model; try again shortly")
+	// ErrModel wraps a failure of the model server.
+	ErrModel = errors.New("the model server failed")
+)
+
+// Asker answers questions over an engine. Safe for concurrent use.
+type Asker struct {
+	eng    *engine.Engine
+	opts   Options
+	log    *slog.Logger
+	slots  chan struct{} // model calls running
+	admits chan struct{} // questions admitted: running or waiting
+}
+
+// New returns an Asker; zero options take DefaultOptions' values.
+func New(eng *engine.Engine, opts Options) *Asker {
+	def := DefaultOptions()
+	for _, f := range []struct {
+		v *int
+		d int
+	}{
+		{&opts.Sources, def.Sources}, {&opts.SourceTokens, def.SourceTokens}, {&opts.HistoryTokens, def.HistoryTokens},
+		{&opts.AnswerTokens, def.AnswerTokens}, {&opts.MaxConcurrent, def.MaxConcurrent}, {&opts.MaxQueued, def.MaxQueued},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.d
+		}
+	}
+	a := &Asker{eng: eng, opts: opts, log: opts.Logger,
+		slots: make(chan struct{}, opts.MaxConcurrent), admits: make(chan struct{}, opts.MaxConcurrent+opts.MaxQueued)}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	return a
+}
+
+// UsesModel reports whether answers come from a chat model.
+func (a *Asker) UsesModel() bool { return a.opts.Model != nil }
+
+// Admit reserves a place for one question, without waiting: ErrBusy when
+// MaxConcurrent answers are being written and MaxQueued more wait. The
+// caller calls release when the answer is done. Extractive answers are
+// always admitted.
+func (a *Asker) Admit() (release func(), err error) {
+	if a.opts.Model == nil {
+		return func() {}, nil
+	}
+	select {
+	case a.admits <- struct{}{}:
+		return func() { <-a.admits }, nil
+	default:
+		return nil, ErrBusy
+	}
+}
+
+// Ask answers req through sink and returns the token usage: the model's
+// own count when it reports one, else the estimate of EstimateTokens.
+func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) {
+	question := strings.TrimSpace(req.Question)
+	history := trimHistory(req.History, a.opts.HistoryTokens)
+	sources, err := a.retrieve(ctx, question, history)
+	if err != nil {
+		return Usage{}, err
+	}
+	if err := sink.Sources(sources); err != nil {
+		return Usage{}, err
+	}
+	if a.opts.Model == nil {
+		return a.extractive(question, sources, sink)
+	}
+	return a.generate(ctx, question, history, sources, sink)
+}
+
+// retrieve finds the passages for a question: the semantic-search ranking
+// of the question, with the previous question when there is a history (a
+// follow-up such as "and on 2.0.1?" needs it).
+func (a *Asker) retrieve(ctx context.Context, question string, history []Turn) ([]Source, error) {
+	query := question
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == "user" {
+			query = history[i].Content + "\n" + question
+			break
+		}
+	}
+	query = textcut.Prefix(query, 2048)
+	// Pseudo-relevance feedback helps and costs nothing; a hypothetical
+	// answer from the model would delay the real one, so not with a model.
+	res, err := a.eng.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil})
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]Source, 0, len(res.Hits))
+	for i := range res.Hits {
+		sources = append(sources, newSource(&res.Hits[i], a.opts.BaseURL))
+	}
+	return fitSources(sources, a.opts.SourceTokens), nil
+}
+
+// extractive streams the extractive answer word by word.
+func (a *Asker) extractive(question string, sources []Source, sink Sink) (Usage, error) {
+	answer := extract(question, sources)
+	for _, piece := range pieces(answer) {
+		if err := sink.Token(piece); err != nil {
+			return Usage{}, err
+		}
+	}
+	prompt := EstimateTokens(question)
+	for _, s := range sources {
+		prompt += EstimateTokens(s.Text)
+	}
+	out := EstimateTokens(answer)
+	return Usage{PromptTokens: prompt, CompletionTokens: out, TotalTokens: prompt + out}, nil
+}
+
+// pieces cuts text after each run of spaces, as models stream words; the
+// pieces concatenate to text.
+func pieces(text string) []string {
+	var out []string
+	for _, p := range strings.SplitAfter(text, " ") {
+		switch {
+		case p == "":
+		case strings.TrimSpace(p) == "" && len(out) > 0:
+			out[len(out)-1] += p
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// generate streams the model's answer to the grounded prompt.
+func (a *Asker) generate(ctx context.Context, question string, history []Turn, sources []Source, sink Sink) (Usage, error) {
+	select {
+	case a.slots <- struct{}{}:
+		defer func() { <-a.slots }()
+	case <-ctx.Done():
+		return Usage{}, ctx.Err()
+	}
+	msgs := buildPrompt(sources, history, question)
+	var answer strings.Builder
+	var sinkErr error
+	u, err := a.opts.Model.Stream(ctx, msgs, a.opts.AnswerTokens, func(piece string) error {
+		answer.WriteString(piece)
+		if sinkErr = sink.Token(piece); sinkErr != nil {
+			return sinkErr
+		}
+		return nil
+	})
+	switch {
+	case sinkErr != nil:
+		return Usage{}, sinkErr
+	case err != nil && ctx.Err() != nil:
+		return Usage{}, ctx.Err()
+	case err != nil:
+		a.log.Warn("ask: the model failed", "err", err)
+		return Usage{}, fmt.Errorf("%w: %v", ErrModel, err)
+	}
+	if u != nil && u.TotalTokens > 0 {
+		return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}, nil
+	}
+	in, out := promptTokens(msgs), EstimateTokens(answer.String())
+	return Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}, nil
+}
