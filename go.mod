@@ -11,6 +11,7 @@ require (
 	github.com/viterin/vek v0.4.3
 	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0
+	golang.org/x/time v0.16.0
 )
 
 require (

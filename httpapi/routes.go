@@ -5,8 +5,10 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// routes is the whole route table. Access: public (no credentials),
-// s.search (SEARCH_ACCESS decides), s.admin (Basic Auth or Bearer).
+// routes is the whole route table. Access: s.public (no credentials, the
+// public tier's rate limit unless admin credentials lift it), s.search
+// (SEARCH_ACCESS decides), s.bearer (the API key), s.admin (Basic Auth or
+// Bearer); pages and the health check are open and not limited.
 func (s *Server) routes() *router.Router {
 	r := router.New()
 	r.RedirectFixedPath = false
@@ -18,8 +20,10 @@ func (s *Server) routes() *router.Router {
 	page("/healthz", s.health)
 
 	r.GET("/api/search", s.searchAccess(s.search))
-	r.GET("/api/semantic-search", s.semanticSearch)
-	r.GET("/api/documents", s.listDocuments)
+	r.GET("/api/semantic-search", s.public(s.semanticSearch))
+	r.POST("/api/ask", s.public(s.askHandler(askForm{})))
+	r.POST("/api/v1/ask", s.bearer(s.askHandler(askForm{v1: true})))
+	r.GET("/api/documents", s.public(s.listDocuments))
 	r.POST("/api/documents", s.admin(s.uploadDocuments))
 	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))
 	r.POST("/api/admin/backup", s.admin(s.backup))
@@ -35,10 +39,11 @@ func (s *Server) routes() *router.Router {
 	return r
 }
 
-// searchAccess applies SEARCH_ACCESS to GET /api/search.
+// searchAccess applies SEARCH_ACCESS to GET /api/search: public (rate
+// limited) or Bearer only.
 func (s *Server) searchAccess(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	if s.opts.SearchAccess == "bearer" {
 		return s.bearer(h)
 	}
-	return h
+	return s.public(h)
 }

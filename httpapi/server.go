@@ -5,16 +5,19 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/engine"
 )
 
@@ -29,6 +32,15 @@ type Options struct {
 	TrustProxy     bool   // take the client address from X-Forwarded-For
 	Version        string
 	Logger         *slog.Logger
+
+	// PublicRateLimit is the public tier's requests per minute per client
+	// (0 = no limit); RateLimitClients bounds the clients tracked (default
+	// 100,000).
+	PublicRateLimit  int
+	RateLimitClients int
+	// Ask configures POST /api/ask (its BaseURL and Logger are the
+	// server's); no Model = the extractive answerer.
+	Ask ask.Options
 }
 
 // readBufferBytes bounds the request line and headers (so the URL too).
@@ -43,6 +55,10 @@ type Server struct {
 	srv     *fasthttp.Server
 	handler fasthttp.RequestHandler
 	pages   *pages
+	asker   *ask.Asker
+	limiter *limiter // nil when the public tier is not limited
+	stop    chan struct{}
+	stopped sync.Once
 }
 
 // New returns a Server for eng.
@@ -62,6 +78,13 @@ func New(eng *engine.Engine, opts Options) *Server {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.stop = make(chan struct{})
+	aopts := opts.Ask
+	aopts.BaseURL, aopts.Logger = opts.BaseURL, s.log
+	s.asker = ask.New(eng, aopts)
+	if opts.PublicRateLimit > 0 {
+		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))
 	}
 	s.pages = newPages()
 	s.handler = s.middleware(s.routes().Handler)
@@ -84,11 +107,31 @@ func New(eng *engine.Engine, opts Options) *Server {
 // Handler returns the request handler, for tests that serve it themselves.
 func (s *Server) Handler() fasthttp.RequestHandler { return s.handler }
 
-// Serve serves on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+// Serve serves on ln until Shutdown. While it serves, the rate limiter
+// drops the buckets of idle clients every minute.
+func (s *Server) Serve(ln net.Listener) error {
+	if s.limiter != nil {
+		go func() {
+			t := time.NewTicker(time.Minute)
+			defer t.Stop()
+			for {
+				select {
+				case <-s.stop:
+					return
+				case <-t.C:
+					s.limiter.sweepAll()
+				}
+			}
+		}()
+	}
+	return s.srv.Serve(ln)
+}
 
 // Shutdown stops accepting connections and waits for running requests.
-func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopped.Do(func() { close(s.stop) })
+	return s.srv.ShutdownWithContext(ctx)
+}
 
 // middleware adds the headers every response carries, logs requests, and
 // turns a panic into a logged 500 rather than a dead connection.

@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"hash/maphash"
+	"math"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"golang.org/x/time/rate"
+)
+
+// limiter is the public tier's rate limit: a token bucket per client
+// (golang.org/x/time/rate) holding perMinute tokens, refilled at perMinute
+// a minute. A client is an IPv4 address or an IPv6 /64 (one host's share of
+// a network). Memory stays bounded: a bucket that has refilled is the same
+// as a new one and is dropped by a sweep, and the table holds at most
+// maxClients buckets — beyond that a random bucket of the shard makes room
+// (under a flood of distinct addresses some clients may get a fresh
+// bucket early; none is ever refused wrongly).
+type limiter struct {
+	perMinute  int
+	every      rate.Limit
+	maxPerPart int
+	seed       maphash.Seed
+	parts      [limiterParts]limiterPart
+	now        func() time.Time
+}
+
+const limiterParts = 64
+
+type limiterPart struct {
+	mu        sync.Mutex
+	buckets   map[clientKey]*rate.Limiter
+	lastSweep time.Time
+}
+
+// clientKey is an IPv4 address, or the first 64 bits of an IPv6 one.
+type clientKey [8]byte
+
+func newLimiter(perMinute, maxClients int) *limiter {
+	l := &limiter{
+		perMinute:  perMinute,
+		every:      rate.Limit(float64(perMinute) / 60),
+		maxPerPart: max(1, maxClients/limiterParts),
+		seed:       maphash.MakeSeed(),
+		now:        time.Now,
+	}
+	for i := range l.parts {
+		l.parts[i].buckets = map[clientKey]*rate.Limiter{}
+	}
+	return l
+}
+
+// keyOf maps an address to its client.
+func keyOf(ip net.IP) clientKey {
+	var k clientKey
+	if v4 := ip.To4(); v4 != nil {
+		copy(k[:], v4)
+		k[7] = 4 // apart from IPv6 keys, whose last 4 bytes are rarely 0,0,0,4 with a zero prefix
+		return k
+	}
+	copy(k[:], ip.To16()[:8])
+	return k
+}
+
+// verdict is the outcome of one request against its client's bucket.
+type verdict struct {
+	ok         bool
+	remaining  int           // whole tokens left
+	reset      time.Duration // until the bucket is full again
+	retryAfter time.Duration // until the next request is allowed, when refused
+}
+
+func (l *limiter) allow(ip net.IP) verdict {
+	k := keyOf(ip)
+	p := &l.parts[maphash.Comparable(l.seed, k)%limiterParts]
+	now := l.now()
+	p.mu.Lock()
+	b := p.buckets[k]
+	if b == nil {
+		if len(p.buckets) >= l.maxPerPart && now.Sub(p.lastSweep) >= time.Second {
+			l.sweep(p, now) // at most once a second: O(part), not per request
+		}
+		for k := range p.buckets { // still full: make room at random, O(1)
+			if len(p.buckets) < l.maxPerPart {
+				break
+			}
+			delete(p.buckets, k)
+		}
+		b = rate.NewLimiter(l.every, l.perMinute)
+		p.buckets[k] = b
+	}
+	ok := b.AllowN(now, 1)
+	tokens := b.TokensAt(now)
+	p.mu.Unlock()
+	v := verdict{ok: ok, remaining: max(0, int(math.Floor(tokens)))}
+	v.reset = l.wait(float64(l.perMinute) - tokens)
+	if !ok {
+		v.retryAfter = l.wait(1 - tokens)
+	}
+	return v
+}
+
+// wait is how long the bucket takes to gain n tokens.
+func (l *limiter) wait(n float64) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return time.Duration(n / float64(l.every) * float64(time.Second))
+}
+
+// sweep drops the buckets of a part that have refilled; the caller holds
+// its lock.
+func (l *limiter) sweep(p *limiterPart, now time.Time) {
+	p.lastSweep = now
+	for k, b := range p.buckets {
+		if b.TokensAt(now) >= float64(l.perMinute) {
+			delete(p.buckets, k)
+		}
+	}
+}
+
+// sweepAll drops every refilled bucket; the server runs it every minute.
+func (l *limiter) sweepAll() {
+	now := l.now()
+	for i := range l.parts {
+		p := &l.parts[i]
+		p.mu.Lock()
+		l.sweep(p, now)
+		p.mu.Unlock()
+	}
+}
+
+// clients counts the buckets held.
+func (l *limiter) clients() int {
+	n := 0
+	for i := range l.parts {
+		p := &l.parts[i]
+		p.mu.Lock()
+		n += len(p.buckets)
+		p.mu.Unlock()
+	}
+	return n
+}
+
+// clientIP is the address the limit applies to: the connection's peer, or,
+// behind a trusted proxy (TRUST_PROXY), the last address of
+// X-Forwarded-For — the one the proxy itself appended, which a client
+// cannot forge.
+func (s *Server) clientIP(ctx *fasthttp.RequestCtx) net.IP {
+	if s.opts.TrustProxy {
+		xff := ctx.Request.Header.Peek("X-Forwarded-For")
+		for len(xff) > 0 {
+			i := len(xff) - 1
+			for i >= 0 && xff[i] != ',' {
+				i--
+			}
+			if ip := net.ParseIP(string(trimSpace(xff[i+1:]))); ip != nil {
+				return ip
+			}
+			if i < 0 {
+				break
+			}
+			xff = xff[:i]
+		}
+	}
+	return ctx.RemoteIP()
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// public applies the public tier's rate limit to h. Admin credentials
+// (the Bearer token or Basic Auth) lift it; a wrong Bearer token is refused
+// rather than silently limited. Every limited response carries
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds until
+// the bucket is full); a refused one is a 429 with Retry-After.
+func (s *Server) public(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	if s.limiter == nil {
+		return h
+	}
+	return func(ctx *fasthttp.RequestCtx) {
+		if s.auth.bearerOK(ctx) || s.auth.basicOK(ctx) {
+			h(ctx)
+			return
+		}
+		if _, hasBearer := credentials(ctx, "Bearer"); hasBearer && s.auth.hasBearer {
+			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="sift"`)
+			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
+			return
+		}
+		v := s.limiter.allow(s.clientIP(ctx))
+		hd := &ctx.Response.Header
+		hd.Set("RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
+		hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
+		hd.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(v.reset)))
+		if !v.ok {
+			hd.Set("Retry-After", strconv.Itoa(max(1, ceilSeconds(v.retryAfter))))
+			writeError(ctx, fasthttp.StatusTooManyRequests, "rate limit of %d requests per minute exceeded; retry in %d s, or send the Bearer token",
+				s.limiter.perMinute, max(1, ceilSeconds(v.retryAfter)))
+			return
+		}
+		h(ctx)
+	}
+}
+
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }

@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sift-search/sift/ask"
+)
+
+// Server-sent events of an answer, one "data: {json}\n\n" each, flushed as
+// they come: {"type":"sources","sources":[…]} first, {"type":"token",
+// "token":"…"} for each piece in order, then {"type":"done","usage":{…}}
+// (no usage in the v1 form) — or {"type":"error","error":"…"}, which ends
+// the stream. A comment line every sseKeepAlive keeps proxies from closing
+// a quiet stream and finds out early when the client has gone; a failed
+// write cancels the answer, and with it the model server's generation.
+
+type sseEvent struct {
+	Type    string          `json:"type"`
+	Sources []askSourceJSON `json:"sources,omitempty"`
+	Token   *string         `json:"token,omitempty"`
+	Usage   *ask.Usage      `json:"usage,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// sseSink hands the answer's events to the writer goroutine.
+type sseSink struct {
+	ctx    context.Context
+	events chan<- []byte
+	form   askForm
+}
+
+func (k *sseSink) send(ev sseEvent) error {
+	select {
+	case k.events <- encodeEvent(ev):
+		return nil
+	case <-k.ctx.Done():
+		return k.ctx.Err()
+	}
+}
+
+// last sends the final event even after the answer's context ended (a
+// timeout is still reported); the writer reads or drains to the end.
+func (k *sseSink) last(ev sseEvent) { k.events <- encodeEvent(ev) }
+
+func encodeEvent(ev sseEvent) []byte {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		panic(fmt.Sprintf("BUG: encode event: %v", err))
+	}
+	return b
+}
+
+func (k *sseSink) Sources(s []ask.Source) error {
+	return k.send(sseEvent{Type: "sources", Sources: k.form.sources(s)})
+}
+
+func (k *sseSink) Token(t string) error { return k.send(sseEvent{Type: "token", Token: &t}) }
+
+// streamAnswer runs the question and writes its events to w until the
+// answer ends or the client goes away.
+func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm) {
+	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+	defer cancel()
+	events := make(chan []byte, 16)
+	go func() {
+		defer close(events)
+		sink := &sseSink{ctx: ctx, events: events, form: form}
+		usage, err := s.asker.Ask(ctx, req, sink)
+		switch {
+		case err != nil && ctx.Err() == context.Canceled:
+			// The client left: nobody to tell.
+		case err != nil && ctx.Err() == context.DeadlineExceeded:
+			sink.last(sseEvent{Type: "error", Error: publicAskError(context.DeadlineExceeded)})
+		case err != nil:
+			s.log.Warn("ask failed", "err", err)
+			sink.last(sseEvent{Type: "error", Error: publicAskError(err)})
+		case form.v1:
+			sink.last(sseEvent{Type: "done"})
+		default:
+			sink.last(sseEvent{Type: "done", Usage: &usage})
+		}
+	}()
+	keepAlive := time.NewTicker(sseKeepAlive)
+	defer keepAlive.Stop()
+	for {
+		var err error
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if _, err = fmt.Fprintf(w, "data: %s\n\n", ev); err == nil {
+				err = w.Flush()
+			}
+		case <-keepAlive.C:
+			if _, err = w.WriteString(": keep-alive\n\n"); err == nil {
+				err = w.Flush()
+			}
+		}
+		if err != nil {
+			cancel() // the client is gone: stop the answer and the model
+			for range events {
+			}
+			return
+		}
+	}
+}
