@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -182,5 +184,56 @@ func TestModelServers(t *testing.T) {
 	}
 	if chats != 1 || embeds < 2 {
 		t.Fatalf("%d chat and %d embedding requests", chats, embeds)
+	}
+	// Questions are answered by the model, streamed from its server.
+	srv.Answer("DST", "Upgrade to 2.0.1 [1].")
+	res2, err := http.Post(p.url+"/api/ask", "application/json", strings.NewReader(`{"question":"Why did my job run twice after the DST change?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res2.Body.Close()
+	var answer struct {
+		Answer  string
+		Sources []struct{ SourceURL string }
+		Usage   struct {
+			TotalTokens int `json:"total_tokens"`
+		}
+	}
+	if err := json.NewDecoder(res2.Body).Decode(&answer); err != nil || res2.StatusCode != 200 ||
+		answer.Answer != "Upgrade to 2.0.1 [1]." || len(answer.Sources) == 0 || answer.Usage.TotalTokens == 0 {
+		t.Fatalf("ask: %d %v %+v", res2.StatusCode, err, answer)
+	}
+	if last := srv.Received()[len(srv.Received())-1]; last.Body["stream"] != true || last.Body["model"] != "tiny" {
+		t.Fatalf("the chat request %+v", last.Body)
+	}
+}
+
+// TestPublicRateLimit runs the binary with the default limit of the public
+// tier: ten requests a minute per client, then 429; the API key lifts it.
+func TestPublicRateLimit(t *testing.T) {
+	p := startSift(t, t.TempDir(), "--public-rate-limit", "10")
+	defer p.kill()
+	for i := 1; i <= 11; i++ {
+		res, err := http.Get(p.url + "/api/documents")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if want := 200; i == 11 && res.StatusCode != 429 || i < 11 && res.StatusCode != want {
+			t.Fatalf("request %d: %d", i, res.StatusCode)
+		}
+		if i == 11 && res.Header.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+	}
+	req, _ := http.NewRequest("GET", p.url+"/api/documents", nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("with the key: %d", res.StatusCode)
 	}
 }

@@ -25,6 +25,7 @@ type config struct {
 	LLMBaseURL       string
 	LLMAPIKey        string
 	LLMModel         string
+	LLMMaxConcurrent int
 	EmbedBaseURL     string
 	EmbedAPIKey      string
 	EmbedModel       string
@@ -103,6 +104,7 @@ func parseServe(args []string) (*config, error) {
 	b.str(&c.LLMBaseURL, "llm-base-url", "LLM_BASE_URL", "", "OpenAI-compatible chat API; unset = extractive answerer")
 	b.str(&c.LLMAPIKey, "llm-api-key", "LLM_API_KEY", "", "API key of the chat API")
 	b.str(&c.LLMModel, "llm-model", "LLM_MODEL", "", "chat model name")
+	b.int(&c.LLMMaxConcurrent, "llm-max-concurrent", "LLM_MAX_CONCURRENT", 4, "answers the chat model writes at once; 4× as many more wait, beyond that 503")
 	b.str(&c.EmbedBaseURL, "embed-base-url", "EMBED_BASE_URL", "", "OpenAI-compatible embeddings API; unset = built-in embedder")
 	b.str(&c.EmbedAPIKey, "embed-api-key", "EMBED_API_KEY", "", "API key of the embeddings API")
 	b.str(&c.EmbedModel, "embed-model", "EMBED_MODEL", "", "embedding model name")
@@ -140,6 +142,9 @@ func (c *config) validate(b *binder) {
 	}
 	if c.SearchAccess != "public" && c.SearchAccess != "bearer" {
 		bad("search access %q must be public or bearer", c.SearchAccess)
+	}
+	if c.LLMMaxConcurrent < 1 || c.LLMMaxConcurrent > 1024 {
+		bad("LLM max concurrent %d is out of 1..1024", c.LLMMaxConcurrent)
 	}
 	if c.PublicRateLimit < 0 {
 		bad("public rate limit %d must be 0 (off) or more", c.PublicRateLimit)

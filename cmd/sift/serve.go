@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
@@ -19,6 +20,16 @@ import (
 	"github.com/sift-search/sift/internal/oai"
 	"github.com/sift-search/sift/llm"
 )
+
+// askOptions configures question answering: the chat model when one is
+// configured, else the extractive answerer.
+func askOptions(cfg *config, chat *llm.Client) ask.Options {
+	opts := ask.Options{MaxConcurrent: cfg.LLMMaxConcurrent, MaxQueued: 4 * cfg.LLMMaxConcurrent}
+	if chat != nil {
+		opts.Model = chat
+	}
+	return opts
+}
 
 // shutdownGrace is how long running requests get to finish on SIGTERM.
 const shutdownGrace = 30 * time.Second
@@ -39,8 +50,10 @@ func serve(args []string) error {
 		cancel()
 		opts.Embedder = emb
 	}
+	var chat *llm.Client
 	if cfg.LLMBaseURL != "" {
-		opts.Hypothesize = llm.New(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel).Hypothesize
+		chat = llm.New(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
+		opts.Hypothesize = chat.Hypothesize
 	}
 	eng, err := engine.Open(opts)
 	if err != nil {
@@ -56,6 +69,7 @@ func serve(args []string) error {
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
+		PublicRateLimit: cfg.PublicRateLimit, Ask: askOptions(cfg, chat),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -110,7 +124,8 @@ func logSettings(log *slog.Logger, c *config) {
 	log.Info("sift serving", "version", version, "addr", c.Addr, "base_url", c.BaseURL,
 		"data_dir", c.DataDir, "search_access", c.SearchAccess, "api_secret_key", set(c.APISecretKey),
 		"admin_user", set(c.AdminUser), "max_upload_bytes", c.MaxUploadBytes,
-		"embeddings", orBuiltin(c.EmbedBaseURL, "built-in"), "llm", orBuiltin(c.LLMBaseURL, "none (extractive)"))
+		"embeddings", orBuiltin(c.EmbedBaseURL, "built-in"), "llm", orBuiltin(c.LLMBaseURL, "none (extractive)"),
+		"public_rate_limit", c.PublicRateLimit, "trust_proxy", c.TrustProxy)
 	if c.APISecretKey == "" && c.AdminUser == "" {
 		log.Warn("admin endpoints are disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD, to enable them")
 	}
@@ -126,9 +141,11 @@ Sift %s is running.
   Try a search:       %s/?q=%s
   Search API:         curl '%s/api/search?q=%s&limit=5'
   Semantic search:    curl '%s/api/semantic-search?q=%s&limit=3'
+  Ask (streamed):     curl -N -H 'Accept: text/event-stream' -H 'Content-Type: application/json' \
+                        -d '{"question": "Why did my job run twice after the DST change?"}' %s/api/ask
   Documents:          curl '%s/api/documents'
   Health:             curl '%s/healthz'
 
 `, version, base, base, url.QueryEscape("webhook signature"), base, url.QueryEscape("DST double run"),
-		base, url.QueryEscape("jobs run twice when the clocks change"), base, base)
+		base, url.QueryEscape("jobs run twice when the clocks change"), base, base, base)
 }
