@@ -301,3 +301,11 @@ func FuzzExtract(f *testing.F) {
 }
 
 var citation = regexp.MustCompile(`\[(\d+)\]`)
+
+func TestPreviewIsPlainText(t *testing.T) {
+	s := Source{Type: "document", Text: "## Pool sizing\n\nEach node opens:\n\n- up to `max_open_conns` (default **20**), see [the docs](x.md#y)\n\n```yaml\nk: v\n```\n| Key | Default |\n|---|---|\n| `a` | `b` |"}
+	want := "Pool sizing Each node opens: up to max_open_conns (default 20), see the docs k: v Key · Default a · b"
+	if got := s.Preview(); got != want {
+		t.Errorf("preview\n%q, want\n%q", got, want)
+	}
+}
