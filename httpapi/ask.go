@@ -2,9 +2,7 @@ package httpapi
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,12 +76,8 @@ func parseAsk(ctx *fasthttp.RequestCtx) (ask.Request, error) {
 		return req, errTooLarge
 	}
 	var in askRequestJSON
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&in); err != nil {
+	if err := decodeOne(body, &in); err != nil {
 		return req, paramErr("body: not a JSON object of the Ask request form ({\"question\": \"…\", \"messages\": […]}): %v", err)
-	}
-	if dec.More() {
-		return req, paramErr("body: one JSON object expected")
 	}
 	if in.Question == nil || strings.TrimSpace(*in.Question) == "" {
 		return req, paramErr("question: required, a non-empty string")

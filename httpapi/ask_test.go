@@ -89,16 +89,7 @@ type event struct {
 // event to the end of the stream.
 func (ts *testServer) askSSE(t *testing.T, path string, body io.Reader, header ...string) (http.Header, []event) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", ts.url+path, body)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := ts.send(t, "POST", path, body, append([]string{"Content-Type", "application/json", "Accept", "text/event-stream"}, header...)...)
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
 		b, _ := io.ReadAll(res.Body)
@@ -330,13 +321,7 @@ func TestAskBusy(t *testing.T) {
 	ts := startAsk(t, srv, func(_ *Options, a *ask.Options) { a.MaxConcurrent, a.MaxQueued = 1, 1 })
 	// Two slow streamed answers take the one running and the one queued place.
 	for i := 0; i < 2; i++ {
-		req, _ := http.NewRequest("POST", ts.url+"/api/ask", strings.NewReader(`{"question":"cron syntax"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "text/event-stream")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := ts.send(t, "POST", "/api/ask", askBody("cron syntax"), "Content-Type", "application/json", "Accept", "text/event-stream")
 		defer res.Body.Close()
 		if res.StatusCode != 200 {
 			t.Fatalf("stream %d: %d", i, res.StatusCode)

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -126,12 +125,8 @@ func jsonDocument(body []byte) ([]engine.Document, error) {
 		return nil, paramErr("body is not valid UTF-8")
 	}
 	var in uploadJSON
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&in); err != nil {
+	if err := decodeOne(body, &in); err != nil {
 		return nil, paramErr("malformed JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, paramErr("malformed JSON: one object expected")
 	}
 	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
 		return nil, paramErr("title is required")

@@ -82,7 +82,9 @@ func (r resp) json(t testing.TB) map[string]any {
 	return m
 }
 
-func (ts *testServer) do(t testing.TB, method, path string, body io.Reader, header ...string) resp {
+// send makes a request with header name/value pairs; the caller closes
+// the response's body.
+func (ts *testServer) send(t testing.TB, method, path string, body io.Reader, header ...string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.url+path, body)
 	if err != nil {
@@ -95,6 +97,12 @@ func (ts *testServer) do(t testing.TB, method, path string, body io.Reader, head
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func (ts *testServer) do(t testing.TB, method, path string, body io.Reader, header ...string) resp {
+	t.Helper()
+	res := ts.send(t, method, path, body, header...)
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return resp{res.StatusCode, res.Header, b}

@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -55,4 +58,16 @@ func dateParam(ctx *fasthttp.RequestCtx, name string) (time.Time, error) {
 		return time.Time{}, paramErr("%s must be a date such as 2024-01-31 or 2024-01-31T15:04:05Z", name)
 	}
 	return t, nil
+}
+
+// decodeOne decodes body, which must hold exactly one JSON value, into v.
+func decodeOne(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("one object expected, more JSON follows")
+	}
+	return nil
 }
