@@ -124,8 +124,9 @@ func (a *Asker) Admit() (release func(), err error) {
 // own count when it reports one, else the estimate of EstimateTokens.
 func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) {
 	question := strings.TrimSpace(req.Question)
-	history := trimHistory(req.History, a.opts.HistoryTokens)
-	sources, err := a.retrieve(ctx, question, history)
+	historyBudget, sourceBudget := a.budgets(question)
+	history := trimHistory(req.History, historyBudget)
+	sources, err := a.retrieve(ctx, question, history, sourceBudget)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -138,18 +139,23 @@ func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) 
 	return a.generate(ctx, question, history, sources, sink)
 }
 
+// maxQueryBytes bounds the retrieval query built from the question.
+const maxQueryBytes = 2048
+
 // retrieve finds the passages for a question: the semantic-search ranking
 // of the question, with the previous question when there is a history (a
 // follow-up such as "and on 2.0.1?" needs it).
-func (a *Asker) retrieve(ctx context.Context, question string, history []Turn) ([]Source, error) {
-	query := question
+func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, budget int) ([]Source, error) {
+	query := textcut.Prefix(question, maxQueryBytes)
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Role == "user" {
-			query = history[i].Content + "\n" + question
+			// The question leads; the previous one fills what room is left.
+			if room := maxQueryBytes - len(query) - 1; room > 0 {
+				query += "\n" + textcut.Prefix(history[i].Content, room)
+			}
 			break
 		}
 	}
-	query = textcut.Prefix(query, 2048)
 	// Pseudo-relevance feedback helps and costs nothing; a hypothetical
 	// answer from the model would delay the real one, so not with a model.
 	res, err := a.eng.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil})
@@ -160,7 +166,25 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn) (
 	for i := range res.Hits {
 		sources = append(sources, newSource(&res.Hits[i], a.opts.BaseURL))
 	}
-	return fitSources(sources, a.opts.SourceTokens), nil
+	return fitSources(sources, budget), nil
+}
+
+// questionTokens is the room a question has in the prompt beside the
+// budgets; a longer one takes its excess from the history, then from the
+// sources, so the prompt still fits the model's context.
+const questionTokens = 200
+
+// budgets returns the prompt budgets of history and sources for question.
+func (a *Asker) budgets(question string) (history, sources int) {
+	history, sources = a.opts.HistoryTokens, a.opts.SourceTokens
+	excess := EstimateTokens(question) - questionTokens
+	if excess <= 0 {
+		return history, sources
+	}
+	take := min(excess, history)
+	history -= take
+	sources = max(sources-(excess-take), 0)
+	return history, sources
 }
 
 // extractive streams the extractive answer word by word.

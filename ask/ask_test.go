@@ -309,3 +309,29 @@ func TestPreviewIsPlainText(t *testing.T) {
 		t.Errorf("preview\n%q, want\n%q", got, want)
 	}
 }
+
+// TestLongFollowUp keeps the question in the retrieval query and the prompt
+// when the previous turn is long.
+func TestLongFollowUp(t *testing.T) {
+	a := New(demoEngine(t), Options{BaseURL: "http://sift.test"})
+	history := []Turn{{"user", strings.Repeat("Tell me about the weather and the pictures of the holidays. ", 60)}, {"assistant", "I cannot."}}
+	var r recorder
+	if _, err := a.Ask(context.Background(), Request{Question: "What does the cron expression */5 * * * * mean?", History: history}, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.sources) == 0 || !strings.Contains(strings.ToLower(r.sources[0].Text), "cron") {
+		t.Fatalf("the question was lost: first source %+v", r.sources)
+	}
+	// A long question takes room from the history first, then the sources.
+	o := DefaultOptions()
+	a = New(demoEngine(t), o)
+	if h, s := a.budgets("short"); h != o.HistoryTokens || s != o.SourceTokens {
+		t.Fatalf("short question: %d %d", h, s)
+	}
+	if h, s := a.budgets(strings.Repeat("word ", 800)); h != o.HistoryTokens-(1000-questionTokens) || s != o.SourceTokens {
+		t.Fatalf("1000-token question: %d %d", h, s)
+	}
+	if h, s := a.budgets(strings.Repeat("字", 2000)); h != 0 || s != o.SourceTokens-(2000-questionTokens-o.HistoryTokens) {
+		t.Fatalf("2000-token question: %d %d", h, s)
+	}
+}

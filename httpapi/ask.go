@@ -135,7 +135,7 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 			return
 		}
 		defer release()
-		actx, cancel := context.WithTimeout(context.Background(), askTimeout)
+		actx, cancel := context.WithTimeout(s.base, askTimeout)
 		defer cancel()
 		var col collector
 		usage, err := s.asker.Ask(actx, req, &col)

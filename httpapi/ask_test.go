@@ -353,3 +353,18 @@ func FuzzAskBody(f *testing.F) {
 		}
 	})
 }
+
+// TestAskNothingFound asks an empty index: the sources event still carries
+// its (empty) list, in both forms.
+func TestAskNothingFound(t *testing.T) {
+	ts := start(t)
+	body := `{"question":"anything at all?"}`
+	r := ts.raw(t, fmt.Sprintf("POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body))
+	if r.status != 200 || !strings.Contains(string(r.body), `data: {"type":"sources","sources":[]}`) {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	out := ts.askJSON(t, "/api/ask", "anything at all?")
+	if s, ok := out["sources"].([]any); !ok || len(s) != 0 || out["answer"] == "" {
+		t.Fatalf("%v", out)
+	}
+}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"hash/maphash"
 	"math"
 	"net"
@@ -38,7 +39,7 @@ type limiterPart struct {
 }
 
 // clientKey is an IPv4 address, or the first 64 bits of an IPv6 one.
-type clientKey [8]byte
+type clientKey [9]byte
 
 func newLimiter(perMinute, maxClients int) *limiter {
 	l := &limiter{
@@ -54,15 +55,18 @@ func newLimiter(perMinute, maxClients int) *limiter {
 	return l
 }
 
-// keyOf maps an address to its client.
+// keyOf maps an address to its client: an IPv4 address, or an IPv6 /64
+// (one subscriber's usual allocation). The last byte keeps the families
+// apart.
 func keyOf(ip net.IP) clientKey {
 	var k clientKey
 	if v4 := ip.To4(); v4 != nil {
 		copy(k[:], v4)
-		k[7] = 4 // apart from IPv6 keys, whose last 4 bytes are rarely 0,0,0,4 with a zero prefix
+		k[8] = 4
 		return k
 	}
 	copy(k[:], ip.To16()[:8])
+	k[8] = 6
 	return k
 }
 
@@ -147,27 +151,35 @@ func (l *limiter) clients() int {
 }
 
 // clientIP is the address the limit applies to: the connection's peer, or,
-// behind a trusted proxy (TRUST_PROXY), the last address of
-// X-Forwarded-For — the one the proxy itself appended, which a client
-// cannot forge.
+// behind a trusted proxy (TRUST_PROXY), the last address of the last
+// X-Forwarded-For header — the one the proxy itself appended, which a client
+// cannot forge. Entries before it are the client's word and never used: when
+// the last one does not parse, the peer's address counts.
 func (s *Server) clientIP(ctx *fasthttp.RequestCtx) net.IP {
 	if s.opts.TrustProxy {
-		xff := ctx.Request.Header.Peek("X-Forwarded-For")
-		for len(xff) > 0 {
-			i := len(xff) - 1
-			for i >= 0 && xff[i] != ',' {
-				i--
+		if all := ctx.Request.Header.PeekAll("X-Forwarded-For"); len(all) > 0 {
+			xff := all[len(all)-1]
+			if i := bytes.LastIndexByte(xff, ','); i >= 0 {
+				xff = xff[i+1:]
 			}
-			if ip := net.ParseIP(string(trimSpace(xff[i+1:]))); ip != nil {
+			if ip := parseForwarded(string(trimSpace(xff))); ip != nil {
 				return ip
 			}
-			if i < 0 {
-				break
-			}
-			xff = xff[:i]
 		}
 	}
 	return ctx.RemoteIP()
+}
+
+// parseForwarded reads one X-Forwarded-For entry: an address, possibly with
+// a port ("192.0.2.1:4711", "[2001:db8::1]:4711").
+func parseForwarded(s string) net.IP {
+	if ip := net.ParseIP(s); ip != nil {
+		return ip
+	}
+	if host, _, err := net.SplitHostPort(s); err == nil {
+		return net.ParseIP(host)
+	}
+	return nil
 }
 
 func trimSpace(b []byte) []byte {

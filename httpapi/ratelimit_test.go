@@ -152,3 +152,48 @@ func BenchmarkLimiter(b *testing.B) {
 	b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/1e6, "heap-MB")
 	runtime.KeepAlive(l)
 }
+
+// TestForwardedForTrustsOnlyTheProxy sends what a client could add itself:
+// an X-Forwarded-For line of its own before the proxy's, and entries before
+// a last one that does not parse. Neither may give it a new bucket.
+func TestForwardedForTrustsOnlyTheProxy(t *testing.T) {
+	ts := start(t, func(o *Options) { o.PublicRateLimit = 1; o.TrustProxy = true })
+	req := func(xff ...string) int {
+		h := ""
+		for _, x := range xff {
+			h += "X-Forwarded-For: " + x + "\r\n"
+		}
+		return ts.raw(t, "GET /api/documents HTTP/1.1\r\nHost: x\r\n"+h+"Connection: close\r\n\r\n").status
+	}
+	if st := req("198.51.100.7:5000"); st != 200 {
+		t.Fatalf("first request: %d", st)
+	}
+	for i, xff := range [][]string{
+		{"203.0.113.1", "198.51.100.7"},           // the client's own line first
+		{"203.0.113.2, 198.51.100.7:6000"},        // a port on the proxy's entry
+		{"203.0.113.3", "10.0.0.1, 198.51.100.7"}, // a few of each
+	} {
+		if st := req(xff...); st != 429 {
+			t.Fatalf("case %d: %d, the client escaped its bucket", i, st)
+		}
+	}
+	// A last entry that does not parse counts as the proxy's own address
+	// (the peer), never as the entry before it.
+	if st := req("203.0.113.4, unknown"); st != 200 {
+		t.Fatalf("peer's bucket: %d", st)
+	}
+	if st := req("203.0.113.5, unknown"); st != 429 {
+		t.Fatalf("peer's bucket again: %d", st)
+	}
+}
+
+func TestIPv4AndIPv6KeysDiffer(t *testing.T) {
+	v4 := keyOf(net.ParseIP("42.1.2.3"))
+	v6 := keyOf(net.ParseIP("2a01:203:0:4::1"))
+	if v4 == v6 {
+		t.Fatal("an IPv6 /64 shares an IPv4 client's bucket")
+	}
+	if keyOf(net.ParseIP("2a01:203:0:4::1")) != keyOf(net.ParseIP("2a01:203:0:4:ffff::9")) {
+		t.Fatal("one /64 is one client")
+	}
+}

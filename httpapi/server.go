@@ -59,6 +59,10 @@ type Server struct {
 	limiter *limiter // nil when the public tier is not limited
 	stop    chan struct{}
 	stopped sync.Once
+	// base is the parent of the work a request starts beyond its handler
+	// (answers): Shutdown cancels it when its deadline passes.
+	base       context.Context
+	cancelBase context.CancelFunc
 }
 
 // New returns a Server for eng.
@@ -80,6 +84,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.stop = make(chan struct{})
+	s.base, s.cancelBase = context.WithCancel(context.Background())
 	aopts := opts.Ask
 	aopts.BaseURL, aopts.Logger = opts.BaseURL, s.log
 	s.asker = ask.New(eng, aopts)
@@ -130,6 +135,10 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting connections and waits for running requests.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopped.Do(func() { close(s.stop) })
+	// Answers in progress may finish while ctx lasts; then they are cut.
+	stop := context.AfterFunc(ctx, s.cancelBase)
+	defer stop()
+	defer s.cancelBase()
 	return s.srv.ShutdownWithContext(ctx)
 }
 

@@ -47,7 +47,19 @@ func (k *sseSink) send(ev sseEvent) error {
 func (k *sseSink) last(ev sseEvent) { k.events <- encodeEvent(ev) }
 
 func encodeEvent(ev sseEvent) []byte {
-	b, err := json.Marshal(ev)
+	var v any = ev
+	if ev.Type == "sources" {
+		// The sources event always carries its list, empty or not.
+		list := ev.Sources
+		if list == nil {
+			list = []askSourceJSON{}
+		}
+		v = struct {
+			Type    string          `json:"type"`
+			Sources []askSourceJSON `json:"sources"`
+		}{ev.Type, list}
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("BUG: encode event: %v", err))
 	}
@@ -63,7 +75,7 @@ func (k *sseSink) Token(t string) error { return k.send(sseEvent{Type: "token", 
 // streamAnswer runs the question and writes its events to w until the
 // answer ends or the client goes away.
 func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm) {
-	ctx, cancel := context.WithTimeout(context.Background(), askTimeout)
+	ctx, cancel := context.WithTimeout(s.base, askTimeout)
 	defer cancel()
 	events := make(chan []byte, 16)
 	go func() {

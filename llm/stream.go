@@ -118,5 +118,8 @@ func (c *Client) Stream(ctx context.Context, msgs []Message, maxTokens int, onTo
 	if !done && !finished {
 		return nil, fmt.Errorf("chat completion: %w", ErrIncomplete)
 	}
+	// Read what is left (a last newline, a usage chunk after [DONE]) so the
+	// connection goes back to the pool instead of being closed.
+	io.Copy(io.Discard, io.LimitReader(res.Body, 4<<10))
 	return usage, nil
 }

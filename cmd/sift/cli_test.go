@@ -211,7 +211,7 @@ func TestModelServers(t *testing.T) {
 // TestPublicRateLimit runs the binary with the default limit of the public
 // tier: ten requests a minute per client, then 429; the API key lifts it.
 func TestPublicRateLimit(t *testing.T) {
-	p := startSift(t, t.TempDir(), "--public-rate-limit", "10")
+	p := startSiftEnv(t, t.TempDir(), []string{"PUBLIC_RATE_LIMIT="}) // empty: the default
 	defer p.kill()
 	for i := 1; i <= 11; i++ {
 		res, err := http.Get(p.url + "/api/documents")

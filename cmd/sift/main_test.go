@@ -78,11 +78,19 @@ func (s *syncBuffer) String() string {
 
 func startSift(t testing.TB, dataDir string, args ...string) *proc {
 	t.Helper()
+	return startSiftEnv(t, dataDir, nil, args...)
+}
+
+// startSiftEnv is startSift with more environment variables, which win
+// over the harness's own.
+func startSiftEnv(t testing.TB, dataDir string, env []string, args ...string) *proc {
+	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(siftBin, append([]string{"serve", "--data-dir", dataDir, "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--port", fmt.Sprint(port)}, args...)...)
 	// The public tier is not limited here (its own test sets the limit):
 	// the tests read faster than ten requests a minute.
 	cmd.Env = append(os.Environ(), "API_SECRET_KEY="+testKey, "LOG_LEVEL=warn", "PUBLIC_RATE_LIMIT=0")
+	cmd.Env = append(cmd.Env, env...)
 	p := &proc{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), stderr: &syncBuffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
