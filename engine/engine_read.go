@@ -127,6 +127,21 @@ func (e *Engine) Documents(offset, limit int) ([]Document, int) {
 	return out, total
 }
 
+// SourceDocuments returns the documents of a source, ordered by key.
+func (e *Engine) SourceDocuments(sourceID string) []Document {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	slots := e.st.docIdx.Facet(sourceFacet(sourceID)).ToArray()
+	out := make([]Document, 0, len(slots))
+	for _, n := range slots {
+		if d := e.st.docs[n]; d != nil {
+			out = append(out, *d)
+		}
+	}
+	slices.SortFunc(out, func(a, b Document) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
 // DocumentBySlug returns the document with the given slug.
 func (e *Engine) DocumentBySlug(slug string) (Document, bool) {
 	e.mu.RLock()

@@ -61,18 +61,82 @@ func checkText(field, s string, maxBytes int, required, line bool) error {
 // PutSource creates or replaces a source. CreatedAt is kept for an existing
 // source and set for a new one; UpdatedAt is set to now.
 func (e *Engine) PutSource(s Source) (Source, error) {
+	if err := checkSource(&s); err != nil {
+		return Source{}, err
+	}
+	e.writeMu.Lock()
+	seq, err := e.commitSource(&s)
+	e.writeMu.Unlock()
+	if err != nil {
+		return Source{}, err
+	}
+	return copySource(&s), e.sync(seq)
+}
+
+// UpdateSource changes a stored source in one step: fn gets a copy of it
+// and its changes are stored unless it fails, with no other write to the
+// source in between. The id and creation time cannot change.
+func (e *Engine) UpdateSource(id string, fn func(*Source) error) (Source, error) {
+	e.writeMu.Lock()
+	old, ok := e.st.sources[id]
+	if !ok {
+		e.writeMu.Unlock()
+		return Source{}, ErrNotFound
+	}
+	s := copySource(old)
+	if err := fn(&s); err != nil {
+		e.writeMu.Unlock()
+		return Source{}, err
+	}
+	s.ID = id
+	if err := checkSource(&s); err != nil {
+		e.writeMu.Unlock()
+		return Source{}, err
+	}
+	seq, err := e.commitSource(&s)
+	e.writeMu.Unlock()
+	if err != nil {
+		return Source{}, err
+	}
+	return copySource(&s), e.sync(seq)
+}
+
+// commitSource stamps s and logs it; the caller holds writeMu.
+func (e *Engine) commitSource(s *Source) (uint64, error) {
+	now := exactTime(time.Now())
+	if old, ok := e.st.sources[s.ID]; ok {
+		s.CreatedAt = old.CreatedAt
+	} else if s.CreatedAt.IsZero() {
+		s.CreatedAt = now
+	}
+	s.CreatedAt, s.UpdatedAt = exactTime(s.CreatedAt), now
+	return e.commit(&op{kind: opPutSource, source: *s})
+}
+
+// MaxCursorBytes bounds a source's crawl cursor.
+const MaxCursorBytes = 8 << 20
+
+// checkSource validates s and gives it its own config and crawl record,
+// normalised as the log stores them.
+func checkSource(s *Source) error {
 	if !ValidSourceID(s.ID) {
-		return Source{}, invalidf("id must be %s", sourceIDPattern)
+		return invalidf("id must be %s", sourceIDPattern)
 	}
 	if err := checkText("name", s.Name, MaxNameBytes, true, true); err != nil {
-		return Source{}, err
+		return err
 	}
 	if err := checkText("type", s.Type, 64, true, true); err != nil {
-		return Source{}, err
+		return err
+	}
+	if err := checkText("schedule", s.Schedule, 64, false, true); err != nil {
+		return err
+	}
+	if len(s.Cursor) > MaxCursorBytes {
+		return invalidf("cursor is too long: %d bytes, at most %d", len(s.Cursor), MaxCursorBytes)
 	}
 	cfg, err := cloneConfig(s.Config)
 	if err != nil {
-		return Source{}, invalidf("config: %v", err)
+		return invalidf("config: %v", err)
 	}
 	s.Config = cfg
 	if s.LastCrawl != nil {
@@ -80,20 +144,7 @@ func (e *Engine) PutSource(s Source) (Source, error) {
 		lc.StartedAt, lc.FinishedAt = exactTime(lc.StartedAt), exactTime(lc.FinishedAt)
 		s.LastCrawl = &lc
 	}
-	now := exactTime(time.Now())
-	e.writeMu.Lock()
-	if old, ok := e.st.sources[s.ID]; ok {
-		s.CreatedAt = old.CreatedAt
-	} else if s.CreatedAt.IsZero() {
-		s.CreatedAt = now
-	}
-	s.CreatedAt, s.UpdatedAt = exactTime(s.CreatedAt), now
-	seq, err := e.commit(&op{kind: opPutSource, source: s})
-	e.writeMu.Unlock()
-	if err != nil {
-		return Source{}, err
-	}
-	return copySource(&s), e.sync(seq)
+	return nil
 }
 
 // exactTime is t as the log stores it — UTC, to the microsecond — so the

@@ -24,13 +24,19 @@ func HTML(r io.Reader) (title, text string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	title, text = HTMLNode(doc)
+	return title, text, nil
+}
+
+// HTMLNode is HTML for a document parsed already.
+func HTMLNode(doc *html.Node) (title, text string) {
 	w := &walker{}
 	w.walk(doc)
 	title = collapse(w.title)
 	if title == "" {
 		title = collapse(w.h1.String())
 	}
-	return title, strings.TrimSpace(w.b.String()), nil
+	return title, strings.TrimSpace(w.b.String())
 }
 
 // maxTitleBytes bounds the title collected from <title> or <h1>.
