@@ -4,7 +4,6 @@
 package crawl
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +64,9 @@ type dceExport struct {
 	} `json:"messages"`
 }
 
+// maxDiscordBytes bounds a DiscordChatExporter file.
+const maxDiscordBytes = 512 << 20
+
 // threadTypes are the DiscordChatExporter channel types of threads, whose
 // categoryId is the parent channel.
 var threadTypes = map[string]bool{"GuildPublicThread": true, "GuildPrivateThread": true, "GuildNewsThread": true}
@@ -74,8 +76,10 @@ var threadTypes = map[string]bool{"GuildPublicThread": true, "GuildPrivateThread
 // names sourceID as the source of everything.
 func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 	var in dceExport
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&in); err != nil {
+	if err := decodeJSON(&capReader{r: r, limit: maxDiscordBytes}, &in); err != nil {
+		if errors.Is(err, errExportTooLarge) {
+			return nil, formatErr("DiscordChatExporter JSON: larger than %d MiB", maxDiscordBytes>>20)
+		}
 		return nil, formatErr("DiscordChatExporter JSON: %v", err)
 	}
 	if in.Channel.ID == "" || in.Channel.Name == "" {
