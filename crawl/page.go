@@ -1,0 +1,113 @@
+package crawl
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+
+	"github.com/sift-search/sift/extract"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// page is what the crawler reads from a fetched page.
+type page struct {
+	title, text       string
+	links             []*url.URL
+	canonical         *url.URL
+	noindex, nofollow bool
+}
+
+// parsePage reads an HTML, plain-text or Markdown answer.
+func parsePage(res *response, base *url.URL) (*page, error) {
+	mt, _, err := mime.ParseMediaType(res.contentType)
+	if err != nil && res.contentType != "" {
+		return nil, fmt.Errorf("content type %q", res.contentType)
+	}
+	p := &page{}
+	robotsDirectives(res.robotsTag, p)
+	switch mt {
+	case "text/plain", "text/markdown", "text/x-markdown":
+		p.text = strings.TrimSpace(strings.ToValidUTF8(string(res.body), "\uFFFD"))
+		if mt != "text/plain" {
+			p.title = extract.MarkdownTitle(p.text)
+		}
+		return p, nil
+	case "text/html", "application/xhtml+xml", "":
+	default:
+		return nil, fmt.Errorf("not a page (%s)", mt)
+	}
+	doc, err := html.Parse(bytes.NewReader(res.body))
+	if err != nil {
+		return nil, fmt.Errorf("HTML: %w", err)
+	}
+	p.title, p.text = extract.HTMLNode(doc)
+	links := map[string]bool{}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Base:
+				if h := attr(n, "href"); h != "" {
+					if b, err := base.Parse(h); err == nil {
+						base = b
+					}
+				}
+			case atom.Link:
+				if strings.EqualFold(attr(n, "rel"), "canonical") && p.canonical == nil {
+					if u, err := base.Parse(attr(n, "href")); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+						p.canonical = normalizeURL(u)
+					}
+				}
+			case atom.Meta:
+				if name := strings.ToLower(attr(n, "name")); name == "robots" || name == robotsToken {
+					robotsDirectives(attr(n, "content"), p)
+				}
+			case atom.A, atom.Area:
+				h := strings.TrimSpace(attr(n, "href"))
+				if h == "" || strings.HasPrefix(h, "#") || strings.Contains(strings.ToLower(attr(n, "rel")), "nofollow") {
+					break
+				}
+				if u, err := base.Parse(h); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+					u = normalizeURL(u)
+					if s := u.String(); !links[s] && len(links) < 5000 {
+						links[s] = true
+						p.links = append(p.links, u)
+					}
+				}
+			}
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(doc)
+	return p, nil
+}
+
+// robotsDirectives reads "noindex, nofollow" (a meta robots content or an
+// X-Robots-Tag header).
+func robotsDirectives(v string, p *page) {
+	for _, d := range strings.Split(strings.ToLower(v), ",") {
+		switch strings.TrimSpace(d) {
+		case "noindex", "none":
+			p.noindex = true
+			if strings.TrimSpace(d) == "none" {
+				p.nofollow = true
+			}
+		case "nofollow":
+			p.nofollow = true
+		}
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}

@@ -1,0 +1,477 @@
+package crawl
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Errors of the runner, besides engine.ErrNotFound for an unknown source.
+var (
+	// ErrBusy: a crawl, import or deletion of the source is running.
+	ErrBusy = errors.New("a crawl or import of this source is already running")
+	// ErrNotCrawlable: the source's type has no crawler in this build.
+	ErrNotCrawlable = errors.New("this source cannot be crawled")
+	// ErrUpstream wraps the failure of a platform or site during a crawl.
+	ErrUpstream = errors.New("crawl failed")
+)
+
+// Result is the outcome of one crawl.
+type Result struct {
+	JobID      string
+	Status     string // ok, error, cancelled
+	Full       bool
+	Channels   int // channels touched
+	Messages   int // messages new or changed
+	Documents  int // documents new or changed
+	Deleted    int // documents and messages removed
+	Failed     int // items the connector could not fetch; the crawl went on
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Error      string
+}
+
+// ImportResult is the outcome of one import.
+type ImportResult struct {
+	Format   string // discord, slack, telegram
+	Channels int    // channels in the file
+	Messages int    // messages in the file
+	Changed  int    // messages new or changed; 0 when the file was imported before
+}
+
+// TestResult is a connector's verdict on its source.
+type TestResult struct {
+	OK      bool
+	Latency time.Duration
+	Detail  string
+	Error   string
+}
+
+// RunnerOptions configure a Runner.
+type RunnerOptions struct {
+	Env    Env
+	Logger *slog.Logger
+	// Tick is how often the scheduler looks for due crawls (default 15 s);
+	// MaxScheduled bounds scheduled crawls at once (default 2).
+	Tick         time.Duration
+	MaxScheduled int
+}
+
+// Runner runs the crawls and imports of an engine's sources, one at a time
+// per source, and the scheduled crawls. It writes through the engine's
+// public API only; searches never wait for it.
+type Runner struct {
+	eng  *engine.Engine
+	opts RunnerOptions
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	jobs map[string]*job // by source id
+
+	ctx    context.Context // parent of every job; Close cancels it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+type job struct {
+	id        string
+	kind      string // crawl, import, delete
+	scheduled bool
+	cancel    context.CancelFunc
+	done      chan struct{}
+}
+
+// NewRunner returns a runner for eng. A crawl that a crash or kill left
+// "running" is marked as interrupted.
+func NewRunner(eng *engine.Engine, opts RunnerOptions) *Runner {
+	opts.Tick = cmp.Or(opts.Tick, 15*time.Second)
+	opts.MaxScheduled = cmp.Or(opts.MaxScheduled, 2)
+	r := &Runner{eng: eng, opts: opts, log: opts.Logger, jobs: map[string]*job{}}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	for _, s := range eng.Sources() {
+		if s.LastCrawl != nil && s.LastCrawl.Status == "running" {
+			_, err := eng.UpdateSource(s.ID, func(s *engine.Source) error {
+				s.LastCrawl.Status, s.LastCrawl.Error = "error", "interrupted: the server stopped during the crawl"
+				return nil
+			})
+			if err != nil {
+				r.log.Warn("could not mark an interrupted crawl", "source", s.ID, "err", err)
+			}
+		}
+	}
+	return r
+}
+
+// Close cancels running jobs and waits for them.
+func (r *Runner) Close() {
+	r.cancel()
+	r.wg.Wait()
+}
+
+// claim reserves the source for one job.
+func (r *Runner) claim(sourceID, kind string, scheduled bool) (*job, context.Context, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx.Err() != nil {
+		return nil, nil, errors.New("the crawl runner is shutting down")
+	}
+	if j, ok := r.jobs[sourceID]; ok {
+		return nil, nil, fmt.Errorf("%w (job %s, %s)", ErrBusy, j.id, j.kind)
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	j := &job{id: newJobID(), kind: kind, scheduled: scheduled, cancel: cancel, done: make(chan struct{})}
+	r.jobs[sourceID] = j
+	r.wg.Add(1)
+	return j, ctx, nil
+}
+
+func (r *Runner) release(sourceID string, j *job) {
+	r.mu.Lock()
+	delete(r.jobs, sourceID)
+	r.mu.Unlock()
+	j.cancel()
+	close(j.done)
+	r.wg.Done()
+}
+
+func newJobID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "j_" + hex.EncodeToString(b[:])
+}
+
+// Running reports the job running for a source, if any: its id and kind.
+func (r *Runner) Running(sourceID string) (id, kind string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j, ok := r.jobs[sourceID]
+	if !ok {
+		return "", "", false
+	}
+	return j.id, j.kind, true
+}
+
+// Crawl crawls a source and returns when the crawl ends. It runs on the
+// runner's context, not the caller's: a client that stops waiting does not
+// stop the crawl.
+func (r *Runner) Crawl(sourceID string, full bool) (Result, error) {
+	if err := r.crawlable(sourceID); err != nil {
+		return Result{}, err
+	}
+	j, ctx, err := r.claim(sourceID, "crawl", false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer r.release(sourceID, j)
+	return r.crawl(ctx, j, sourceID, full)
+}
+
+// Start starts a crawl in the background and returns its job id.
+func (r *Runner) Start(sourceID string, full bool) (string, error) {
+	return r.start(sourceID, full, false)
+}
+
+func (r *Runner) start(sourceID string, full, scheduled bool) (string, error) {
+	if err := r.crawlable(sourceID); err != nil {
+		return "", err
+	}
+	j, ctx, err := r.claim(sourceID, "crawl", scheduled)
+	if err != nil {
+		return "", err
+	}
+	go func() {
+		defer r.release(sourceID, j)
+		r.crawl(ctx, j, sourceID, full)
+	}()
+	return j.id, nil
+}
+
+func (r *Runner) crawlable(sourceID string) error {
+	src, ok := r.eng.Source(sourceID)
+	if !ok {
+		return engine.ErrNotFound
+	}
+	if !Crawlable(src.Type) {
+		switch ImportFormat(src.Type) {
+		case "":
+			return fmt.Errorf("%w: sources of type %s have nothing to crawl", ErrNotCrawlable, src.Type)
+		default:
+			return fmt.Errorf("%w: this build has no %s crawler; import an export with POST /api/sources/%s/import", ErrNotCrawlable, src.Type, sourceID)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) (Result, error) {
+	res := Result{JobID: j.id, Full: full, StartedAt: time.Now().UTC()}
+	src, ok := r.eng.Source(sourceID)
+	if !ok {
+		return res, engine.ErrNotFound
+	}
+	conn, err := types[src.Type].newer(src, r.opts.Env)
+	if err != nil {
+		return res, err
+	}
+	_, err = r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+		s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "running", StartedAt: res.StartedAt}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	r.log.Info("crawl started", "source", sourceID, "job", j.id, "full", full, "scheduled", j.scheduled)
+
+	touched := map[string]bool{}
+	emit := func(b Batch) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return r.write(sourceID, b, &res, touched)
+	}
+	cursor, cerr := conn.Crawl(ctx, src.Cursor, full, emit)
+	res.Channels = len(touched)
+	res.FinishedAt = time.Now().UTC()
+	res.Status = "ok"
+	switch {
+	case cerr != nil && ctx.Err() != nil:
+		res.Status, res.Error = "cancelled", "cancelled: the source was deleted or the server is stopping"
+	case cerr != nil:
+		res.Status, res.Error = "error", cerr.Error()
+	}
+	_, uerr := r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+		if cursor != "" {
+			s.Cursor = cursor
+		}
+		s.LastCrawl = &engine.CrawlInfo{
+			JobID: j.id, Status: res.Status, StartedAt: res.StartedAt, FinishedAt: res.FinishedAt,
+			Channels: res.Channels, Messages: res.Messages, Documents: res.Documents, Error: res.Error,
+		}
+		return nil
+	})
+	if uerr != nil && !errors.Is(uerr, engine.ErrNotFound) {
+		r.log.Error("could not record a crawl", "source", sourceID, "job", j.id, "err", uerr)
+	}
+	log := r.log.Info
+	if res.Status != "ok" {
+		log = r.log.Warn
+	}
+	log("crawl finished", "source", sourceID, "job", j.id, "status", res.Status, "channels", res.Channels,
+		"messages", res.Messages, "documents", res.Documents, "deleted", res.Deleted, "failed", res.Failed,
+		"duration", res.FinishedAt.Sub(res.StartedAt).Round(time.Millisecond), "err", res.Error)
+	if cerr != nil {
+		return res, fmt.Errorf("%w: %v", ErrUpstream, cerr)
+	}
+	return res, nil
+}
+
+// write stores one batch of a crawl.
+func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string]bool) error {
+	for _, f := range b.Failed {
+		if res.Failed < 20 {
+			r.log.Warn("crawl skipped an item", "source", sourceID, "job", res.JobID, "item", f)
+		}
+		res.Failed++
+	}
+	for i := range b.Channels {
+		b.Channels[i].SourceID = sourceID
+		touched[b.Channels[i].ID] = true
+	}
+	if len(b.Channels) > 0 {
+		if _, err := r.eng.PutChannels(b.Channels); err != nil {
+			return err
+		}
+	}
+	if len(b.Messages) > 0 {
+		for i := range b.Messages {
+			b.Messages[i].SourceID = sourceID
+		}
+		n, err := r.eng.PutMessages(b.Messages)
+		res.Messages += n
+		if err != nil {
+			return err
+		}
+		for _, m := range b.Messages {
+			touched[m.ChannelID] = true
+		}
+	}
+	if len(b.Documents) > 0 {
+		for i := range b.Documents {
+			b.Documents[i].SourceID = sourceID
+		}
+		if _, err := r.eng.PutDocuments(b.Documents); err != nil {
+			return err
+		}
+		res.Documents += len(b.Documents)
+	}
+	for _, key := range b.DeleteDocuments {
+		switch err := r.eng.DeleteDocument(engine.DocumentID(sourceID, key)); {
+		case err == nil:
+			res.Deleted++
+		case !errors.Is(err, engine.ErrNotFound):
+			return err
+		}
+	}
+	if len(b.DeleteMessages) > 0 {
+		n, err := r.eng.DeleteMessages(sourceID, b.DeleteMessages)
+		res.Deleted += n
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Test asks the source's connector whether it can reach its platform.
+func (r *Runner) Test(ctx context.Context, sourceID string) (TestResult, error) {
+	src, ok := r.eng.Source(sourceID)
+	if !ok {
+		return TestResult{}, engine.ErrNotFound
+	}
+	if err := r.crawlable(sourceID); err != nil {
+		return TestResult{Error: err.Error()}, nil
+	}
+	conn, err := types[src.Type].newer(src, r.opts.Env)
+	if err != nil {
+		return TestResult{Error: err.Error()}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	detail, err := conn.Test(ctx)
+	out := TestResult{OK: err == nil, Latency: time.Since(start), Detail: detail}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out, nil
+}
+
+// Delete removes a source with everything it produced. A crawl or import
+// running for it is cancelled first, so nothing of it is written after.
+func (r *Runner) Delete(sourceID string) error {
+	var j *job
+	for {
+		var err error
+		if j, _, err = r.claim(sourceID, "delete", false); err == nil {
+			break
+		}
+		if !errors.Is(err, ErrBusy) {
+			return err
+		}
+		r.mu.Lock()
+		running := r.jobs[sourceID]
+		r.mu.Unlock()
+		if running != nil {
+			running.cancel()
+			<-running.done
+		}
+	}
+	defer r.release(sourceID, j)
+	if err := r.eng.DeleteSource(sourceID); err != nil {
+		return err
+	}
+	r.log.Info("source deleted", "source", sourceID)
+	return nil
+}
+
+// Import reads an export file (DiscordChatExporter JSON, Slack export zip,
+// Telegram result.json) into a source whose type takes that format. The
+// whole file is parsed before anything is written, so a malformed file
+// imports nothing; importing the same file again changes nothing.
+func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (ImportResult, error) {
+	src, ok := r.eng.Source(sourceID)
+	if !ok {
+		return ImportResult{}, engine.ErrNotFound
+	}
+	want := ImportFormat(src.Type)
+	if want == "" {
+		return ImportResult{}, invalidConfig("sources of type %s do not take imports (discord, slack and telegram sources do)", src.Type)
+	}
+	head := make([]byte, DetectBytes)
+	n, err := file.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return ImportResult{}, err
+	}
+	format := DetectFormat(head[:n])
+	if format == "" {
+		return ImportResult{}, formatErr("not a DiscordChatExporter JSON file, a Slack export zip or a Telegram result.json")
+	}
+	if format != want {
+		return ImportResult{}, invalidConfig("this file is a %s export; source %s has type %s and imports %s exports", format, sourceID, src.Type, want)
+	}
+	j, _, err := r.claim(sourceID, "import", false)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	defer r.release(sourceID, j)
+	x, err := ParseExport(format, file, size, sourceID)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	changed, err := Import(r.eng, x)
+	out := ImportResult{Format: format, Channels: len(x.Channels), Messages: len(x.Messages), Changed: changed}
+	if err != nil {
+		return out, err
+	}
+	r.log.Info("import finished", "source", sourceID, "job", j.id, "format", format, "channels", out.Channels,
+		"messages", out.Messages, "changed", out.Changed)
+	return out, nil
+}
+
+// Schedule starts the crawls that are due until ctx ends: an enabled
+// source with a schedule is due when its last crawl started at least that
+// long ago (or never ran).
+func (r *Runner) Schedule(ctx context.Context) {
+	t := time.NewTicker(r.opts.Tick)
+	defer t.Stop()
+	for {
+		r.startDue(time.Now())
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (r *Runner) startDue(now time.Time) {
+	for _, s := range r.eng.Sources() {
+		if !s.Enabled || s.Schedule == "" || !Crawlable(s.Type) {
+			continue
+		}
+		every, err := time.ParseDuration(s.Schedule)
+		if err != nil || every <= 0 {
+			continue
+		}
+		if s.LastCrawl != nil && now.Sub(s.LastCrawl.StartedAt) < every {
+			continue
+		}
+		r.mu.Lock()
+		scheduled := 0
+		for _, j := range r.jobs {
+			if j.scheduled {
+				scheduled++
+			}
+		}
+		r.mu.Unlock()
+		if scheduled >= r.opts.MaxScheduled {
+			return
+		}
+		if _, err := r.start(s.ID, false, true); err != nil && !errors.Is(err, ErrBusy) {
+			r.log.Warn("scheduled crawl not started", "source", s.ID, "err", err)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package crawl
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// waitFor polls cond for up to 10 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for " + what)
+		}
+	}
+}
+
+func TestScheduledCrawls(t *testing.T) {
+	site := newTestSite(t)
+	eng := webEngine(t)
+	cfg, _ := CheckConfig("web", map[string]any{"urls": []any{site.URL + "/"}, "allowPrivate": true, "delayMs": quickDelay})
+	for _, s := range []engine.Source{
+		{ID: "due", Name: "Due", Type: "web", Enabled: true, Schedule: "1h", Config: cfg},
+		{ID: "manual", Name: "Manual", Type: "web", Enabled: true, Config: cfg},
+		{ID: "off", Name: "Off", Type: "web", Enabled: false, Schedule: "1h", Config: cfg},
+	} {
+		if _, err := eng.PutSource(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewRunner(eng, RunnerOptions{Tick: time.Hour})
+	defer r.Close()
+	r.startDue(time.Now())
+	waitFor(t, "the scheduled crawl", func() bool {
+		s, _ := eng.Source("due")
+		return s.LastCrawl != nil && s.LastCrawl.Status == "ok"
+	})
+	for _, id := range []string{"manual", "off"} {
+		if s, _ := eng.Source(id); s.LastCrawl != nil {
+			t.Fatalf("%s was crawled by the scheduler", id)
+		}
+	}
+	// Not due again within its interval; due once it has passed.
+	first, _ := eng.Source("due")
+	r.startDue(time.Now().Add(30 * time.Minute))
+	if _, _, running := r.Running("due"); running {
+		t.Fatal("crawled again before its interval")
+	}
+	r.startDue(time.Now().Add(61 * time.Minute))
+	waitFor(t, "the second scheduled crawl", func() bool {
+		s, _ := eng.Source("due")
+		return s.LastCrawl.JobID != first.LastCrawl.JobID && s.LastCrawl.Status == "ok"
+	})
+}
+
+// TestDeleteCancelsCrawl deletes a source while its crawl waits on a slow
+// page: the crawl stops, and nothing of it is written after the delete.
+func TestDeleteCancelsCrawl(t *testing.T) {
+	release := make(chan struct{})
+	var served atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		served.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><head><title>Slow</title></head><body><p>slow page text</p></body></html>`))
+	}))
+	defer site.Close()
+	defer close(release)
+	eng := webEngine(t)
+	r := webSource(t, eng, map[string]any{"urls": []any{site.URL + "/"}, "allowPrivate": true, "delayMs": quickDelay}, Env{})
+	job, err := r.Start("site", false)
+	if err != nil || job == "" {
+		t.Fatal(err)
+	}
+	if _, err := r.Start("site", false); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a second crawl: %v", err)
+	}
+	waitFor(t, "the page request", func() bool { return served.Load() > 0 })
+	if err := r.Delete("site"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := eng.Source("site"); ok || len(eng.SourceDocuments("site")) != 0 {
+		t.Fatal("the source or its documents outlived the delete")
+	}
+	if _, _, running := r.Running("site"); running {
+		t.Fatal("the crawl still runs")
+	}
+}
+
+func TestInterruptedCrawlIsMarked(t *testing.T) {
+	eng := webEngine(t)
+	eng.PutSource(engine.Source{ID: "s", Name: "S", Type: "web", Enabled: true,
+		LastCrawl: &engine.CrawlInfo{JobID: "j_1", Status: "running", StartedAt: time.Now()}})
+	r := NewRunner(eng, RunnerOptions{})
+	defer r.Close()
+	s, _ := eng.Source("s")
+	if s.LastCrawl.Status != "error" || !strings.Contains(s.LastCrawl.Error, "interrupted") {
+		t.Fatalf("%+v", s.LastCrawl)
+	}
+}
