@@ -233,7 +233,7 @@ func fileDocument(fh *multipart.FileHeader) (engine.Document, error) {
 
 // deleteDocument serves DELETE /api/documents/{id}.
 func (s *Server) deleteDocument(ctx *fasthttp.RequestCtx) {
-	id, _ := ctx.UserValue("id").(string)
+	id := pathParam(ctx, "id")
 	if err := s.eng.DeleteDocument(id); err != nil {
 		writeErr(ctx, fmt.Errorf("document %q: %w", id, err))
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 )
 
@@ -79,6 +80,14 @@ func writeErr(ctx *fasthttp.RequestCtx, err error) {
 		writeError(ctx, fasthttp.StatusBadRequest, "%s", bp.msg)
 	case errors.As(err, &me):
 		writeError(ctx, fasthttp.StatusUnsupportedMediaType, "%s", me.msg)
+	case errors.Is(err, crawl.ErrInvalid), errors.Is(err, crawl.ErrFormat):
+		writeError(ctx, fasthttp.StatusBadRequest, "%s", strings.TrimPrefix(err.Error(), crawl.ErrInvalid.Error()+": "))
+	case errors.Is(err, crawl.ErrNotCrawlable):
+		writeError(ctx, fasthttp.StatusBadRequest, "%s", err)
+	case errors.Is(err, crawl.ErrBusy):
+		writeError(ctx, fasthttp.StatusConflict, "%s", err)
+	case errors.Is(err, crawl.ErrUpstream):
+		writeError(ctx, fasthttp.StatusBadGateway, "%s", err)
 	case errors.Is(err, engine.ErrInvalid):
 		writeError(ctx, fasthttp.StatusBadRequest, "%s", strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": "))
 	case errors.Is(err, engine.ErrNotFound):

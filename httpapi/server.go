@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// Ask configures POST /api/ask (its BaseURL and Logger are the
 	// server's); no Model = the extractive answerer.
 	Ask ask.Options
+	// Crawler runs crawls and imports of the sources; nil = a runner of
+	// the server's own, without a scheduler, closed by Shutdown.
+	Crawler *crawl.Runner
 }
 
 // readBufferBytes bounds the request line and headers (so the URL too).
@@ -48,17 +52,20 @@ const readBufferBytes = 16 << 10
 
 // Server is the HTTP front of an engine.
 type Server struct {
-	opts    Options
-	eng     *engine.Engine
-	log     *slog.Logger
-	auth    auth
-	srv     *fasthttp.Server
-	handler fasthttp.RequestHandler
-	pages   *pages
-	asker   *ask.Asker
-	limiter *limiter // nil when the public tier is not limited
-	stop    chan struct{}
-	stopped sync.Once
+	opts        Options
+	eng         *engine.Engine
+	log         *slog.Logger
+	auth        auth
+	srv         *fasthttp.Server
+	handler     fasthttp.RequestHandler
+	pages       *pages
+	asker       *ask.Asker
+	limiter     *limiter // nil when the public tier is not limited
+	crawler     *crawl.Runner
+	ownsCrawler bool
+	sourcesMu   sync.Mutex // one source creation at a time, so derived ids stay unique
+	stop        chan struct{}
+	stopped     sync.Once
 	// base is the parent of the work a request starts beyond its handler
 	// (answers): Shutdown cancels it when its deadline passes.
 	base       context.Context
@@ -90,6 +97,11 @@ func New(eng *engine.Engine, opts Options) *Server {
 	s.asker = ask.New(eng, aopts)
 	if opts.PublicRateLimit > 0 {
 		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))
+	}
+	s.crawler = opts.Crawler
+	if s.crawler == nil {
+		s.crawler = crawl.NewRunner(eng, crawl.RunnerOptions{Logger: s.log, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)}})
+		s.ownsCrawler = true
 	}
 	s.pages = newPages()
 	s.handler = s.middleware(s.routes().Handler)
@@ -139,7 +151,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, s.cancelBase)
 	defer stop()
 	defer s.cancelBase()
-	return s.srv.ShutdownWithContext(ctx)
+	err := s.srv.ShutdownWithContext(ctx)
+	if s.ownsCrawler {
+		s.crawler.Close()
+	}
+	return err
+}
+
+// UserAgent is how the web crawler introduces itself.
+func UserAgent(version, baseURL string) string {
+	return "SiftBot/" + cmp.Or(version, "dev") + " (+" + cmp.Or(baseURL, "https://github.com/sift-search/sift") + ")"
 }
 
 // middleware adds the headers every response carries, logs requests, and

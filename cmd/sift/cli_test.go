@@ -237,3 +237,42 @@ func TestPublicRateLimit(t *testing.T) {
 		t.Fatalf("with the key: %d", res.StatusCode)
 	}
 }
+
+// TestImportCommand imports a chat export into an offline data dir, twice,
+// then serves it.
+func TestImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join("..", "..", "internal", "demo", "discord-export.json")
+	out, err := run(t, "import", "--data-dir", dir, "--source", "chat", "--name", "Team chat", export)
+	if err != nil || !strings.Contains(out, "created source chat (type discord)") || !strings.Contains(out, "discord export") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	out, err = run(t, "import", "--data-dir", dir, "--source", "chat", export)
+	if err != nil || !strings.Contains(out, "(0 new or changed)") {
+		t.Fatalf("second import: %v: %s", err, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"guild":{"id":"1"},"channel":{"id":"2","name":"x"},"messages":[{"id":"3","type":"Default","timestamp":"nope","content":"hi"}]}`), 0o644)
+	if out, err := run(t, "import", "--data-dir", dir, "--source", "chat", bad); err == nil || !strings.Contains(out, "timestamp") {
+		t.Fatalf("malformed export: %v: %s", err, out)
+	}
+	if out, err := run(t, "import", "--data-dir", dir, export); err == nil || !strings.Contains(out, "usage") {
+		t.Fatalf("without --source: %v: %s", err, out)
+	}
+	p := startSift(t, dir)
+	defer p.kill()
+	res, err := http.Get(p.url + "/api/search?q=daylight+saving")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var found struct {
+		Messages []struct {
+			PlatformName string `json:"platformName"`
+		} `json:"messages"`
+	}
+	json.NewDecoder(res.Body).Decode(&found)
+	if len(found.Messages) == 0 {
+		t.Fatal("the imported messages are not found")
+	}
+}

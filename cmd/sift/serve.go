@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
@@ -65,19 +66,22 @@ func serve(args []string) error {
 			return fmt.Errorf("load demo content: %w", err)
 		}
 	}
+	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, cfg.BaseURL)}})
 	srv := httpapi.New(eng, httpapi.Options{
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
-		PublicRateLimit: cfg.PublicRateLimit, Ask: askOptions(cfg, chat),
+		PublicRateLimit: cfg.PublicRateLimit, Ask: askOptions(cfg, chat), Crawler: runner,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
+		runner.Close()
 		eng.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	go runner.Schedule(context.Background()) // ends with runner.Close
 	logSettings(log, cfg)
 	printWelcome(cfg)
 
@@ -92,6 +96,7 @@ func serve(args []string) error {
 		err = srv.Shutdown(sctx)
 		cancel()
 	}
+	runner.Close() // running crawls stop; their progress so far is kept
 	if cerr := eng.Close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close engine: %w", cerr))
 	}

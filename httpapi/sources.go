@@ -1,0 +1,385 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/crawl"
+	"github.com/sift-search/sift/engine"
+)
+
+// The source administration of profile B: records as in DESIGN.md, with
+// secrets write-only.
+
+type sourceJSON struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Type      string         `json:"type"`
+	Config    map[string]any `json:"config"`
+	Schedule  string         `json:"schedule"`
+	Enabled   bool           `json:"enabled"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+	Stats     struct {
+		Channels  int `json:"channels"`
+		Messages  int `json:"messages"`
+		Documents int `json:"documents"`
+	} `json:"stats"`
+	LastCrawl *crawlInfoJSON `json:"lastCrawl"` // null before the first crawl
+}
+
+type crawlInfoJSON struct {
+	JobID      string     `json:"jobId"`
+	Status     string     `json:"status"`
+	StartedAt  time.Time  `json:"startedAt"`
+	FinishedAt *time.Time `json:"finishedAt"` // null while running
+	Channels   int        `json:"channels"`
+	Messages   int        `json:"messages"`
+	Documents  int        `json:"documents"`
+	Error      string     `json:"error"`
+}
+
+func (s *Server) sourceView(src engine.Source) sourceJSON {
+	out := sourceJSON{
+		ID: src.ID, Name: src.Name, Type: src.Type, Config: crawl.MaskConfig(src.Config), Schedule: src.Schedule,
+		Enabled: src.Enabled, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
+	}
+	st := s.eng.SourceStats(src.ID)
+	out.Stats.Channels, out.Stats.Messages, out.Stats.Documents = st.Channels, st.Messages, st.Documents
+	if lc := src.LastCrawl; lc != nil {
+		out.LastCrawl = &crawlInfoJSON{
+			JobID: lc.JobID, Status: lc.Status, StartedAt: lc.StartedAt, Channels: lc.Channels,
+			Messages: lc.Messages, Documents: lc.Documents, Error: lc.Error,
+		}
+		if !lc.FinishedAt.IsZero() {
+			t := lc.FinishedAt
+			out.LastCrawl.FinishedAt = &t
+		}
+	}
+	return out
+}
+
+// listSources serves GET /api/sources.
+func (s *Server) listSources(ctx *fasthttp.RequestCtx) {
+	srcs := s.eng.Sources()
+	out := struct {
+		Sources []sourceJSON `json:"sources"`
+	}{Sources: make([]sourceJSON, 0, len(srcs))}
+	for _, src := range srcs {
+		out.Sources = append(out.Sources, s.sourceView(src))
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// getSource serves GET /api/sources/{id}.
+func (s *Server) getSource(ctx *fasthttp.RequestCtx) {
+	src, ok := s.eng.Source(pathParam(ctx, "id"))
+	if !ok {
+		writeError(ctx, fasthttp.StatusNotFound, "no source %q", pathParam(ctx, "id"))
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, s.sourceView(src))
+}
+
+// sourceInput is a POST or PATCH body. Read-only fields of a record are
+// accepted and ignored, so a client may send back what it read.
+type sourceInput struct {
+	ID       *string
+	Name     *string
+	Type     *string
+	Config   map[string]any
+	Schedule *string
+	Enabled  *bool
+}
+
+var readOnlySourceFields = map[string]bool{"createdAt": true, "updatedAt": true, "stats": true, "lastCrawl": true}
+
+func decodeSourceInput(ctx *fasthttp.RequestCtx) (*sourceInput, error) {
+	if mt, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType())); err != nil || mt != "application/json" {
+		return nil, &mediaErr{"send the source as application/json"}
+	}
+	var raw map[string]json.RawMessage
+	if err := decodeOne(ctx.PostBody(), &raw); err != nil || raw == nil {
+		return nil, paramErr("the body must be one JSON object: %v", err)
+	}
+	in := &sourceInput{}
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "id":
+			err = json.Unmarshal(v, &in.ID)
+		case "name":
+			err = json.Unmarshal(v, &in.Name)
+		case "type":
+			err = json.Unmarshal(v, &in.Type)
+		case "config":
+			if !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+				if err = json.Unmarshal(v, &in.Config); err == nil && in.Config == nil {
+					err = paramErr("config must be an object")
+				}
+			}
+		case "schedule":
+			err = json.Unmarshal(v, &in.Schedule)
+		case "enabled":
+			err = json.Unmarshal(v, &in.Enabled)
+		default:
+			if !readOnlySourceFields[k] {
+				return nil, paramErr("unknown field %q (fields: id, name, type, config, schedule, enabled)", k)
+			}
+		}
+		if err != nil {
+			return nil, paramErr("field %q has the wrong type: %v", k, err)
+		}
+	}
+	return in, nil
+}
+
+// createSource serves POST /api/sources.
+func (s *Server) createSource(ctx *fasthttp.RequestCtx) {
+	in, err := decodeSourceInput(ctx)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	if in.Type == nil || *in.Type == "" {
+		writeError(ctx, fasthttp.StatusBadRequest, "type is required (one of %s)", strings.Join(crawl.Types(), ", "))
+		return
+	}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		writeError(ctx, fasthttp.StatusBadRequest, "name is required")
+		return
+	}
+	src := engine.Source{Name: strings.TrimSpace(*in.Name), Type: *in.Type, Enabled: true}
+	if in.Enabled != nil {
+		src.Enabled = *in.Enabled
+	}
+	if in.Schedule != nil {
+		src.Schedule = *in.Schedule
+	}
+	if err := crawl.CheckSchedule(src.Schedule); err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	if src.Config, err = crawl.CheckConfig(src.Type, in.Config); err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	s.sourcesMu.Lock()
+	defer s.sourcesMu.Unlock()
+	switch {
+	case in.ID != nil:
+		src.ID = *in.ID
+		if !engine.ValidSourceID(src.ID) {
+			writeError(ctx, fasthttp.StatusBadRequest, "id must be 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
+			return
+		}
+		if _, ok := s.eng.Source(src.ID); ok {
+			writeError(ctx, fasthttp.StatusConflict, "a source with id %q exists", src.ID)
+			return
+		}
+	default:
+		src.ID = s.newSourceID(src.Name)
+	}
+	stored, err := s.eng.PutSource(src)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	s.log.Info("source created", "source", stored.ID, "type", stored.Type)
+	ctx.Response.Header.Set("Location", "/api/sources/"+stored.ID)
+	writeJSON(ctx, fasthttp.StatusCreated, s.sourceView(stored))
+}
+
+// newSourceID derives a free id from a name: "Acme Discord" → acme-discord,
+// then acme-discord-2…
+func (s *Server) newSourceID(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 56 {
+			break
+		}
+	}
+	base := strings.Trim(b.String(), "-")
+	if base == "" {
+		base = "source"
+	}
+	id := base
+	for n := 2; ; n++ {
+		if _, taken := s.eng.Source(id); !taken {
+			return id
+		}
+		id = base + "-" + strconv.Itoa(n)
+	}
+}
+
+// patchSource serves PATCH /api/sources/{id}: the given fields change,
+// config merges key by key (null removes a key; a secret sent back as
+// "***" stays as it was).
+func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
+	id := pathParam(ctx, "id")
+	in, err := decodeSourceInput(ctx)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	if in.Schedule != nil {
+		if err := crawl.CheckSchedule(*in.Schedule); err != nil {
+			writeErr(ctx, err)
+			return
+		}
+	}
+	stored, err := s.eng.UpdateSource(id, func(src *engine.Source) error {
+		if in.ID != nil && *in.ID != id {
+			return paramErr("id cannot change")
+		}
+		if in.Type != nil && *in.Type != src.Type {
+			return paramErr("type cannot change (%s); create a new source instead", src.Type)
+		}
+		if in.Name != nil {
+			if strings.TrimSpace(*in.Name) == "" {
+				return paramErr("name cannot be empty")
+			}
+			src.Name = strings.TrimSpace(*in.Name)
+		}
+		if in.Schedule != nil {
+			src.Schedule = *in.Schedule
+		}
+		if in.Enabled != nil {
+			src.Enabled = *in.Enabled
+		}
+		if in.Config != nil {
+			cfg, err := crawl.CheckConfig(src.Type, crawl.MergeConfig(src.Config, in.Config))
+			if err != nil {
+				return err
+			}
+			src.Config = cfg
+		}
+		return nil
+	})
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	s.log.Info("source updated", "source", id)
+	writeJSON(ctx, fasthttp.StatusOK, s.sourceView(stored))
+}
+
+// deleteSource serves DELETE /api/sources/{id}.
+func (s *Server) deleteSource(ctx *fasthttp.RequestCtx) {
+	if err := s.crawler.Delete(pathParam(ctx, "id")); err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+// crawlSource serves POST /api/sources/{id}/crawl[?full=true]: it answers
+// when the crawl ends.
+func (s *Server) crawlSource(ctx *fasthttp.RequestCtx) {
+	full := false
+	if v := ctx.QueryArgs().Peek("full"); v != nil {
+		b, err := strconv.ParseBool(string(v))
+		if err != nil {
+			writeError(ctx, fasthttp.StatusBadRequest, "full must be true or false")
+			return
+		}
+		full = b
+	}
+	res, err := s.crawler.Crawl(pathParam(ctx, "id"), full)
+	if err != nil && res.JobID == "" {
+		writeErr(ctx, err)
+		return
+	}
+	out := map[string]any{
+		"jobId": res.JobID, "status": res.Status, "full": res.Full,
+		"channels": res.Channels, "messages": res.Messages, "documents": res.Documents,
+		"deleted": res.Deleted, "failed": res.Failed,
+		"startedAt": res.StartedAt, "finishedAt": res.FinishedAt,
+	}
+	if err != nil {
+		out["error"], out["code"] = err.Error(), errorCodes[fasthttp.StatusBadGateway]
+		writeJSON(ctx, fasthttp.StatusBadGateway, out)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// testSource serves POST /api/sources/{id}/test: 200 with the connector's
+// verdict either way.
+func (s *Server) testSource(ctx *fasthttp.RequestCtx) {
+	res, err := s.crawler.Test(s.base, pathParam(ctx, "id"))
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	if !res.OK {
+		writeJSON(ctx, fasthttp.StatusOK, map[string]any{"ok": false, "error": res.Error})
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"ok": true, "latencyMs": res.Latency.Milliseconds(), "detail": res.Detail})
+}
+
+// importSource serves POST /api/sources/{id}/import: an export file as the
+// multipart part "file", or as the body itself.
+func (s *Server) importSource(ctx *fasthttp.RequestCtx) {
+	id := pathParam(ctx, "id")
+	var file io.ReaderAt
+	var size int64
+	mt, _, _ := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
+	if mt == "multipart/form-data" {
+		form, err := ctx.MultipartForm()
+		if err != nil {
+			writeError(ctx, fasthttp.StatusBadRequest, "malformed multipart body: %v", err)
+			return
+		}
+		defer ctx.Request.RemoveMultipartFormFiles()
+		files := form.File["file"]
+		if len(files) != 1 {
+			writeError(ctx, fasthttp.StatusBadRequest, `send one export file as the multipart part "file"`)
+			return
+		}
+		f, err := files[0].Open()
+		if err != nil {
+			writeError(ctx, fasthttp.StatusBadRequest, "reading the upload: %v", err)
+			return
+		}
+		defer f.Close()
+		file, size = f, files[0].Size
+	} else {
+		body := ctx.PostBody()
+		if len(body) == 0 {
+			writeError(ctx, fasthttp.StatusBadRequest, `send an export file: multipart part "file", or the file as the body`)
+			return
+		}
+		file, size = bytes.NewReader(body), int64(len(body))
+	}
+	res, err := s.crawler.Import(id, file, size)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, map[string]any{
+		"format": res.Format, "channels": res.Channels, "messages": res.Messages, "changed": res.Changed,
+	})
+}
+
+func pathParam(ctx *fasthttp.RequestCtx, name string) string {
+	v, _ := ctx.UserValue(name).(string)
+	return v
+}
