@@ -51,6 +51,7 @@ var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("224.0.0.0/4"),     // multicast
 	netip.MustParsePrefix("ff00::/8"),        // multicast
 	netip.MustParsePrefix("::/128"),          // unspecified
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
 	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
@@ -146,8 +147,9 @@ type response struct {
 var errTooLarge = errors.New("response body too large")
 
 // get fetches u with conditional headers when given and reads at most
-// limit bytes of the body (for 2xx answers only).
-func (f *fetcher) get(ctx context.Context, u, etag, lastModified string, limit int64) (*response, error) {
+// limit bytes of the body (for 2xx answers only): a longer body is an
+// error, or, with cut, read up to the limit.
+func (f *fetcher) get(ctx context.Context, u, etag, lastModified string, limit int64, cut bool) (*response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -174,7 +176,7 @@ func (f *fetcher) get(ctx context.Context, u, etag, lastModified string, limit i
 		io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 		return out, nil
 	}
-	if res.ContentLength > limit {
+	if res.ContentLength > limit && !cut {
 		return out, fmt.Errorf("%w: %d bytes, at most %d", errTooLarge, res.ContentLength, limit)
 	}
 	out.body, err = io.ReadAll(io.LimitReader(res.Body, limit+1))
@@ -182,6 +184,10 @@ func (f *fetcher) get(ctx context.Context, u, etag, lastModified string, limit i
 		return nil, err
 	}
 	if int64(len(out.body)) > limit {
+		if cut {
+			out.body = out.body[:limit]
+			return out, nil
+		}
 		return out, fmt.Errorf("%w: at most %d bytes", errTooLarge, limit)
 	}
 	return out, nil

@@ -3,13 +3,17 @@ package crawl
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"mime"
 	"net/url"
 	"strings"
+	"unicode"
 
-	"github.com/sift-search/sift/extract"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+
+	"github.com/sift-search/sift/extract"
 )
 
 // page is what the crawler reads from a fetched page.
@@ -29,21 +33,33 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 	p := &page{}
 	robotsDirectives(res.robotsTag, p)
 	switch mt {
-	case "text/plain", "text/markdown", "text/x-markdown":
-		p.text = strings.TrimSpace(strings.ToValidUTF8(string(res.body), "\uFFFD"))
-		if mt != "text/plain" {
-			p.title = extract.MarkdownTitle(p.text)
-		}
-		return p, nil
-	case "text/html", "application/xhtml+xml", "":
+	case "text/plain", "text/markdown", "text/x-markdown", "text/html", "application/xhtml+xml", "":
 	default:
 		return nil, fmt.Errorf("not a page (%s)", mt)
 	}
-	doc, err := html.Parse(bytes.NewReader(res.body))
+	// Pages in Latin-1, Shift JIS… become UTF-8 (by the Content-Type's
+	// charset, a BOM or <meta charset>).
+	body, err := charset.NewReader(bytes.NewReader(res.body), res.contentType)
+	if err != nil {
+		return nil, fmt.Errorf("charset: %w", err)
+	}
+	if mt == "text/plain" || mt == "text/markdown" || mt == "text/x-markdown" {
+		b, err := io.ReadAll(io.LimitReader(body, 4*maxPageBytes))
+		if err != nil {
+			return nil, fmt.Errorf("charset: %w", err)
+		}
+		p.text = cleanText(string(b))
+		if mt != "text/plain" {
+			p.title = cleanLine(extract.MarkdownTitle(p.text))
+		}
+		return p, nil
+	}
+	doc, err := html.Parse(body)
 	if err != nil {
 		return nil, fmt.Errorf("HTML: %w", err)
 	}
 	p.title, p.text = extract.HTMLNode(doc)
+	p.title, p.text = cleanLine(p.title), cleanText(p.text)
 	links := map[string]bool{}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -110,4 +126,24 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// cleanText makes page text safe to store: valid UTF-8, no control
+// characters but line breaks and tabs.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		if r == '\r' {
+			return -1
+		}
+		return ' '
+	}, s))
+}
+
+// cleanLine is cleanText on one line (a title).
+func cleanLine(s string) string {
+	return strings.Join(strings.Fields(cleanText(s)), " ")
 }

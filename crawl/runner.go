@@ -204,11 +204,13 @@ func (r *Runner) crawlable(sourceID string) error {
 		return engine.ErrNotFound
 	}
 	if !Crawlable(src.Type) {
-		switch ImportFormat(src.Type) {
-		case "":
-			return fmt.Errorf("%w: sources of type %s have nothing to crawl", ErrNotCrawlable, src.Type)
+		switch {
+		case src.Type == "upload" || src.Type == "telegram":
+			return fmt.Errorf("%w: sources of type %s have nothing to crawl (they are fed by upload or import)", ErrNotCrawlable, src.Type)
+		case ImportFormat(src.Type) != "":
+			return fmt.Errorf("%w: this build has no %s crawler yet; import an export with POST /api/sources/%s/import", ErrNotCrawlable, src.Type, sourceID)
 		default:
-			return fmt.Errorf("%w: this build has no %s crawler; import an export with POST /api/sources/%s/import", ErrNotCrawlable, src.Type, sourceID)
+			return fmt.Errorf("%w: this build has no %s crawler yet", ErrNotCrawlable, src.Type)
 		}
 	}
 	return nil
@@ -218,18 +220,24 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	res := Result{JobID: j.id, Full: full, StartedAt: time.Now().UTC()}
 	src, ok := r.eng.Source(sourceID)
 	if !ok {
-		return res, engine.ErrNotFound
+		return Result{}, engine.ErrNotFound
 	}
 	conn, err := types[src.Type].newer(src, r.opts.Env)
 	if err != nil {
-		return res, err
+		// A config the connector cannot use: recorded, so the schedule
+		// waits its interval before trying again.
+		r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+			s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "error", StartedAt: res.StartedAt, FinishedAt: time.Now().UTC(), Error: err.Error()}
+			return nil
+		})
+		return Result{}, err
 	}
 	_, err = r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
 		s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "running", StartedAt: res.StartedAt}
 		return nil
 	})
 	if err != nil {
-		return res, err
+		return Result{}, err
 	}
 	r.log.Info("crawl started", "source", sourceID, "job", j.id, "full", full, "scheduled", j.scheduled)
 
@@ -310,7 +318,26 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		for i := range b.Documents {
 			b.Documents[i].SourceID = sourceID
 		}
-		if _, err := r.eng.PutDocuments(b.Documents); err != nil {
+		_, err := r.eng.PutDocuments(b.Documents)
+		if errors.Is(err, engine.ErrInvalid) && len(b.Documents) > 1 {
+			// One page the engine refuses must not cost the others.
+			err = nil
+			for _, d := range b.Documents {
+				if _, err1 := r.eng.PutDocuments([]engine.Document{d}); errors.Is(err1, engine.ErrInvalid) {
+					r.log.Warn("crawl skipped a document", "source", sourceID, "job", res.JobID, "key", d.Key, "err", err1)
+					res.Failed++
+					res.Documents--
+				} else if err1 != nil {
+					return err1
+				}
+			}
+		} else if errors.Is(err, engine.ErrInvalid) {
+			r.log.Warn("crawl skipped a document", "source", sourceID, "job", res.JobID, "key", b.Documents[0].Key, "err", err)
+			res.Failed++
+			res.Documents--
+			err = nil
+		}
+		if err != nil {
 			return err
 		}
 		res.Documents += len(b.Documents)

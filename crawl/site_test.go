@@ -27,6 +27,11 @@ type testSite struct {
 	hits     map[string]int // path → requests
 	full     map[string]int // path → 200 answers with a body
 	flaky    int            // 503s still to give /flaky
+	noETag   bool           // answer without validators
+	// redirectHost, when set, is a host name answered with a redirect to
+	// the same path on the site's own address.
+	redirectHost string
+	failing      map[string]int // path → status to answer instead of the page
 }
 
 func newTestSite(t *testing.T) *testSite {
@@ -35,6 +40,7 @@ func newTestSite(t *testing.T) *testSite {
 		lastmod:  map[string]string{},
 		hits:     map[string]int{},
 		full:     map[string]int{},
+		failing:  map[string]int{},
 		robotsSt: 200,
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -68,6 +74,10 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := r.URL.Path
+	if s.redirectHost != "" && strings.HasPrefix(r.Host, s.redirectHost+":") {
+		http.Redirect(w, r, s.URL+r.URL.RequestURI(), http.StatusMovedPermanently)
+		return
+	}
 	s.hits[p]++
 	switch p {
 	case "/robots.txt":
@@ -114,14 +124,20 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if st := s.failing[p]; st != 0 {
+		w.WriteHeader(st)
+		return
+	}
 	body, ok := s.pages[p]
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
 	etag := fmt.Sprintf(`"%x"`, len(body)*31+int(body[len(body)/2]))
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
+	if !s.noETag {
+		w.Header().Set("ETag", etag)
+	}
+	if r.Header.Get("If-None-Match") == etag && !s.noETag {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 	"slices"
@@ -18,7 +19,8 @@ import (
 // inflated; archive/zip fails a stream that outgrows its header.
 const (
 	maxSlackFileBytes  = 50 << 20
-	maxSlackTotalBytes = 2 << 30
+	maxSlackTotalBytes = 1 << 30
+	maxSlackName       = 256 // bytes of a user or channel name
 )
 
 // slackConv is an entry of channels.json, groups.json, dms.json or
@@ -93,7 +95,7 @@ var slackConversationFiles = []string{"channels.json", "groups.json", "mpims.jso
 // per conversation. Thread replies go into a channel of their thread, of
 // kind "thread". The whole export is validated before it is returned; any
 // problem is an ErrFormat naming the file. At most 50 MB of one JSON file
-// and 2 GiB in all are inflated. The result is sorted: channels by name,
+// and 1 GiB in all are inflated. The result is sorted: channels by name,
 // messages by channel, then time.
 func ParseSlackExport(r io.ReaderAt, size int64, sourceID string) (*Export, error) {
 	z, err := openSlackZip(r, size)
@@ -266,6 +268,9 @@ func (p *slackParser) readUsers(z *slackZip, name string) error {
 	}
 	for i := range users {
 		if u := &users[i]; u.ID != "" && p.users[u.ID] == nil {
+			// Names are short; a long one would multiply through mentions.
+			u.Name, u.RealName = clip(u.Name, maxSlackName), clip(u.RealName, maxSlackName)
+			u.Profile.DisplayName, u.Profile.RealName = clip(u.Profile.DisplayName, maxSlackName), clip(u.Profile.RealName, maxSlackName)
 			p.users[u.ID] = u
 		}
 	}
@@ -298,7 +303,7 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 			}
 			ids[c.ID] = true
 			if file == "channels.json" || file == "groups.json" {
-				p.chanNames[c.ID] = c.Name
+				p.chanNames[c.ID] = clip(c.Name, maxSlackName)
 			}
 			convs = append(convs, conv{c, file})
 		}
@@ -334,12 +339,15 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 // memberNames names a DM or group DM after its members.
 func (p *slackParser) memberNames(members []string, fallback string) string {
 	var names []string
-	for _, id := range members {
+	for _, id := range members[:min(len(members), 20)] {
 		if u := p.users[id]; u != nil && u.Name != "" {
 			names = append(names, u.Name)
 		} else {
-			names = append(names, id)
+			names = append(names, clip(id, maxSlackName))
 		}
+	}
+	if len(members) > 20 {
+		names = append(names, fmt.Sprintf("and %d more", len(members)-20))
 	}
 	if len(names) == 0 {
 		return fallback

@@ -402,7 +402,7 @@ func TestParseSlackExportZipBombs(t *testing.T) {
 	}{
 		{"60 MB of zeros", honest, "general/2023-11-16.json: 60 MB decompressed, more than the 50 MB a file may hold"},
 		{"header says 100 bytes", lying, "general/2023-11-16.json: zip: not a valid zip file"},
-		{"2.2 GB in all", total, "more than the 2 GiB an export may hold"},
+		{"2.2 GB in all", total, "more than the 1 GiB an export may hold"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error

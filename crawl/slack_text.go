@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"strings"
 	"time"
+
+	"github.com/sift-search/sift/engine"
 )
 
 // slackTime parses a Slack ts, "1700000000.000100": seconds and a fraction.
@@ -57,6 +59,9 @@ func (p *slackParser) render(s string) string {
 		b.WriteString(slackUnescape.Replace(s[:i]))
 		p.renderTag(&b, s[i+1:i+j])
 		s = s[i+j+1:]
+		if b.Len() > engine.MaxMessageBytes {
+			return b.String() // cut to size by the caller
+		}
 	}
 	b.WriteString(slackUnescape.Replace(s))
 	return b.String()

@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -146,11 +145,26 @@ type webCursor struct {
 }
 
 type pageState struct {
-	Key          string `json:"k"`           // document key: the canonical URL
+	Key          string `json:"k,omitempty"` // document key (canonical URL), when not the address itself
 	ETag         string `json:"e,omitempty"` // validators for a conditional request
 	LastModified string `json:"m,omitempty"`
-	Hash         string `json:"h"` // of title and text, to see a real change
-	Fetched      int64  `json:"f"` // unix seconds
+	Hash         string `json:"h,omitempty"` // of title and text, to see a real change; "" = store again
+	Fetched      int64  `json:"f,omitempty"` // unix seconds
+}
+
+// key is the document key of the page fetched from addr.
+func (p pageState) key(addr string) string {
+	if p.Key == "" {
+		return addr
+	}
+	return p.Key
+}
+
+func (p *pageState) setKey(key, addr string) {
+	p.Key = key
+	if key == addr {
+		p.Key = ""
+	}
 }
 
 // web crawls a site.
@@ -200,11 +214,9 @@ func (w *web) robotsFor(ctx context.Context, u *url.URL) *robots {
 		ctx, cancel := context.WithTimeout(ctx, maxRobotsWait)
 		defer cancel()
 		res, err := w.polite(ctx, u.Host, func() (*response, error) {
-			return w.f.get(ctx, origin+"/robots.txt", "", "", maxRobotsBytes)
+			return w.f.get(ctx, origin+"/robots.txt", "", "", maxRobotsBytes, true)
 		})
 		switch {
-		case errors.Is(err, errTooLarge):
-			e.r = parseRobots(res.body, robotsToken) // read what the RFC asks for
 		case err != nil:
 			e.r, e.err = &robots{disallowAll: true}, err
 		case res.status >= 200 && res.status <= 299:
@@ -287,7 +299,7 @@ func (w *web) Test(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("robots.txt of %s does not allow %s", target.Host, target)
 	}
 	res, err := w.polite(ctx, target.Host, func() (*response, error) {
-		return w.f.get(ctx, target.String(), "", "", maxPageBytes)
+		return w.f.get(ctx, target.String(), "", "", maxPageBytes, false)
 	})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", target, err)

@@ -267,3 +267,103 @@ func TestPrivateAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestWebCrawlKeepsPagesOnFailures: neither a robots.txt that fails for a
+// while nor a page that fails (so its links are not seen) costs documents,
+// incrementally or in a full crawl.
+func TestWebCrawlKeepsPagesOnFailures(t *testing.T) {
+	site := newTestSite(t)
+	eng := webEngine(t)
+	r := webSource(t, eng, map[string]any{"urls": []any{site.URL + "/"}, "allowPrivate": true, "delayMs": quickDelay}, Env{})
+	if _, err := r.Crawl("site", false); err != nil {
+		t.Fatal(err)
+	}
+	before := docKeys(eng, site.URL)
+	site.robotsSt = 503
+	for _, full := range []bool{false, true} {
+		res, err := r.Crawl("site", full)
+		if err == nil || res.Deleted != 0 || !slices.Equal(docKeys(eng, site.URL), before) {
+			t.Fatalf("robots.txt 503, full %v: %+v %v; documents %v", full, res, err, docKeys(eng, site.URL))
+		}
+	}
+	site.robotsSt = 200
+	site.failing["/"] = 500 // the page that links to /a, /d → /e…
+	site.failing["/a"] = 502
+	for _, full := range []bool{false, true} {
+		res, err := r.Crawl("site", full)
+		if err != nil || res.Deleted != 0 || res.Failed < 2 || !slices.Equal(docKeys(eng, site.URL), before) {
+			t.Fatalf("failing pages, full %v: %+v %v; documents %v", full, res, err, docKeys(eng, site.URL))
+		}
+	}
+}
+
+// TestWebCrawlOddPages: a Latin-1 page with control characters in its
+// title and an over-long link is stored cleanly and stops nothing.
+func TestWebCrawlOddPages(t *testing.T) {
+	long := "/" + strings.Repeat("x", 5000)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch req.URL.Path {
+		case "/robots.txt":
+			// Over the 500 KiB the RFC asks to read, its first rule counts.
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("User-agent: *\nDisallow: /secret\n# " + strings.Repeat("padding ", 100_000) + "\n"))
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+			w.Write([]byte("<html><head><title>Caf\xe9\x01 \x1b[31mmenu</title></head><body><p>Cr\xe8me br\xfbl\xe9e \x00here.</p>" +
+				`<a href="` + long + `">long</a><a href="/secret">s</a><a href="/ok">ok</a></body></html>`))
+		case "/ok":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<title>OK</title><p>fine page</p>"))
+		default:
+			t.Errorf("requested %.60s", req.URL.Path)
+			http.NotFound(w, req)
+		}
+	}))
+	defer site.Close()
+	eng := webEngine(t)
+	r := webSource(t, eng, map[string]any{"urls": []any{site.URL + "/"}, "allowPrivate": true, "delayMs": quickDelay}, Env{})
+	res, err := r.Crawl("site", false)
+	if err != nil || res.Documents != 2 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	d, _ := eng.Document(engine.DocumentID("site", site.URL+"/"))
+	if d.Title != "Café [31mmenu" || !strings.Contains(d.Content, "Crème brûlée") {
+		t.Fatalf("title %q, content %q", d.Title, d.Content)
+	}
+}
+
+// TestWebCrawlStartRedirect: a start page that redirects to another host
+// (example.com → www.example.com) takes that host into the scope. Here
+// the site answers to "localhost" with a redirect to 127.0.0.1.
+func TestWebCrawlStartRedirect(t *testing.T) {
+	site := newTestSite(t)
+	site.mu.Lock()
+	site.redirectHost = "localhost"
+	site.mu.Unlock()
+	_, port, _ := net.SplitHostPort(site.Listener.Addr().String())
+	eng := webEngine(t)
+	r := webSource(t, eng, map[string]any{"urls": []any{"http://localhost:" + port + "/"}, "allowPrivate": true, "delayMs": quickDelay}, Env{})
+	res, err := r.Crawl("site", false)
+	if err != nil || !slices.Contains(docKeys(eng, site.URL), "/a") {
+		t.Fatalf("%+v %v: %v", res, err, docKeys(eng, site.URL))
+	}
+}
+
+// TestWebCrawlDuplicatesStayPut: the same page under two addresses keeps
+// one document, under the same key, crawl after crawl.
+func TestWebCrawlDuplicatesStayPut(t *testing.T) {
+	site := newTestSite(t)
+	site.noETag = true
+	eng := webEngine(t)
+	r := webSource(t, eng, map[string]any{"urls": []any{site.URL + "/"}, "allowPrivate": true, "delayMs": quickDelay}, Env{})
+	if _, err := r.Crawl("site", false); err != nil {
+		t.Fatal(err)
+	}
+	first := docKeys(eng, site.URL)
+	for i := range 4 {
+		res, err := r.Crawl("site", i%2 == 1)
+		if err != nil || res.Deleted != 0 || !slices.Equal(docKeys(eng, site.URL), first) {
+			t.Fatalf("crawl %d: %+v %v: %v, was %v", i, res, err, docKeys(eng, site.URL), first)
+		}
+	}
+}

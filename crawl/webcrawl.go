@@ -21,6 +21,7 @@ import (
 type task struct {
 	u     *url.URL
 	known *pageState // from the last crawl; nil for a new page
+	start bool       // a configured start page: its redirect target's host joins the scope
 	tries int
 }
 
@@ -31,11 +32,13 @@ type outcome struct {
 	err error
 }
 
-// Crawl visits the start pages, the sitemap's pages and, incrementally,
-// the pages of the last crawl, following links within scope up to
-// maxPages. Unchanged pages cost a conditional request, or none when the
-// sitemap's lastmod says so; a full crawl fetches everything and removes
-// what it no longer finds.
+// Crawl visits the start pages, the sitemap's pages and the pages of the
+// last crawl, following links within scope up to maxPages. Incrementally,
+// an unchanged page costs a conditional request, or none when the
+// sitemap's lastmod says so; a full crawl fetches everything whole. Either
+// way a page is removed only on its own verdict — 404 or 410, noindex,
+// disallowed by robots.txt, out of scope — never because a fetch failed or
+// the crawl stopped before reaching it.
 func (w *web) Crawl(ctx context.Context, cursorText string, full bool, emit func(Batch) error) (string, error) {
 	var old webCursor
 	if cursorText != "" {
@@ -46,8 +49,10 @@ func (w *web) Crawl(ctx context.Context, cursorText string, full bool, emit func
 	if old.Pages == nil {
 		old.Pages = map[string]pageState{}
 	}
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	c := &crawlRun{
-		w: w, ctx: ctx, full: full, old: old, emit: emit,
+		w: w, ctx: ctx, fctx: fctx, stopFetches: cancel, full: full, old: old, emit: emit,
 		next:     webCursor{Pages: map[string]pageState{}},
 		queued:   map[string]bool{},
 		keys:     map[string]bool{},
@@ -61,12 +66,14 @@ func (w *web) Crawl(ctx context.Context, cursorText string, full bool, emit func
 // crawlRun is the state of one crawl, owned by the goroutine that runs it;
 // fetches happen in workers.
 type crawlRun struct {
-	w    *web
-	ctx  context.Context
-	full bool
-	old  webCursor
-	next webCursor
-	emit func(Batch) error
+	w           *web
+	ctx         context.Context
+	fctx        context.Context // the workers' fetches; cancelled when the crawl fails
+	stopFetches context.CancelFunc
+	full        bool
+	old         webCursor
+	next        webCursor
+	emit        func(Batch) error
 
 	queue    []task
 	queued   map[string]bool      // addresses queued or done
@@ -76,24 +83,23 @@ type crawlRun struct {
 	lastmods map[string]time.Time // from the sitemaps
 	fetched  int                  // pages requested (or confirmed by lastmod), against maxPages
 	okPages  int                  // pages that answered (200, 304)
+	failures int                  // pages or sitemaps that could not be read
 	batch    Batch
 	pending  []string // addresses whose documents are in batch
 }
 
 func (c *crawlRun) run() (string, error) {
 	for _, u := range c.w.cfg.starts {
-		c.enqueue(u)
+		c.enqueue(u, true)
 	}
 	if err := c.readSitemaps(); err != nil {
 		return "", err
 	}
-	if !c.full {
-		// Known pages get a conditional request even if nothing links to
-		// them now; a full crawl finds pages afresh.
-		for addr := range c.old.Pages {
-			if u, err := url.Parse(addr); err == nil {
-				c.enqueue(u)
-			}
+	// Known pages are asked again even if nothing links to them now: each
+	// keeps its document until its own answer says otherwise.
+	for addr := range c.old.Pages {
+		if u, err := url.Parse(addr); err == nil {
+			c.enqueue(u, false)
 		}
 	}
 	tasks := make(chan task)
@@ -124,7 +130,9 @@ func (c *crawlRun) run() (string, error) {
 			inflight++
 		case o := <-results:
 			inflight--
-			err = c.handle(o)
+			if err = c.handle(o); err != nil {
+				c.stopFetches() // the fetches in flight are of no use now
+			}
 		case <-c.ctx.Done():
 			if inflight == 0 {
 				err = c.ctx.Err()
@@ -144,19 +152,20 @@ func (c *crawlRun) run() (string, error) {
 	if err == nil {
 		err = c.ctx.Err()
 	}
-	if err == nil {
-		err = c.finish()
-	}
 	if err == nil && c.okPages == 0 {
 		err = c.w.robotsError() // the likely reason nothing was fetched
 	}
+	if err == nil {
+		c.finish() // removals only when the crawl went through
+	}
 	// What this crawl did not visit (maxPages, a cut crawl) stays as it was.
-	if err != nil || !c.full {
-		for addr, p := range c.old.Pages {
-			if _, ok := c.next.Pages[addr]; !ok && !c.gone[p.Key] {
-				c.next.Pages[addr] = p
-			}
+	for addr, p := range c.old.Pages {
+		if _, ok := c.next.Pages[addr]; !ok && !c.gone[p.Key] {
+			c.next.Pages[addr] = p
 		}
+	}
+	if err != nil {
+		c.batch.DeleteDocuments = nil
 	}
 	if ferr := c.flush(); err == nil {
 		err = ferr
@@ -169,25 +178,28 @@ func (c *crawlRun) run() (string, error) {
 }
 
 // enqueue adds a page if it is in scope, new to this crawl, and within
-// maxPages.
-func (c *crawlRun) enqueue(u *url.URL) {
+// maxPages. A known page out of scope now (the config changed) is dropped.
+func (c *crawlRun) enqueue(u *url.URL, start bool) {
 	u = normalizeURL(u)
 	addr := u.String()
-	if c.queued[addr] || c.fetched >= c.w.cfg.maxPages {
+	if c.queued[addr] || len(addr) > maxURLBytes {
 		return
 	}
-	c.queued[addr] = true
 	if !c.w.cfg.inScope(u) {
 		c.drop(addr)
 		return
 	}
-	t := task{u: u}
+	if c.fetched >= c.w.cfg.maxPages {
+		return
+	}
+	c.queued[addr] = true
+	t := task{u: u, start: start}
 	if p, ok := c.old.Pages[addr]; ok {
 		t.known = &p
 		// The sitemap says it has not changed since we fetched it.
-		if lm, ok := c.lastmods[addr]; ok && !c.full && !lm.IsZero() && lm.Unix() <= p.Fetched {
+		if lm, ok := c.lastmods[addr]; ok && !c.full && !lm.IsZero() && lm.Unix() <= p.Fetched && p.Hash != "" {
 			c.next.Pages[addr] = p
-			c.keys[p.Key] = true
+			c.keys[p.key(addr)] = true
 			c.fetched++
 			c.okPages++
 			return
@@ -200,7 +212,7 @@ func (c *crawlRun) enqueue(u *url.URL) {
 // drop forgets a known page that is gone or may no longer be crawled.
 func (c *crawlRun) drop(addr string) {
 	if p, ok := c.old.Pages[addr]; ok {
-		c.gone[p.Key] = true
+		c.gone[p.key(addr)] = true
 	}
 }
 
@@ -232,11 +244,11 @@ func (c *crawlRun) readSitemaps() error {
 		}
 		files++
 		if !c.w.robotsFor(c.ctx, u).allowed(requestPath(u)) {
-			c.batch.Failed = append(c.batch.Failed, u.String()+": sitemap disallowed by robots.txt")
+			c.fail(u.String() + ": sitemap disallowed by robots.txt")
 			return nil
 		}
 		res, err := c.w.polite(c.ctx, u.Host, func() (*response, error) {
-			return c.w.f.get(c.ctx, u.String(), "", "", maxSitemapBytes)
+			return c.w.f.get(c.ctx, u.String(), "", "", maxSitemapBytes, false)
 		})
 		if err == nil && res.status != http.StatusOK {
 			err = fmt.Errorf("answered %d %s", res.status, http.StatusText(res.status))
@@ -252,7 +264,7 @@ func (c *crawlRun) readSitemaps() error {
 			if depth == 0 && len(c.w.cfg.starts) == 0 {
 				return fmt.Errorf("sitemap %s: %w", u, err) // nothing else to crawl
 			}
-			c.batch.Failed = append(c.batch.Failed, fmt.Sprintf("sitemap %s: %v", u, err))
+			c.fail(fmt.Sprintf("sitemap %s: %v", u, err))
 			return nil
 		}
 		for _, e := range sm.pages {
@@ -261,10 +273,10 @@ func (c *crawlRun) readSitemaps() error {
 				continue
 			}
 			p = normalizeURL(p)
-			if !e.lastmod.IsZero() {
+			if !e.lastmod.IsZero() && c.w.cfg.inScope(p) && len(c.lastmods) < 2*c.w.cfg.maxPages {
 				c.lastmods[p.String()] = e.lastmod
 			}
-			c.enqueue(p)
+			c.enqueue(p, false)
 		}
 		for _, e := range sm.children {
 			if child, err := url.Parse(e.loc); err == nil && c.w.cfg.hosts[strings.ToLower(child.Host)] {
@@ -286,7 +298,11 @@ func (c *crawlRun) readSitemaps() error {
 // fetch runs in a worker: robots.txt, then the page, retried after a 429
 // or 503 as long as Retry-After asks for a reasonable wait.
 func (c *crawlRun) fetch(t task) (*response, error) {
-	if !c.w.robotsFor(c.ctx, t.u).allowed(requestPath(t.u)) {
+	rb := c.w.robotsFor(c.fctx, t.u)
+	if rb.disallowAll {
+		return nil, errRobotsUnavailable
+	}
+	if !rb.allowed(requestPath(t.u)) {
 		return nil, errRobots
 	}
 	etag, lm := "", ""
@@ -294,8 +310,8 @@ func (c *crawlRun) fetch(t task) (*response, error) {
 		etag, lm = t.known.ETag, t.known.LastModified
 	}
 	for {
-		res, err := c.w.polite(c.ctx, t.u.Host, func() (*response, error) {
-			return c.w.f.get(c.ctx, t.u.String(), etag, lm, maxPageBytes)
+		res, err := c.w.polite(c.fctx, t.u.Host, func() (*response, error) {
+			return c.w.f.get(c.fctx, t.u.String(), etag, lm, maxPageBytes, false)
 		})
 		if err != nil || (res.status != http.StatusTooManyRequests && res.status != http.StatusServiceUnavailable) ||
 			t.tries >= maxRetries || res.retryAfter > maxRetryWait {
@@ -305,7 +321,20 @@ func (c *crawlRun) fetch(t task) (*response, error) {
 	}
 }
 
-var errRobots = errors.New("disallowed by robots.txt")
+var (
+	errRobots            = errors.New("disallowed by robots.txt")
+	errRobotsUnavailable = errors.New("robots.txt could not be read, so the page may not be fetched now")
+)
+
+// maxURLBytes bounds the addresses the crawler follows (and the document
+// keys they become).
+const maxURLBytes = 2048
+
+// fail records an item the crawl skipped.
+func (c *crawlRun) fail(why string) {
+	c.failures++
+	c.batch.Failed = append(c.batch.Failed, why)
+}
 
 // handle takes one fetched page into the crawl.
 func (c *crawlRun) handle(o outcome) error {
@@ -313,19 +342,19 @@ func (c *crawlRun) handle(o outcome) error {
 	keep := func() { // a failure keeps what the last crawl had
 		if o.t.known != nil {
 			c.next.Pages[addr] = *o.t.known
-			c.keys[o.t.known.Key] = true
+			c.keys[o.t.known.key(addr)] = true
 		}
 	}
 	switch {
 	case errors.Is(o.err, errRobots):
 		c.drop(addr)
 		return nil
-	case o.err != nil && c.ctx.Err() != nil:
+	case o.err != nil && c.fctx.Err() != nil:
 		keep()
 		return nil
 	case o.err != nil:
 		keep()
-		c.batch.Failed = append(c.batch.Failed, fmt.Sprintf("%s: %v", addr, o.err))
+		c.fail(fmt.Sprintf("%s: %v", addr, o.err))
 		return c.maybeFlush()
 	}
 	res := o.res
@@ -339,32 +368,44 @@ func (c *crawlRun) handle(o outcome) error {
 		return nil
 	case res.status != http.StatusOK:
 		keep()
-		c.batch.Failed = append(c.batch.Failed, fmt.Sprintf("%s: answered %d %s", addr, res.status, http.StatusText(res.status)))
+		c.fail(fmt.Sprintf("%s: answered %d %s", addr, res.status, http.StatusText(res.status)))
 		return c.maybeFlush()
 	}
 	c.okPages++
 	final, err := url.Parse(res.finalURL)
-	if err != nil || !c.w.cfg.inScope(normalizeURL(final)) {
+	if err != nil {
+		keep()
+		c.fail(fmt.Sprintf("%s: redirected to a bad address", addr))
+		return c.maybeFlush()
+	}
+	final = normalizeURL(final)
+	if o.t.start && !c.w.cfg.hosts[final.Host] && final.Host != "" {
+		c.w.cfg.hosts[final.Host] = true // example.com → www.example.com
+	}
+	if !c.w.cfg.inScope(final) {
 		c.drop(addr) // redirected out of scope
 		return nil
 	}
-	final = normalizeURL(final)
 	if f := final.String(); f != addr {
+		if rb := c.w.robotsFor(c.fctx, final); !rb.disallowAll && !rb.allowed(requestPath(final)) {
+			c.drop(addr) // redirected to a disallowed page
+			return nil
+		}
 		c.queued[f] = true // reached; no need to fetch it again
 	}
 	page, err := parsePage(res, final)
 	if err != nil {
 		keep()
-		c.batch.Failed = append(c.batch.Failed, fmt.Sprintf("%s: %v", addr, err))
+		c.fail(fmt.Sprintf("%s: %v", addr, err))
 		return c.maybeFlush()
 	}
 	if !page.nofollow {
 		for _, l := range page.links {
-			c.enqueue(l)
+			c.enqueue(l, false)
 		}
 	}
 	key := final.String()
-	if page.canonical != nil && c.w.cfg.inScope(page.canonical) {
+	if page.canonical != nil && c.w.cfg.inScope(page.canonical) && len(page.canonical.String()) <= maxURLBytes {
 		key = page.canonical.String()
 	}
 	if page.noindex || page.text == "" {
@@ -375,15 +416,17 @@ func (c *crawlRun) handle(o outcome) error {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(page.title + "\x00" + page.text))
-	hash := hex.EncodeToString(sum[:12])
-	state := pageState{Key: key, ETag: res.etag, LastModified: res.lastModified, Hash: hash, Fetched: time.Now().Unix()}
-	if other, ok := c.hashes[hash]; ok && other != key {
+	hash := hex.EncodeToString(sum[:8])
+	if o.t.known != nil && o.t.known.Hash == hash && !c.keys[o.t.known.key(addr)] {
+		key = o.t.known.key(addr) // unchanged content keeps its document, whichever address came first
+	} else if other, ok := c.hashes[hash]; ok && other != key {
 		key = other // the same content under another address
 	}
+	state := pageState{ETag: res.etag, LastModified: res.lastModified, Hash: hash, Fetched: time.Now().Unix()}
+	state.setKey(key, addr)
 	if c.keys[key] {
 		// Another address of a page already taken: remembered, so the next
 		// crawl asks it conditionally, but not stored twice.
-		state.Key = key
 		c.next.Pages[addr] = state
 		return nil
 	}
@@ -391,7 +434,7 @@ func (c *crawlRun) handle(o outcome) error {
 	c.keys[key] = true
 	delete(c.gone, key)
 	c.next.Pages[addr] = state
-	if c.full || o.t.known == nil || o.t.known.Hash != hash || o.t.known.Key != key {
+	if c.full || o.t.known == nil || o.t.known.Hash != hash || o.t.known.key(addr) != key {
 		title := page.title
 		if title == "" {
 			title = final.Host + final.Path
@@ -400,29 +443,20 @@ func (c *crawlRun) handle(o outcome) error {
 		c.batch.Documents = append(c.batch.Documents, engine.Document{
 			Key: key, URL: key, Title: textcut.Prefix(title, engine.MaxNameBytes), Content: page.text, Format: engine.FormatText,
 		})
-		if o.t.known != nil && o.t.known.Key != key {
-			c.gone[o.t.known.Key] = true
+		if o.t.known != nil && o.t.known.key(addr) != key {
+			c.gone[o.t.known.key(addr)] = true
 		}
 	}
 	return c.maybeFlush()
 }
 
-// finish removes what the crawl found gone; a full crawl that reached the
-// site also removes every page of the last crawl it did not find again.
-func (c *crawlRun) finish() error {
-	if c.full && c.okPages > 0 {
-		for _, p := range c.old.Pages {
-			if !c.keys[p.Key] {
-				c.gone[p.Key] = true
-			}
-		}
-	}
+// finish lists the documents whose pages the crawl found gone.
+func (c *crawlRun) finish() {
 	for key := range c.gone {
 		if !c.keys[key] {
 			c.batch.DeleteDocuments = append(c.batch.DeleteDocuments, key)
 		}
 	}
-	return nil
 }
 
 func (c *crawlRun) maybeFlush() error {
