@@ -22,13 +22,14 @@ type Source struct {
 	Channel    string
 	Time       time.Time // first message, or the document's last update
 	URL        string    // deep link: platform message or page with a text fragment
+	PageURL    string    // Sift's own page of it: /c/:slug?m=…#m-… or /d/:slug#:~:text=…
 	Text       string    // the whole passage, as the model sees it
 }
 
 func newSource(h *engine.SemanticHit, baseURL string) Source {
 	return Source{
 		Type: h.Type, Score: h.Score, Title: h.Title, SourceName: h.Source, SourceType: h.SourceType,
-		Authors: h.Authors, Channel: h.Channel, Time: h.Time, URL: h.URL(baseURL), Text: h.Content,
+		Authors: h.Authors, Channel: h.Channel, Time: h.Time, URL: h.URL(baseURL), PageURL: h.PageURL(baseURL), Text: h.Content,
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // Sources returns every source, ordered by id.
@@ -85,12 +86,10 @@ func (e *Engine) ChannelBySlug(slug string) (Channel, bool) {
 func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	n, ok := e.st.chanSlug[slug]
-	if !ok {
-		return nil, 0, ErrNotFound
+	slots, err := e.channelSlots(slug)
+	if err != nil {
+		return nil, 0, err
 	}
-	slots := e.st.msgIdx.Facet(channelFacet(n)).ToArray()
-	slices.SortStableFunc(slots, func(a, b uint32) int { return cmp.Compare(e.st.msgs[a].ts, e.st.msgs[b].ts) })
 	total := len(slots)
 	offset = min(max(offset, 0), total)
 	slots = slots[offset:min(offset+max(limit, 0), total)]
@@ -99,6 +98,57 @@ func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int
 		out[i] = e.st.message(s)
 	}
 	return out, total, nil
+}
+
+// channelSlots returns the message slots of a channel in time order; the
+// caller holds mu.
+func (e *Engine) channelSlots(slug string) ([]uint32, error) {
+	n, ok := e.st.chanSlug[slug]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	slots := e.st.msgIdx.Facet(channelFacet(n)).ToArray()
+	slices.SortStableFunc(slots, func(a, b uint32) int { return cmp.Compare(e.st.msgs[a].ts, e.st.msgs[b].ts) })
+	return slots, nil
+}
+
+// MessagePosition returns where a message stands in its channel's time
+// order (0 is the first), for the page that shows it.
+func (e *Engine) MessagePosition(slug, id string) (int, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	slots, err := e.channelSlots(slug)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range slots {
+		if e.st.msgs[s].id == id {
+			return i, nil
+		}
+	}
+	return 0, ErrNotFound
+}
+
+// ChannelPageTimes splits a channel's messages, in time order, into pages
+// of size and returns for each the latest time a message on it was
+// written or edited; a channel without messages has no pages.
+func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	slots, err := e.channelSlots(slug)
+	if err != nil {
+		return nil, err
+	}
+	size = max(size, 1)
+	out := make([]time.Time, 0, (len(slots)+size-1)/size)
+	for start := 0; start < len(slots); start += size {
+		var last int64
+		for _, s := range slots[start:min(start+size, len(slots))] {
+			last = max(last, e.st.msgs[s].ts, e.st.msgExtra[s].edited)
+		}
+		out = append(out, microTime(last))
+	}
+	return out, nil
 }
 
 // Documents returns a page of documents, newest first, and their count.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -124,6 +125,16 @@ func (h *SemanticHit) URL(base string) string {
 		return h.MessageURL
 	}
 	return base + "/c/" + h.ChannelSlug + "#m-" + h.MessageID
+}
+
+// PageURL links the hit to Sift's own page of it: a document passage to
+// BASE_URL/d/:slug with its text fragment, a conversation to the page of
+// its channel that holds its first message.
+func (h *SemanticHit) PageURL(base string) string {
+	if h.Type == "document" {
+		return withFragment(base+"/d/"+h.DocSlug, h.Fragment)
+	}
+	return base + "/c/" + h.ChannelSlug + "?m=" + url.QueryEscape(h.MessageID) + "#m-" + url.PathEscape(h.MessageID)
 }
 
 // withFragment adds a "#:~:text=…" fragment directive to u. A URL that has

@@ -326,3 +326,27 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// LogStatus describes the write-ahead log: what a restart would replay.
+type LogStatus struct {
+	InMemory    bool   // no data dir: nothing is logged
+	Segments    int    // segment files
+	Bytes       int64  // their size
+	Seq         uint64 // last applied sequence number
+	SnapshotSeq uint64 // sequence number of the newest snapshot; the log holds what follows
+}
+
+// LogStatus reports the write-ahead log's state.
+func (e *Engine) LogStatus() LogStatus {
+	st := LogStatus{Seq: e.Seq(), InMemory: e.wal == nil}
+	if snap := e.LastSnapshot(); snap != nil {
+		st.SnapshotSeq = snap.Seq
+	}
+	if e.wal == nil {
+		return st
+	}
+	segs, _ := e.wal.segments()
+	st.Segments = len(segs)
+	st.Bytes = e.wal.bytes()
+	return st
+}
