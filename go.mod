@@ -4,19 +4,30 @@ go 1.26.0
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
+	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
+	github.com/chromedp/chromedp v0.14.2
 	github.com/fasthttp/router v1.5.4
 	github.com/klauspost/compress v1.20.3
 	github.com/kljensen/snowball v0.10.0
+	github.com/microcosm-cc/bluemonday v1.0.27
 	github.com/valyala/fasthttp v1.74.0
 	github.com/viterin/vek v0.4.3
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0
 	golang.org/x/time v0.16.0
 )
 
 require (
+	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/chewxy/math32 v1.10.1 // indirect
+	github.com/chromedp/sysutil v1.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/gobwas/httphead v0.1.0 // indirect
+	github.com/gobwas/pool v0.2.1 // indirect
+	github.com/gobwas/ws v1.4.0 // indirect
+	github.com/gorilla/css v1.0.1 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect

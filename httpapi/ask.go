@@ -50,14 +50,21 @@ type askResponseJSON struct {
 
 // askForm is what distinguishes POST /api/ask from POST /api/v1/ask: the
 // v1 form has no usage and no sourceUrl, and more detailed metadata.
-type askForm struct{ v1 bool }
+type askForm struct {
+	v1    bool
+	pages bool // ?links=pages (an extension): sourceUrl is Sift's own page of the source
+}
 
 func (f askForm) sources(src []ask.Source) []askSourceJSON {
 	out := make([]askSourceJSON, len(src))
 	for i := range src {
 		s := &src[i]
 		out[i] = askSourceJSON{Type: s.Type, Score: round4(s.Score), Metadata: s.Metadata(f.v1), Preview: s.Preview()}
-		if !f.v1 {
+		switch {
+		case f.v1:
+		case f.pages:
+			out[i].SourceURL = s.PageURL
+		default:
 			out[i].SourceURL = s.URL
 		}
 	}
@@ -109,6 +116,8 @@ var errTooLarge = errors.New("too large")
 // text/event-stream.
 func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		form := form
+		form.pages = !form.v1 && string(ctx.QueryArgs().Peek("links")) == "pages"
 		req, err := parseAsk(ctx)
 		if errors.Is(err, errTooLarge) {
 			writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "the Ask request body exceeds %d bytes", maxAskBody)
@@ -138,11 +147,13 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 		actx, cancel := context.WithTimeout(s.base, askTimeout)
 		defer cancel()
 		var col collector
+		start := time.Now()
 		usage, err := s.asker.Ask(actx, req, &col)
 		if err != nil {
 			s.askFailed(ctx, err)
 			return
 		}
+		s.stats.record(endpointName(ctx), req.Question, len(col.sources), time.Since(start))
 		out := askResponseJSON{Answer: col.answer.String(), Sources: form.sources(col.sources)}
 		if !form.v1 {
 			out.Usage = &usage
@@ -190,3 +201,8 @@ type collector struct {
 
 func (c *collector) Sources(s []ask.Source) error { c.sources = s; return nil }
 func (c *collector) Token(t string) error         { c.answer.WriteString(t); return nil }
+
+// endpointName is "METHOD /path" of a request, for the dashboard.
+func endpointName(ctx *fasthttp.RequestCtx) string {
+	return string(ctx.Method()) + " " + string(ctx.Path())
+}

@@ -3,88 +3,196 @@ package httpapi
 import (
 	"bytes"
 	"embed"
+	"encoding/hex"
+	"hash/fnv"
 	"html/template"
+	"io/fs"
+	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
+//go:embed static
+var staticFS embed.FS
+
 // pages renders the HTML pages. User content goes through html/template's
 // contextual escaping; search highlights are escaped by the engine, which
-// only adds <mark>.
+// only adds <mark>; message and document bodies go through renderMessage
+// and renderMarkdown, which escape or sanitise.
 type pages struct{ t *template.Template }
 
 func newPages() *pages {
 	funcs := template.FuncMap{
-		"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
-		"html": func(s string) template.HTML { return template.HTML(s) }, // engine-escaped highlights only
+		"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"date":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+		"day":        func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+		"html":       func(s string) template.HTML { return template.HTML(s) }, // engine-escaped highlights only
+		"message":    renderMessage,
+		"thousand":   thousands,
+		"add":        func(a, b int) int { return a + b },
+		"count":      count,
+		"thousand64": func(n int64) string { return thousands(int(n)) },
+		"ms": func(d time.Duration) string {
+			return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
+		},
 	}
 	return &pages{t: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
 }
 
-func (p *pages) render(ctx *fasthttp.RequestCtx, status int, name string, data any) {
+// head is what every page's <head> carries for people, crawlers and link
+// previews.
+type head struct {
+	Title       string // <title> and og:title
+	Description string // meta description and og:description
+	Canonical   string // absolute URL of the page's stable address
+	Type        string // og:type: website, article
+	JSONLD      any    // schema.org object, or nil
+	NoIndex     bool   // pages that are not content (dashboard, errors)
+	Script      bool   // the page uses /static/app.js
+}
+
+// description cuts a text to a meta description.
+func description(s string) string {
+	return textcut.Prefix(strings.Join(strings.Fields(s), " "), 300)
+}
+
+// pageOpts are how one rendering is sent.
+type pageOpts struct {
+	status   int
+	modified time.Time // Last-Modified; zero = none
+	private  bool      // not to be cached by shared caches (dashboard)
+}
+
+// render executes a template and sends it with an ETag (a hash of the
+// page), Last-Modified when known, gzip when the client takes it, and a
+// 304 when the client's copy is current.
+func (s *Server) render(ctx *fasthttp.RequestCtx, name string, o pageOpts, data any) {
 	var b bytes.Buffer
-	if err := p.t.ExecuteTemplate(&b, name, data); err != nil {
+	if err := s.pages.t.ExecuteTemplate(&b, name, data); err != nil {
 		panic("BUG: render " + name + ": " + err.Error())
 	}
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("text/html; charset=utf-8")
-	ctx.Response.Header.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
-	ctx.SetBody(b.Bytes())
+	s.sendPage(ctx, "text/html; charset=utf-8", b.Bytes(), o)
 }
 
-// homePage serves GET /: a search form and, with q, its results.
-func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
-	data := struct {
-		Title    string
-		Query    string
-		Searched bool
-		Error    string
-		Result   *engine.SearchResult
-	}{Title: "Sift"}
-	if req, err := searchRequest(ctx); err == nil {
-		data.Query, data.Searched = req.Query, true
-		data.Title = req.Query + " · Sift"
-		if data.Result, err = s.eng.Search(req); err != nil {
-			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
+// sendPage sends a page's bytes with the validators and compression of
+// render.
+func (s *Server) sendPage(ctx *fasthttp.RequestCtx, contentType string, body []byte, o pageOpts) {
+	if o.status == 0 {
+		o.status = fasthttp.StatusOK
+	}
+	h := &ctx.Response.Header
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	h.Set("Vary", "Accept-Encoding")
+	if o.private {
+		h.Set("Cache-Control", "private, no-store")
+	} else {
+		h.Set("Cache-Control", "public, max-age=0, must-revalidate")
+	}
+	ctx.SetContentType(contentType)
+	if o.status == fasthttp.StatusOK && !o.private {
+		sum := fnv.New64a()
+		sum.Write(body)
+		etag := `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
+		h.Set("ETag", etag)
+		if !o.modified.IsZero() {
+			h.Set("Last-Modified", o.modified.UTC().Format(http.TimeFormat))
 		}
-	} else if len(ctx.QueryArgs().Peek("q")) > 0 {
-		data.Error = err.Error()
+		if notModified(ctx, etag, o.modified) {
+			ctx.SetStatusCode(fasthttp.StatusNotModified)
+			ctx.ResetBody()
+			return
+		}
 	}
-	s.pages.render(ctx, fasthttp.StatusOK, "home.html", data)
+	ctx.SetStatusCode(o.status)
+	if len(body) > 1024 && ctx.Request.Header.HasAcceptEncoding("gzip") {
+		ctx.SetBody(fasthttp.AppendGzipBytesLevel(nil, body, fasthttp.CompressDefaultCompression))
+		h.Set("Content-Encoding", "gzip")
+		return
+	}
+	ctx.SetBody(body)
 }
 
-// documentPage serves GET /d/{slug}.
-func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
-	slug, _ := ctx.UserValue("slug").(string)
-	if !engine.ValidSlug(slug) {
+// notModified applies If-None-Match, else If-Modified-Since (RFC 9110).
+func notModified(ctx *fasthttp.RequestCtx, etag string, modified time.Time) bool {
+	if inm := string(ctx.Request.Header.Peek("If-None-Match")); inm != "" {
+		for _, t := range strings.Split(inm, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == etag || t == "*" {
+				return true
+			}
+		}
+		return false
+	}
+	if ims := string(ctx.Request.Header.Peek("If-Modified-Since")); ims != "" && !modified.IsZero() {
+		if t, err := http.ParseTime(ims); err == nil && !modified.Truncate(time.Second).After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// staticFile serves the embedded script and style sheet.
+func (s *Server) staticFile(ctx *fasthttp.RequestCtx) {
+	name := pathParam(ctx, "name")
+	b, err := fs.ReadFile(staticFS, "static/"+name)
+	if err != nil || strings.Contains(name, "/") {
 		s.notFound(ctx)
 		return
 	}
-	doc, ok := s.eng.DocumentBySlug(slug)
-	if !ok {
-		s.notFound(ctx)
-		return
+	ct := "application/octet-stream"
+	switch {
+	case strings.HasSuffix(name, ".js"):
+		ct = "text/javascript; charset=utf-8"
+	case strings.HasSuffix(name, ".css"):
+		ct = "text/css; charset=utf-8"
 	}
-	s.pages.render(ctx, fasthttp.StatusOK, "document.html", struct {
-		Title string
-		Doc   engine.Document
-	}{doc.Title + " · Sift", doc})
+	s.sendPage(ctx, ct, b, pageOpts{})
 }
 
-// notFound answers 404: an HTML page for browsers, JSON for the API and
-// for every client that does not ask for HTML.
+// notFound answers an unknown path: an HTML page to browsers, JSON to
+// everything else.
 func (s *Server) notFound(ctx *fasthttp.RequestCtx) {
 	if !bytes.HasPrefix(ctx.Path(), []byte("/api/")) && bytes.Contains(ctx.Request.Header.Peek("Accept"), []byte("text/html")) {
-		s.pages.render(ctx, fasthttp.StatusNotFound, "notfound.html", struct{ Title string }{"Not found · Sift"})
+		s.render(ctx, "notfound.html", pageOpts{status: fasthttp.StatusNotFound}, struct{ Head head }{
+			head{Title: "Not found · Sift", NoIndex: true},
+		})
 		return
 	}
 	writeError(ctx, fasthttp.StatusNotFound, "no such resource: %s", ctx.Path())
+}
+
+// count writes "1 channel", "48,213 messages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
+}
+
+// thousands writes n with separators: 48,213.
+func thousands(n int) string {
+	str := strconv.Itoa(n)
+	neg := strings.HasPrefix(str, "-")
+	str = strings.TrimPrefix(str, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range str {
+		if i > 0 && (len(str)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -73,11 +73,13 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
+	start := time.Now()
 	res, err := s.eng.Search(req)
 	if err != nil {
 		writeErr(ctx, err)
 		return
 	}
+	s.stats.record("GET /api/search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
 	out := searchJSON{Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents))}
 	for _, m := range res.Messages {
 		user := m.Author

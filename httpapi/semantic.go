@@ -145,6 +145,8 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: h.URL(s.opts.BaseURL),
 		})
 	}
-	out.DurationMs = math.Round(float64(time.Since(start).Microseconds())) / 1000
+	took := time.Since(start)
+	s.stats.record("GET /api/semantic-search", req.Query, len(res.Hits), took)
+	out.DurationMs = math.Round(float64(took.Microseconds())) / 1000
 	writeJSON(ctx, fasthttp.StatusOK, out)
 }

@@ -45,6 +45,8 @@ type Options struct {
 	// Crawler runs crawls and imports of the sources; nil = a runner of
 	// the server's own, without a scheduler, closed by Shutdown.
 	Crawler *crawl.Runner
+
+	sitemapMaxURLs int // tests: a smaller split than the sitemaps.org 50,000
 }
 
 // readBufferBytes bounds the request line and headers (so the URL too).
@@ -59,6 +61,7 @@ type Server struct {
 	srv         *fasthttp.Server
 	handler     fasthttp.RequestHandler
 	pages       *pages
+	stats       *stats
 	asker       *ask.Asker
 	limiter     *limiter // nil when the public tier is not limited
 	crawler     *crawl.Runner
@@ -104,6 +107,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		s.ownsCrawler = true
 	}
 	s.pages = newPages()
+	s.stats = newStats()
 	s.handler = s.middleware(s.routes().Handler)
 	s.srv = &fasthttp.Server{
 		Handler:                      s.handler,

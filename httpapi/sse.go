@@ -28,9 +28,10 @@ type sseEvent struct {
 
 // sseSink hands the answer's events to the writer goroutine.
 type sseSink struct {
-	ctx    context.Context
-	events chan<- []byte
-	form   askForm
+	ctx     context.Context
+	events  chan<- []byte
+	form    askForm
+	sources int // how many the answer drew on
 }
 
 func (k *sseSink) send(ev sseEvent) error {
@@ -67,6 +68,7 @@ func encodeEvent(ev sseEvent) []byte {
 }
 
 func (k *sseSink) Sources(s []ask.Source) error {
+	k.sources = len(s)
 	return k.send(sseEvent{Type: "sources", Sources: k.form.sources(s)})
 }
 
@@ -81,7 +83,15 @@ func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm) {
 	go func() {
 		defer close(events)
 		sink := &sseSink{ctx: ctx, events: events, form: form}
+		start := time.Now()
 		usage, err := s.asker.Ask(ctx, req, sink)
+		if err == nil {
+			endpoint := "POST /api/ask (stream)"
+			if form.v1 {
+				endpoint = "POST /api/v1/ask (stream)"
+			}
+			s.stats.record(endpoint, req.Question, sink.sources, time.Since(start))
+		}
 		switch {
 		case err != nil && ctx.Err() == context.Canceled:
 			// The client left: nobody to tell.
