@@ -144,6 +144,9 @@ Sift %s is running.
 
   Open in a browser:  %s/
   Try a search:       %s/?q=%s
+  Browse:             %s/sources   (channels and documents)
+  Dashboard:          %s/dashboard (Basic Auth: ADMIN_USER / ADMIN_PASSWORD)
+  For agents:         %s/llms.txt
   Search API:         curl '%s/api/search?q=%s&limit=5'
   Semantic search:    curl '%s/api/semantic-search?q=%s&limit=3'
   Ask (streamed):     curl -N -H 'Accept: text/event-stream' -H 'Content-Type: application/json' \
@@ -151,6 +154,6 @@ Sift %s is running.
   Documents:          curl '%s/api/documents'
   Health:             curl '%s/healthz'
 
-`, version, base, base, url.QueryEscape("webhook signature"), base, url.QueryEscape("DST double run"),
+`, version, base, base, url.QueryEscape("webhook signature"), base, base, base, base, url.QueryEscape("DST double run"),
 		base, url.QueryEscape("jobs run twice when the clocks change"), base, base, base)
 }
