@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -31,9 +32,26 @@ func (s *Server) robotsTxt(ctx *fasthttp.RequestCtx) {
 	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(body), pageOpts{})
 }
 
+// sitemapCache keeps the URL list until the engine changes.
+type sitemapCache struct {
+	mu   sync.Mutex
+	seq  uint64
+	urls []sitemapURL
+}
+
 // sitemapURLs lists every public page: home, /sources, each page of each
-// channel, each document.
+// channel, each document. The list is computed again only after a write.
 func (s *Server) sitemapURLs() []sitemapURL {
+	c := &s.sitemap
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq := s.eng.Seq(); c.urls == nil || c.seq != seq {
+		c.urls, c.seq = s.listPages(), seq
+	}
+	return c.urls
+}
+
+func (s *Server) listPages() []sitemapURL {
 	base := s.opts.BaseURL
 	var newest time.Time
 	var urls []sitemapURL

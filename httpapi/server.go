@@ -62,6 +62,7 @@ type Server struct {
 	handler     fasthttp.RequestHandler
 	pages       *pages
 	stats       *stats
+	sitemap     sitemapCache
 	asker       *ask.Asker
 	limiter     *limiter // nil when the public tier is not limited
 	crawler     *crawl.Runner
