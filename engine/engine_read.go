@@ -100,16 +100,15 @@ func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int
 	return out, total, nil
 }
 
-// channelSlots returns the message slots of a channel in time order; the
-// caller holds mu.
+// channelSlots returns the message slots of a channel in time order (the
+// order the state keeps for each channel; not to be changed); the caller
+// holds mu.
 func (e *Engine) channelSlots(slug string) ([]uint32, error) {
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
 		return nil, ErrNotFound
 	}
-	slots := e.st.msgIdx.Facet(channelFacet(n)).ToArray()
-	slices.SortStableFunc(slots, func(a, b uint32) int { return cmp.Compare(e.st.msgs[a].ts, e.st.msgs[b].ts) })
-	return slots, nil
+	return e.st.chanOrder[n], nil
 }
 
 // MessagePosition returns where a message stands in its channel's time
@@ -117,16 +116,19 @@ func (e *Engine) channelSlots(slug string) ([]uint32, error) {
 func (e *Engine) MessagePosition(slug, id string) (int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	slots, err := e.channelSlots(slug)
-	if err != nil {
-		return 0, err
+	n, ok := e.st.chanSlug[slug]
+	if !ok {
+		return 0, ErrNotFound
 	}
-	for i, s := range slots {
-		if e.st.msgs[s].id == id {
-			return i, nil
-		}
+	slot, ok := e.st.findMessage(e.st.chans[n].SourceID, id)
+	if !ok || e.st.msgs[slot].channel != n {
+		return 0, ErrNotFound
 	}
-	return 0, ErrNotFound
+	at, found := slices.BinarySearchFunc(e.st.chanOrder[n], slot, e.st.msgCmp)
+	if !found {
+		return 0, ErrNotFound
+	}
+	return at, nil
 }
 
 // ChannelPageTimes splits a channel's messages, in time order, into pages

@@ -361,3 +361,55 @@ func TestHighlightScansABoundedPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelOrder: pages of a channel follow time, whatever the order
+// messages arrive in; positions and page times follow backfills, edits and
+// deletions.
+func TestChannelOrder(t *testing.T) {
+	e := openMem(t)
+	e.PutSource(Source{ID: "s", Name: "S", Type: "discord"})
+	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "general"}})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	put := func(id string, min int) {
+		t.Helper()
+		if _, err := e.PutMessages([]Message{{SourceID: "s", ChannelID: "c", ID: id, Author: "a", Content: id, Timestamp: t0.Add(time.Duration(min) * time.Minute)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("m3", 3)
+	put("m1", 1) // a backfill
+	put("m5", 5)
+	put("m2", 2)
+	ids := func() string {
+		msgs, total, err := e.ChannelMessages("general", 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range msgs {
+			out = append(out, m.ID)
+		}
+		return fmt.Sprint(total, out)
+	}
+	if got := ids(); got != "4 [m1 m2 m3 m5]" {
+		t.Fatalf("order %s", got)
+	}
+	if p, err := e.MessagePosition("general", "m3"); err != nil || p != 2 {
+		t.Fatalf("position of m3: %d %v", p, err)
+	}
+	if _, err := e.MessagePosition("general", "nope"); err == nil {
+		t.Fatal("position of an unknown message")
+	}
+	times, _ := e.ChannelPageTimes("general", 2)
+	if len(times) != 2 || !times[0].Equal(t0.Add(2*time.Minute)) || !times[1].Equal(t0.Add(5*time.Minute)) {
+		t.Fatalf("page times %v", times)
+	}
+	put("m3", 9) // an edit moves it in time
+	e.DeleteMessages("s", []string{"m1"})
+	if got := ids(); got != "3 [m2 m5 m3]" {
+		t.Fatalf("after an edit and a delete: %s", got)
+	}
+	if p, _ := e.MessagePosition("general", "m3"); p != 2 {
+		t.Fatalf("position of the moved m3: %d", p)
+	}
+}

@@ -89,7 +89,7 @@ func (s *Server) sendPage(ctx *fasthttp.RequestCtx, contentType string, body []b
 		o.status = fasthttp.StatusOK
 	}
 	h := &ctx.Response.Header
-	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 	h.Set("Vary", "Accept-Encoding")
@@ -99,22 +99,31 @@ func (s *Server) sendPage(ctx *fasthttp.RequestCtx, contentType string, body []b
 		h.Set("Cache-Control", "public, max-age=0, must-revalidate")
 	}
 	ctx.SetContentType(contentType)
+	gz := len(body) > 1024 && ctx.Request.Header.HasAcceptEncoding("gzip")
 	if o.status == fasthttp.StatusOK && !o.private {
 		sum := fnv.New64a()
 		sum.Write(body)
-		etag := `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
-		h.Set("ETag", etag)
-		if !o.modified.IsZero() {
-			h.Set("Last-Modified", o.modified.UTC().Format(http.TimeFormat))
+		tag := hex.EncodeToString(sum.Sum(nil))
+		etag := `"` + tag + `"`
+		if gz {
+			etag = `"` + tag + `-gz"` // each encoding has its own (RFC 9110 §8.8.3)
 		}
-		if notModified(ctx, etag, o.modified) {
+		h.Set("ETag", etag)
+		modified := o.modified
+		if now := time.Now(); modified.After(now) {
+			modified = now // a platform's clock ahead of ours
+		}
+		if !modified.IsZero() {
+			h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+		}
+		if notModified(ctx, tag, modified) {
 			ctx.SetStatusCode(fasthttp.StatusNotModified)
 			ctx.ResetBody()
 			return
 		}
 	}
 	ctx.SetStatusCode(o.status)
-	if len(body) > 1024 && ctx.Request.Header.HasAcceptEncoding("gzip") {
+	if gz {
 		ctx.SetBody(fasthttp.AppendGzipBytesLevel(nil, body, fasthttp.CompressDefaultCompression))
 		h.Set("Content-Encoding", "gzip")
 		return
@@ -122,12 +131,13 @@ func (s *Server) sendPage(ctx *fasthttp.RequestCtx, contentType string, body []b
 	ctx.SetBody(body)
 }
 
-// notModified applies If-None-Match, else If-Modified-Since (RFC 9110).
-func notModified(ctx *fasthttp.RequestCtx, etag string, modified time.Time) bool {
+// notModified applies If-None-Match (weak comparison: either encoding's
+// tag of the same bytes matches), else If-Modified-Since (RFC 9110).
+func notModified(ctx *fasthttp.RequestCtx, tag string, modified time.Time) bool {
 	if inm := string(ctx.Request.Header.Peek("If-None-Match")); inm != "" {
 		for _, t := range strings.Split(inm, ",") {
 			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-			if t == etag || t == "*" {
+			if t == "*" || strings.TrimSuffix(strings.Trim(t, `"`), "-gz") == tag {
 				return true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 
@@ -83,7 +84,11 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		Counts: s.eng.Counts(),
 	}
 	o := pageOpts{}
-	if req, err := searchRequest(ctx); err == nil {
+	bearerOnly := s.opts.SearchAccess == "bearer" && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx)
+	if len(ctx.QueryArgs().Peek("q")) > 0 && bearerOnly {
+		data.Error = "Search on this server needs the API key (SEARCH_ACCESS=bearer)."
+		o.status = fasthttp.StatusUnauthorized
+	} else if req, err := searchRequest(ctx); err == nil {
 		data.Query, data.Searched = req.Query, true
 		data.Head.Title = req.Query + " · Sift"
 		data.Head.NoIndex = true
@@ -96,7 +101,9 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	} else if len(ctx.QueryArgs().Peek("q")) > 0 {
 		data.Error = err.Error()
 	}
-	if q := strings.TrimSpace(string(ctx.QueryArgs().Peek("ask"))); q != "" {
+	if ctx.IsPost() {
+		// The ask box without JavaScript: a form POST, answered here.
+		q := strings.TrimSpace(string(ctx.PostArgs().Peek("ask")))
 		data.Question, data.Head.NoIndex = q, true
 		o.private = true
 		if status, msg := s.pageAnswer(ctx, q, &data); msg != "" {
@@ -109,12 +116,29 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 // pageAnswer answers the home page's question without JavaScript, within
 // the public tier's limit.
 func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) (int, string) {
-	if len([]rune(q)) > 4000 {
+	// A form posted from another site would spend this visitor's questions.
+	if site := string(ctx.Request.Header.Peek("Sec-Fetch-Site")); site != "" && site != "same-origin" && site != "none" {
+		return fasthttp.StatusForbidden, "Questions are asked from this site's own page."
+	}
+	if origin := string(ctx.Request.Header.Peek("Origin")); origin != "" && origin != "null" && origin != s.origin() {
+		return fasthttp.StatusForbidden, "Questions are asked from this site's own page."
+	}
+	switch {
+	case q == "":
+		return fasthttp.StatusBadRequest, "Type a question first."
+	case !utf8.ValidString(q):
+		return fasthttp.StatusBadRequest, "The question is not valid UTF-8."
+	case utf8.RuneCountInString(q) > 4000:
 		return fasthttp.StatusBadRequest, "The question is too long: at most 4,000 characters."
 	}
 	if s.limiter != nil && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx) {
-		if v := s.limiter.allow(s.clientIP(ctx)); !v.ok {
-			ctx.Response.Header.Set("Retry-After", strconv.Itoa(max(1, ceilSeconds(v.retryAfter))))
+		v := s.limiter.allow(s.clientIP(ctx))
+		hd := &ctx.Response.Header
+		hd.Set("RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
+		hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
+		hd.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(v.reset)))
+		if !v.ok {
+			hd.Set("Retry-After", strconv.Itoa(max(1, ceilSeconds(v.retryAfter))))
 			return fasthttp.StatusTooManyRequests, fmt.Sprintf("Too many questions from your address; try again in %d s.", max(1, ceilSeconds(v.retryAfter)))
 		}
 	}
@@ -137,6 +161,14 @@ func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) 
 	return 0, ""
 }
 
+// origin is BASE_URL's scheme and host, as browsers send it in Origin.
+func (s *Server) origin() string {
+	if u, err := url.Parse(s.opts.BaseURL); err == nil {
+		return u.Scheme + "://" + u.Host
+	}
+	return s.opts.BaseURL
+}
+
 // siteName names the instance: its BASE_URL's host.
 func (s *Server) siteName() string {
 	if u, err := url.Parse(s.opts.BaseURL); err == nil && u.Host != "" {
@@ -155,6 +187,7 @@ type channelData struct {
 	Msgs    []messageView
 	Total   int
 	Pager   pager
+	Pager2  pager
 }
 
 // messageView is a message as the channel template shows it, prepared in
@@ -175,6 +208,7 @@ type messageView struct {
 type pager struct {
 	URL         string
 	Page, Pages int
+	Label       string // the navigation landmark's name
 }
 
 // channelPage serves GET /c/{slug}[?page=N | ?m=ID]: a page of a
@@ -214,7 +248,9 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	src, _ := s.eng.Source(ch.SourceID)
-	data := channelData{Channel: ch, Source: src, Total: total, Pager: pager{URL: "/c/" + slug, Page: page, Pages: pages}}
+	data := channelData{Channel: ch, Source: src, Total: total,
+		Pager:  pager{URL: "/c/" + slug, Page: page, Pages: pages, Label: "Pages"},
+		Pager2: pager{URL: "/c/" + slug, Page: page, Pages: pages, Label: "Pages (end of list)"}}
 	threads := map[string]string{} // thread id → slug
 	for _, c := range s.eng.Channels(ch.SourceID) {
 		switch {
@@ -230,7 +266,6 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 	for _, m := range msgs {
 		ids[m.ID] = true
 	}
-	var modified time.Time
 	for i := range msgs {
 		m := &msgs[i]
 		v := messageView{
@@ -248,12 +283,6 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 			v.Handle = m.Author
 		}
 		data.Msgs = append(data.Msgs, v)
-		if m.Timestamp.After(modified) {
-			modified = m.Timestamp
-		}
-		if m.EditedAt.After(modified) {
-			modified = m.EditedAt
-		}
 	}
 	canonical := s.opts.BaseURL + "/c/" + slug
 	if page > 1 {
@@ -274,7 +303,9 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		Title: title + " · " + src.Name + " · Sift", Description: description(desc), Canonical: canonical,
 		Type: "article", JSONLD: channelJSONLD(canonical, name, data.Msgs), Script: true,
 	}
-	s.render(ctx, "channel.html", pageOpts{modified: modified}, data)
+	// No Last-Modified: the page also shows counts and links that change
+	// with other pages; its ETag covers everything.
+	s.render(ctx, "channel.html", pageOpts{}, data)
 }
 
 // channelJSONLD describes a channel page as a schema.org discussion: the
@@ -421,5 +452,5 @@ func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
 		}
 		data.Sources = append(data.Sources, v)
 	}
-	s.render(ctx, "sources.html", pageOpts{modified: modified}, data)
+	s.render(ctx, "sources.html", pageOpts{}, data)
 }

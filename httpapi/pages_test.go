@@ -200,7 +200,7 @@ func TestDocumentPage(t *testing.T) {
 	r := htmlGet(t, ts, "/d/"+guide)
 	page := string(r.body)
 	for _, want := range []string{
-		`<h1 id="doc-h">Guide</h1>`, `<h2 id="install">Install</h2>`, `<pre><code class="language-sh">make install`, `<table>`,
+		`<h1 id="doc-h">Guide</h1>`, `<h2 id="h-install">Install</h2>`, `<pre><code class="language-sh">make install`, `<table>`,
 		`<strong>zebrafish</strong>`, `<a href="https://docs.example/guide" rel="nofollow noopener">original</a>`,
 		`<time datetime="`, `<a href="https://example.com" rel="nofollow">good</a>`, `<link rel="canonical" href="` + ts.url + `/d/` + guide + `">`,
 	} {
@@ -226,15 +226,32 @@ func TestHomeAndSourcesPages(t *testing.T) {
 	if !strings.Contains(page, `<a class="result" href="/c/general?m=m200#m-m200">`) || !strings.Contains(page, `<mark>zebrafish</mark>`) {
 		t.Fatalf("search results: %s", page)
 	}
-	if !strings.Contains(page, `<form class="bar" id="ask-form" action="/" method="get">`) || !strings.Contains(page, `<script src="/static/app.js" defer></script>`) {
+	if !strings.Contains(page, `<form class="bar" id="ask-form" action="/" method="post">`) || !strings.Contains(page, `<script src="/static/app.js" defer></script>`) {
 		t.Fatal("no ask box")
 	}
 	r = htmlGet(t, ts, "/?q="+strings.ReplaceAll(hostile, " ", "+"))
 	inert(t, "/?q=hostile", r.body)
-	// Without JavaScript, the ask box is answered on the server.
-	r = htmlGet(t, ts, "/?ask=where+is+the+zebrafish+answer")
+	// Without JavaScript, the ask box posts its form and is answered here;
+	// not when the form was posted from another site.
+	form := "application/x-www-form-urlencoded"
+	r = ts.do(t, "POST", "/", strings.NewReader("ask=where+is+the+zebrafish+answer"), "Content-Type", form, "Sec-Fetch-Site", "same-origin")
 	if r.status != 200 || !strings.Contains(string(r.body), `<div class="answer" id="answer">`) || !strings.Contains(string(r.body), `href="`+ts.url+`/c/general?m=`) {
 		t.Fatalf("server-side answer: %d %s", r.status, r.body)
+	}
+	if r.header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("an answer page is cacheable: %q", r.header.Get("Cache-Control"))
+	}
+	for _, h := range [][]string{{"Sec-Fetch-Site", "cross-site"}, {"Origin", "https://evil.example"}} {
+		r = ts.do(t, "POST", "/", strings.NewReader("ask=zebrafish"), "Content-Type", form, h[0], h[1])
+		if r.status != 403 || strings.Contains(string(r.body), `id="answer"`) {
+			t.Errorf("a question posted with %s: %d", h, r.status)
+		}
+	}
+	if r := ts.do(t, "POST", "/", strings.NewReader("ask=%ff"), "Content-Type", form); r.status != 400 {
+		t.Errorf("a question in bad UTF-8: %d", r.status)
+	}
+	if r := htmlGet(t, ts, "/?ask=zebrafish"); strings.Contains(string(r.body), `id="answer"`) {
+		t.Error("a GET answered a question")
 	}
 	r = htmlGet(t, ts, "/sources")
 	for _, want := range []string{`<h2 id="s-chat">Team &lt;Chat&gt; <span class="meta">(discord)</span></h2>`, `<a href="/c/general">#general</a>`,
@@ -274,8 +291,16 @@ func TestPageCaching(t *testing.T) {
 			}
 		}
 	}
-	if r := ts.get(t, "/c/general"); r.header.Get("Last-Modified") != "Sun, 01 Mar 2026 10:39:00 GMT" {
-		t.Fatalf("Last-Modified of page 1: %q", r.header.Get("Last-Modified"))
+	if r := ts.get(t, "/c/general"); r.header.Get("Last-Modified") != "" {
+		t.Fatalf("a channel page (which shows other pages' counts) has Last-Modified %q", r.header.Get("Last-Modified"))
+	}
+	doc := ts.eng.SourceDocuments(engine.UploadsSourceID)[0]
+	r := ts.get(t, "/d/"+doc.Slug)
+	if lm := r.header.Get("Last-Modified"); lm != doc.UpdatedAt.UTC().Format(http.TimeFormat) {
+		t.Fatalf("Last-Modified of a document: %q", lm)
+	}
+	if again := ts.get(t, "/d/"+doc.Slug, "If-Modified-Since", r.header.Get("Last-Modified")); again.status != 304 {
+		t.Fatalf("If-Modified-Since: %d", again.status)
 	}
 	// net/http would decompress on its own; ask for gzip explicitly.
 	req, _ := http.NewRequest("GET", ts.url+"/c/general", nil)
@@ -292,6 +317,14 @@ func TestPageCaching(t *testing.T) {
 	plain, _ := io.ReadAll(zr)
 	if !bytes.Contains(plain, []byte(`id="m-m0"`)) {
 		t.Fatal("the gzipped page differs")
+	}
+	// Each encoding has its own ETag; either validates the page.
+	gzTag, plainTag := res.Header.Get("ETag"), ts.get(t, "/c/general", "Accept-Encoding", "identity").header.Get("ETag")
+	if gzTag == plainTag || !strings.HasSuffix(gzTag, `-gz"`) {
+		t.Fatalf("ETags %s and %s", gzTag, plainTag)
+	}
+	if r := ts.get(t, "/c/general", "If-None-Match", gzTag); r.status != 304 {
+		t.Fatalf("the gzip ETag does not validate: %d", r.status)
 	}
 	req, _ = http.NewRequest("HEAD", ts.url+"/d/nope", nil)
 	req.Header.Set("Accept", "text/html")
@@ -355,7 +388,7 @@ func TestSitemap(t *testing.T) {
 	if len(all) != 8 || !slices.Contains(all, "/c/general?page=3") || !slices.Contains(all, "/c/thread-about-cron") || slices.Contains(all, "/c/general?page=4") {
 		t.Fatalf("URLs %v", all)
 	}
-	for _, bad := range []string{"/sitemaps/0.xml", "/sitemaps/4.xml", "/sitemaps/01.xml", "/sitemaps/x"} {
+	for _, bad := range []string{"/sitemap-0.xml", "/sitemap-4.xml", "/sitemap-01.xml", "/sitemap-x.xml"} {
 		if r := ts.get(t, bad); r.status != 404 {
 			t.Errorf("%s: %d", bad, r.status)
 		}
@@ -387,7 +420,7 @@ func TestSitemapSplit(t *testing.T) {
 	b.Reset()
 	writeSitemapIndex(&b, "https://s.example", parts)
 	var idx xmlIndex
-	if err := xml.Unmarshal(b.Bytes(), &idx); err != nil || len(idx.Sitemaps) != 3 || idx.Sitemaps[2].Loc != "https://s.example/sitemaps/3.xml" {
+	if err := xml.Unmarshal(b.Bytes(), &idx); err != nil || len(idx.Sitemaps) != 3 || idx.Sitemaps[2].Loc != "https://s.example/sitemap-3.xml" {
 		t.Fatalf("index: %v %+v", err, idx)
 	}
 }
@@ -506,4 +539,17 @@ func FuzzRenderMessage(f *testing.F) {
 			inert(t, "render", []byte("<!doctype html><html><body>"+out+"</body></html>"))
 		}
 	})
+}
+
+// TestHomeSearchBearerOnly: with SEARCH_ACCESS=bearer the home page does
+// not open full-text search to the public.
+func TestHomeSearchBearerOnly(t *testing.T) {
+	ts := pageSite(t, func(o *Options) { o.SearchAccess = "bearer" })
+	r := htmlGet(t, ts, "/?q=zebrafish")
+	if r.status != 401 || strings.Contains(string(r.body), "<mark>") {
+		t.Fatalf("%d: results shown without the key", r.status)
+	}
+	if r := htmlGet(t, ts, "/?q=zebrafish", "Authorization", "Bearer "+testKey); !strings.Contains(string(r.body), "<mark>zebrafish</mark>") {
+		t.Fatal("no results with the key")
+	}
 }

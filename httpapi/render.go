@@ -104,6 +104,12 @@ var sanitizer = func() *bluemonday.Policy {
 	return p
 }()
 
+// headingIDs is applied in argument order: the longer forms come first.
+var headingIDs = strings.NewReplacer(
+	`<h1 id="`, `<h2 id="h-`, "<h1", "<h2", "</h1>", "</h2>",
+	`<h2 id="`, `<h2 id="h-`, `<h3 id="`, `<h3 id="h-`, `<h4 id="`, `<h4 id="h-`, `<h5 id="`, `<h5 id="h-`, `<h6 id="`, `<h6 id="h-`,
+)
+
 // renderMarkdown turns a Markdown document into sanitised HTML. The page
 // has its title as its only h1: a first "# " heading repeating the title
 // is dropped, and other level-1 headings become level 2.
@@ -116,7 +122,9 @@ func renderMarkdown(src, title string) template.HTML {
 		return renderText(src)
 	}
 	out := string(sanitizer.SanitizeBytes(b.Bytes()))
-	out = strings.NewReplacer("<h1", "<h2", "</h1>", "</h2>").Replace(out)
+	// Level-1 headings become level 2; heading ids get a prefix so they
+	// cannot collide with the page's own ids.
+	out = headingIDs.Replace(out)
 	return template.HTML(out)
 }
 

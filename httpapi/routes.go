@@ -37,12 +37,13 @@ func (s *Server) routes() *router.Router {
 	r.POST("/api/sources/{id}/import", s.admin(s.importSource))
 
 	page("/", s.homePage)
+	r.POST("/", s.homePage) // the ask box without JavaScript
 	page("/sources", s.sourcesPage)
 	page("/c/{slug}", s.channelPage)
 	page("/d/{slug}", s.documentPage)
 	page("/robots.txt", s.robotsTxt)
 	page("/sitemap.xml", s.sitemapIndex)
-	page("/sitemaps/{file}", s.sitemapFile)
+	page("/sitemap-{n}.xml", s.sitemapFile)
 	page("/llms.txt", s.llmsTxt)
 	page("/llms-full.txt", s.llmsFullTxt)
 	page("/static/{name}", s.staticFile)

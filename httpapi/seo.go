@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ type sitemapURL struct {
 // robotsTxt serves GET /robots.txt: pages open, the API and the dashboard
 // closed, and where the sitemap is.
 func (s *Server) robotsTxt(ctx *fasthttp.RequestCtx) {
-	body := "User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /dashboard\nDisallow: /*?q=\nDisallow: /*?ask=\n\nSitemap: " +
+	body := "User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /dashboard\nDisallow: /*?q=\nDisallow: /*&q=\nDisallow: /*?m=\n\nSitemap: " +
 		s.opts.BaseURL + "/sitemap.xml\n"
 	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(body), pageOpts{})
 }
@@ -71,16 +72,11 @@ func (s *Server) listPages() []sitemapURL {
 			}
 		}
 	}
-	for offset := 0; ; offset += 1000 {
-		docs, total := s.eng.Documents(offset, 1000)
-		for i := range docs {
-			urls = append(urls, sitemapURL{base + "/d/" + docs[i].Slug, docs[i].UpdatedAt})
-			if docs[i].UpdatedAt.After(newest) {
-				newest = docs[i].UpdatedAt
-			}
-		}
-		if offset+1000 >= total {
-			break
+	docs, _ := s.eng.Documents(0, math.MaxInt)
+	for i := range docs {
+		urls = append(urls, sitemapURL{base + "/d/" + docs[i].Slug, docs[i].UpdatedAt})
+		if docs[i].UpdatedAt.After(newest) {
+			newest = docs[i].UpdatedAt
 		}
 	}
 	return append([]sitemapURL{{base + "/", newest}, {base + "/sources", newest}}, urls...)
@@ -120,7 +116,7 @@ func writeSitemapIndex(w *bytes.Buffer, base string, parts [][]sitemapURL) {
 	w.WriteString(xml.Header)
 	w.WriteString(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 	for i, p := range parts {
-		fmt.Fprintf(w, "<sitemap><loc>%s</loc>", xmlText(fmt.Sprintf("%s/sitemaps/%d.xml", base, i+1)))
+		fmt.Fprintf(w, "<sitemap><loc>%s</loc>", xmlText(fmt.Sprintf("%s/sitemap-%d.xml", base, i+1)))
 		if t := lastMod(p); !t.IsZero() {
 			fmt.Fprintf(w, "<lastmod>%s</lastmod>", w3c(t))
 		}
@@ -143,26 +139,32 @@ func writeURLSet(w *bytes.Buffer, urls []sitemapURL) {
 	w.WriteString("</urlset>\n")
 }
 
-// sitemapIndex serves GET /sitemap.xml.
+// sitemapIndex serves GET /sitemap.xml. The child sitemaps sit beside it
+// at the root, so they may list every page (sitemaps.org: a sitemap lists
+// URLs at or below its own directory).
 func (s *Server) sitemapIndex(ctx *fasthttp.RequestCtx) {
 	parts := splitSitemap(s.sitemapURLs(), s.sitemapMax())
 	var b bytes.Buffer
 	writeSitemapIndex(&b, s.opts.BaseURL, parts)
-	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{modified: lastModAll(parts)})
+	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{})
 }
 
-// sitemapFile serves GET /sitemaps/{n}.xml.
+// sitemapFile serves GET /sitemap-{n}.xml.
 func (s *Server) sitemapFile(ctx *fasthttp.RequestCtx) {
-	name, ok := strings.CutSuffix(pathParam(ctx, "file"), ".xml")
+	name := pathParam(ctx, "n")
 	n, err := strconv.Atoi(name)
+	if err != nil || n < 1 || strconv.Itoa(n) != name {
+		s.notFound(ctx)
+		return
+	}
 	parts := splitSitemap(s.sitemapURLs(), s.sitemapMax())
-	if !ok || err != nil || n < 1 || n > len(parts) || strconv.Itoa(n) != name {
+	if n > len(parts) {
 		s.notFound(ctx)
 		return
 	}
 	var b bytes.Buffer
 	writeURLSet(&b, parts[n-1])
-	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{modified: lastMod(parts[n-1])})
+	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{})
 }
 
 func (s *Server) sitemapMax() int {
@@ -170,16 +172,6 @@ func (s *Server) sitemapMax() int {
 		return s.opts.sitemapMaxURLs
 	}
 	return sitemapMaxURLs
-}
-
-func lastModAll(parts [][]sitemapURL) time.Time {
-	var t time.Time
-	for _, p := range parts {
-		if m := lastMod(p); m.After(t) {
-			t = m
-		}
-	}
-	return t
 }
 
 // llmsTxt serves GET /llms.txt (llmstxt.org): what this instance holds and
@@ -202,7 +194,7 @@ func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 		if listed++; listed > 1 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s (`%s`, %s: %s messages, %s documents)", src.Name, src.ID, src.Type, thousands(st.Messages), thousands(st.Documents))
+		fmt.Fprintf(&b, "%s (`%s`, %s: %s, %s)", mdText(src.Name), src.ID, src.Type, count(st.Messages, "message"), count(st.Documents, "document"))
 	}
 	b.WriteString(".\n\n")
 	limit := "no limit"
@@ -210,9 +202,9 @@ func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 		limit = fmt.Sprintf("%d requests per minute per client address (burst %d)", s.opts.PublicRateLimit, s.opts.PublicRateLimit)
 	}
 	fmt.Fprintf(&b, "Access: the public endpoints need no key and are limited to %s; past it they answer 429 with `Retry-After`, and every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. `Authorization: Bearer <key>` (the operator's API key) lifts the limit and opens `/api/v1/ask`. Errors are JSON `{\"error\", \"code\"}`.\n\n", limit)
-	searchAccess := "public"
+	searchAccess, searchAuth := "public", ""
 	if s.opts.SearchAccess == "bearer" {
-		searchAccess = "Bearer key required"
+		searchAccess, searchAuth = "Bearer key required", "-H 'Authorization: Bearer $API_KEY' "
 	}
 	fmt.Fprintf(&b, `Semantic search, for agents (public): `+"`q`"+` required (at most 2048 bytes), `+"`limit`"+` 1–20 (default 10), `+"`max_chars`"+` 200–10000 (default 2000), `+"`boost`"+` as `+"`sourceId:multiplier`"+` pairs (0.1–10), `+"`hyde=0`"+` to skip query expansion, `+"`source`"+` to restrict to source ids. Results carry `+"`type`, `score` (0–1), `title`, `source`, `content`, `url`"+` (a deep link).
 
@@ -220,7 +212,7 @@ func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 
 Full-text search (%s): `+"`q`"+` (quoted phrases, `+"`-term`"+`), `+"`limit`"+` 1–100 (default 20), `+"`offset`"+`, `+"`source`, `channel`, `from`, `after`/`before`"+` (dates).
 
-`+"```sh\ncurl '%s/api/search?q=%%22exit+code%%22+-docker&limit=10'\n```"+`
+`+"```sh\ncurl %s'%s/api/search?q=%%22exit+code%%22+-docker&limit=10'\n```"+`
 
 Ask (public): `+"`POST /api/ask`"+` with JSON `+"`{\"question\": \"…\", \"messages\": [{\"role\": \"user\"|\"assistant\", \"content\": \"…\"}]}`"+` (question 1–4000 characters, history at most 100 turns); `+"`Accept: text/event-stream`"+` streams `+"`sources`, `token`… and `done`"+` events, otherwise one JSON answer `+"`{answer, sources, usage}`"+` with `+"`[n]`"+` citations into `+"`sources`"+`. `+"`POST /api/v1/ask`"+` is the same for integrations with the Bearer key.
 
@@ -228,11 +220,11 @@ Ask (public): `+"`POST /api/ask`"+` with JSON `+"`{\"question\": \"…\", \"mess
 
 Documents (public list): `+"`GET /api/documents?limit=100&offset=0`"+`; each document has a page at `+"`/d/{slug}`"+`, each channel at `+"`/c/{slug}`"+` (100 messages a page, oldest first, `+"`?page=N`"+`).
 
-`, base, searchAccess, base, base)
+`, base, searchAccess, searchAuth, base, base)
 	b.WriteString("## API\n\n")
 	fmt.Fprintf(&b, "- [Semantic search](%s/api/semantic-search?q=example): GET, public; the best entry point for agents\n", base)
 	fmt.Fprintf(&b, "- [Full-text search](%s/api/search?q=example): GET, %s\n", base, searchAccess)
-	fmt.Fprintf(&b, "- [Ask](%s/api/ask): POST JSON, public; streamed or one JSON body\n", base)
+	fmt.Fprintf(&b, "- [Ask](%s/api/ask): POST only, JSON body, public; streamed or one JSON answer\n", base)
 	fmt.Fprintf(&b, "- [Documents](%s/api/documents): GET, public\n", base)
 	fmt.Fprintf(&b, "- [Health](%s/healthz): GET, counts and index status\n\n", base)
 	b.WriteString("## Sources\n\n")
@@ -276,19 +268,20 @@ func (s *Server) llmsFullTxt(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.Response.Header.Set("Cache-Control", "public, max-age=0, must-revalidate")
 	base := s.opts.BaseURL
+	docs, _ := s.eng.Documents(0, math.MaxInt) // copies of the records; texts are shared
+	site := s.siteName()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		fmt.Fprintf(w, "# Sift at %s: all documents\n\n", s.siteName())
-		for offset := 0; ; offset += 200 {
-			docs, total := s.eng.Documents(offset, 200)
-			for _, d := range docs {
-				fmt.Fprintf(w, "## %s\n\nPage: %s/d/%s\n", mdText(d.Title), base, d.Slug)
-				if d.URL != "" {
-					fmt.Fprintf(w, "Origin: %s\n", d.URL)
-				}
-				fmt.Fprintf(w, "Updated: %s\n\n%s\n\n---\n\n", d.UpdatedAt.UTC().Format("2006-01-02"), d.Content)
+		fmt.Fprintf(w, "# Sift at %s: all documents\n\n", site)
+		for i, d := range docs {
+			fmt.Fprintf(w, "## %s\n\nPage: %s/d/%s\n", mdText(d.Title), base, d.Slug)
+			if d.URL != "" {
+				fmt.Fprintf(w, "Origin: %s\n", d.URL)
 			}
-			if err := w.Flush(); err != nil || offset+200 >= total {
-				return
+			fmt.Fprintf(w, "Updated: %s\n\n%s\n\n---\n\n", d.UpdatedAt.UTC().Format("2006-01-02"), d.Content)
+			if i%50 == 49 {
+				if err := w.Flush(); err != nil {
+					return // the client left
+				}
 			}
 		}
 	})

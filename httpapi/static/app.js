@@ -7,14 +7,18 @@
   const form = document.getElementById("ask-form");
   if (!form) return;
   const out = document.getElementById("ask-out");
+  let running = null; // the answer being streamed, to stop on a new question
   form.addEventListener("submit", async (e) => {
     const question = form.elements.ask.value.trim();
     if (!question) return;
     e.preventDefault();
+    if (running) running.abort();
+    const ctl = new AbortController();
+    running = ctl;
     out.replaceChildren();
+    out.setAttribute("aria-busy", "true"); // read the answer once it is whole
     const answer = el("div", "answer");
     answer.id = "answer";
-    answer.setAttribute("aria-busy", "true");
     const list = el("ol", "sources-list");
     list.id = "answer-sources";
     out.append(answer, list);
@@ -25,6 +29,7 @@
         method: "POST",
         headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
         body: JSON.stringify({ question }),
+        signal: ctl.signal,
       });
       if (!res.ok) {
         const body = await res.json().catch(() => ({}));
@@ -44,12 +49,16 @@
         }
       });
     } catch (err) {
+      if (ctl.signal.aborted) return; // a newer question took over
       const p = el("p", "error");
       p.setAttribute("role", "alert");
       p.textContent = "No answer: " + err.message;
       out.append(p);
     } finally {
-      answer.removeAttribute("aria-busy");
+      if (running === ctl) {
+        out.removeAttribute("aria-busy");
+        running = null;
+      }
     }
   });
 
@@ -84,6 +93,7 @@
       const a = el("a");
       a.href = src.sourceUrl;
       a.textContent = m[0];
+      a.setAttribute("aria-label", "source " + m[1] + ": " + (src.metadata || ""));
       parts.push(a);
       last = m.index + m[0].length;
     }
