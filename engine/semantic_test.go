@@ -399,10 +399,12 @@ func TestEmbedderChangeReembedsInBackground(t *testing.T) {
 
 	remote := embed.NewOpenAI(srv.URL, "", "fake-embed")
 	remote.Client().Backoff = time.Millisecond
+	// Held from before the start: a small corpus would otherwise be
+	// re-embedded and swapped in before the search below.
+	srv.Hold()
 	e = openDir(t, dir, func(o *Options) { o.Embedder = remote })
 	defer e.Close()
 	// Search serves at once, with the old vectors, while the new ones fill.
-	srv.Hold()
 	if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 5}); err != nil || !r.Vectors || len(r.Hits) == 0 {
 		t.Fatalf("while re-embedding: %v %+v", err, r)
 	}
