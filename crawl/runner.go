@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -242,11 +243,36 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	r.log.Info("crawl started", "source", sourceID, "job", j.id, "full", full, "scheduled", j.scheduled)
 
 	touched := map[string]bool{}
+	var seen map[string]map[string]bool // full crawls: message ids emitted per channel
+	if full {
+		seen = map[string]map[string]bool{}
+	}
 	emit := func(b Batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return r.write(sourceID, b, &res, touched)
+		if seen != nil {
+			for _, m := range b.Messages {
+				if seen[m.ChannelID] == nil {
+					seen[m.ChannelID] = map[string]bool{}
+				}
+				seen[m.ChannelID][m.ID] = true
+			}
+		}
+		if err := r.write(sourceID, b, &res, touched); err != nil {
+			return err
+		}
+		if seen != nil {
+			for _, ch := range b.CompleteChannels {
+				n, err := r.removeUnseen(sourceID, ch, seen[ch])
+				res.Deleted += n
+				if err != nil {
+					return err
+				}
+				delete(seen, ch)
+			}
+		}
+		return nil
 	}
 	cursor, cerr := conn.Crawl(ctx, src.Cursor, full, emit)
 	res.Channels = len(touched)
@@ -358,6 +384,35 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		}
 	}
 	return nil
+}
+
+// removeUnseen deletes the stored messages of a channel that a full crawl
+// did not find upstream.
+func (r *Runner) removeUnseen(sourceID, channelID string, seen map[string]bool) (int, error) {
+	slug := ""
+	for _, c := range r.eng.Channels(sourceID) {
+		if c.ID == channelID {
+			slug = c.Slug
+			break
+		}
+	}
+	if slug == "" {
+		return 0, nil
+	}
+	stored, _, err := r.eng.ChannelMessages(slug, 0, math.MaxInt)
+	if err != nil {
+		return 0, nil
+	}
+	var gone []string
+	for _, m := range stored {
+		if !seen[m.ID] {
+			gone = append(gone, m.ID)
+		}
+	}
+	if len(gone) == 0 {
+		return 0, nil
+	}
+	return r.eng.DeleteMessages(sourceID, gone)
 }
 
 // Test asks the source's connector whether it can reach its platform.

@@ -37,6 +37,10 @@ type Batch struct {
 	DeleteDocuments []string // document keys of this source
 	DeleteMessages  []string // message ids of this source
 	Failed          []string // items skipped, each with why: "https://x/a: 503 Service Unavailable"
+	// CompleteChannels, in a full crawl, names channels whose every message
+	// has now been emitted: their stored messages not emitted are gone
+	// upstream and are removed.
+	CompleteChannels []string
 }
 
 // Env is what connectors get from the service.
@@ -119,6 +123,7 @@ var types = map[string]*sourceType{
 			"channelIds": {kind: kStrings, max: 1000, pattern: snowflake, hint: "Discord ids (digits)"},
 			"apiBase":    {kind: kURL},
 		},
+		newer:  newDiscord,
 		format: "discord",
 	},
 	"slack": {

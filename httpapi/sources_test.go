@@ -131,9 +131,12 @@ func TestSourcesCRUD(t *testing.T) {
 		wantError(t, ts.do(t, method, path, nil), 401)
 	}
 
-	// Crawling a type without a crawler, deleting the built-in source.
-	wantError(t, ts.do(t, "POST", "/api/sources/acme-discord/crawl", nil, bearer...), 400, "import")
-	r = ts.do(t, "POST", "/api/sources/acme-discord/test", nil, bearer...)
+	// Crawling a discord source without a bot token, a type without a
+	// crawler; deleting the built-in source.
+	wantError(t, ts.do(t, "POST", "/api/sources/acme-discord-2/crawl", nil, bearer...), 400, "config.token")
+	ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"gh","name":"Repo","type":"github","config":{"repo":"acme/gadget"}}`), adminJSON...)
+	wantError(t, ts.do(t, "POST", "/api/sources/gh/crawl", nil, bearer...), 400, "no github crawler")
+	r = ts.do(t, "POST", "/api/sources/acme-discord-2/test", nil, bearer...)
 	if m := r.json(t); r.status != 200 || m["ok"] != false || m["error"] == "" {
 		t.Fatalf("test: %d %s", r.status, r.body)
 	}

@@ -1,0 +1,383 @@
+package crawl
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/textcut"
+)
+
+// The Discord connector reads a guild through the REST API v10
+// (CONNECTORS.md §1): its text and announcement channels, forum posts and
+// threads (active and archived public), and their messages, newest pages
+// first on a full crawl and `after` the last message seen on an
+// incremental one.
+
+const discordAPI = "https://discord.com/api/v10"
+
+// discordMessagesPerCall is the API's page size limit.
+const discordMessagesPerCall = 100
+
+type discord struct {
+	api      *apiClient
+	guild    string
+	channels map[string]bool // only these (and their threads), when set
+}
+
+func newDiscord(src engine.Source, env Env) (Connector, error) {
+	token, _ := src.Config["token"].(string)
+	if token == "" {
+		return nil, invalidConfig("config.token is needed to crawl a discord source (a bot token; without one the source takes imports only)")
+	}
+	guild, _ := src.Config["guildId"].(string)
+	base, _ := src.Config["apiBase"].(string)
+	d := &discord{
+		api:   newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent),
+		guild: guild,
+	}
+	if ids, ok := src.Config["channelIds"].([]any); ok && len(ids) > 0 {
+		d.channels = map[string]bool{}
+		for _, id := range ids {
+			if s, ok := id.(string); ok {
+				d.channels[s] = true
+			}
+		}
+	}
+	return d, nil
+}
+
+type discordUser struct {
+	ID         string  `json:"id"`
+	Username   string  `json:"username"`
+	GlobalName *string `json:"global_name"`
+	Bot        bool    `json:"bot"`
+}
+
+type discordChannel struct {
+	ID       string  `json:"id"`
+	Type     int     `json:"type"`
+	Name     string  `json:"name"`
+	Topic    *string `json:"topic"`
+	ParentID *string `json:"parent_id"`
+	Position int     `json:"position"`
+	Thread   *struct {
+		ArchiveTimestamp string `json:"archive_timestamp"`
+	} `json:"thread_metadata"`
+}
+
+type discordMessage struct {
+	ID              string      `json:"id"`
+	ChannelID       string      `json:"channel_id"`
+	Type            int         `json:"type"`
+	Content         string      `json:"content"`
+	Timestamp       string      `json:"timestamp"`
+	EditedTimestamp *string     `json:"edited_timestamp"`
+	Author          discordUser `json:"author"`
+	Reference       *struct {
+		MessageID string `json:"message_id"`
+	} `json:"message_reference"`
+	Attachments []struct {
+		Filename string `json:"filename"`
+	} `json:"attachments"`
+	Embeds []struct {
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	} `json:"embeds"`
+}
+
+// Channel types (CONNECTORS.md §1.3).
+const (
+	dcText         = 0
+	dcAnnouncement = 5
+	dcAnnThread    = 10
+	dcPublicThread = 11
+	dcPrivThread   = 12
+	dcForum        = 15
+	dcMedia        = 16
+)
+
+// Test asks who the bot is and whether it sees the guild's channels.
+func (d *discord) Test(ctx context.Context) (string, error) {
+	var me discordUser
+	if err := d.api.get(ctx, "/users/@me", nil, &me); err != nil {
+		return "", err
+	}
+	var chans []discordChannel
+	if err := d.api.get(ctx, "/guilds/"+d.guild+"/channels", nil, &chans); err != nil {
+		return "", err
+	}
+	n := 0
+	for _, c := range chans {
+		if readable(c.Type) {
+			n++
+		}
+	}
+	return fmt.Sprintf("connected as %s; guild %s has %d readable channels", me.Username, d.guild, n), nil
+}
+
+func readable(t int) bool { return t == dcText || t == dcAnnouncement }
+
+// discordCursor is the newest message id seen per channel or thread.
+type discordCursor struct {
+	Last map[string]string `json:"last"`
+}
+
+// Crawl reads every readable channel and thread of the guild.
+func (d *discord) Crawl(ctx context.Context, cursorText string, full bool, emit func(Batch) error) (string, error) {
+	cur := discordCursor{Last: map[string]string{}}
+	if cursorText != "" && json.Unmarshal([]byte(cursorText), &cur) != nil || cur.Last == nil {
+		cur.Last = map[string]string{}
+	}
+	save := func() string {
+		b, _ := json.Marshal(cur)
+		return string(b)
+	}
+	chans, err := d.listChannels(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := emit(Batch{Channels: chans}); err != nil {
+		return "", err
+	}
+	var empty, total int
+	for _, ch := range chans {
+		after := cur.Last[ch.ID]
+		if full {
+			after = ""
+		}
+		seen, newest, blank, err := d.crawlChannel(ctx, ch.ID, after, emit)
+		empty, total = empty+blank, total+seen
+		if err != nil {
+			if ctx.Err() != nil {
+				return save(), err
+			}
+			if isAuthError(err) {
+				// A channel the bot may not read: skipped, the crawl goes on.
+				emit(Batch{Failed: []string{fmt.Sprintf("#%s (%s): %v", ch.Name, ch.ID, err)}})
+				continue
+			}
+			return save(), err
+		}
+		if newest != "" && snowflakeLess(cur.Last[ch.ID], newest) {
+			cur.Last[ch.ID] = newest
+		}
+		if full {
+			if err := emit(Batch{CompleteChannels: []string{ch.ID}}); err != nil {
+				return save(), err
+			}
+		}
+	}
+	if total >= 20 && empty*2 > total {
+		emit(Batch{Failed: []string{fmt.Sprintf("%d of %d messages came without text: the bot's Message Content intent is probably disabled (Developer Portal → Bot → Privileged Gateway Intents)", empty, total)}})
+	}
+	return save(), nil
+}
+
+// listChannels returns the guild's readable channels and its threads
+// (active, and archived public ones of each text, announcement and forum
+// channel), restricted to channelIds when set.
+func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
+	var all []discordChannel
+	if err := d.api.get(ctx, "/guilds/"+d.guild+"/channels", nil, &all); err != nil {
+		return nil, err
+	}
+	var active struct {
+		Threads []discordChannel `json:"threads"`
+	}
+	if err := d.api.get(ctx, "/guilds/"+d.guild+"/threads/active", nil, &active); err != nil && !isAuthError(err) {
+		return nil, err
+	}
+	want := func(id string, parent *string) bool {
+		return d.channels == nil || d.channels[id] || parent != nil && d.channels[*parent]
+	}
+	var out []engine.Channel
+	threads := active.Threads
+	for _, c := range all {
+		switch {
+		case !snowflake.MatchString(c.ID):
+			continue
+		case readable(c.Type) && want(c.ID, nil):
+			ch := engine.Channel{ID: c.ID, Name: c.Name, Kind: "channel", URL: discordURL(d.guild, c.ID, "")}
+			if c.Topic != nil {
+				ch.Topic = *c.Topic
+			}
+			out = append(out, ch)
+		case (c.Type == dcForum || c.Type == dcMedia) && want(c.ID, nil):
+		default:
+			continue
+		}
+		archived, err := d.archivedThreads(ctx, c.ID)
+		if err != nil && !isAuthError(err) {
+			return nil, err
+		}
+		threads = append(threads, archived...)
+	}
+	seen := map[string]bool{}
+	for _, t := range threads {
+		if seen[t.ID] || !snowflake.MatchString(t.ID) || t.Type != dcPublicThread && t.Type != dcAnnThread && t.Type != dcPrivThread || !want(t.ID, t.ParentID) {
+			continue
+		}
+		seen[t.ID] = true
+		ch := engine.Channel{ID: t.ID, Name: t.Name, Kind: "thread", URL: discordURL(d.guild, t.ID, "")}
+		if t.ParentID != nil && snowflake.MatchString(*t.ParentID) {
+			ch.ParentID = *t.ParentID
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// archivedThreads pages through a channel's archived public threads.
+func (d *discord) archivedThreads(ctx context.Context, channel string) ([]discordChannel, error) {
+	var out []discordChannel
+	before := ""
+	for page := 0; page < 1000; page++ {
+		q := url.Values{"limit": {"100"}}
+		if before != "" {
+			q.Set("before", before)
+		}
+		var res struct {
+			Threads []discordChannel `json:"threads"`
+			HasMore bool             `json:"has_more"`
+		}
+		if err := d.api.get(ctx, "/channels/"+channel+"/threads/archived/public", q, &res); err != nil {
+			return out, err
+		}
+		out = append(out, res.Threads...)
+		if !res.HasMore || len(res.Threads) == 0 {
+			break
+		}
+		last := res.Threads[len(res.Threads)-1]
+		if last.Thread == nil || last.Thread.ArchiveTimestamp == "" {
+			break
+		}
+		t, err := time.Parse(time.RFC3339Nano, last.Thread.ArchiveTimestamp)
+		if err != nil {
+			break
+		}
+		next := t.UTC().Format("2006-01-02T15:04:05.000Z")
+		if next == before {
+			break
+		}
+		before = next
+	}
+	return out, nil
+}
+
+// crawlChannel reads a channel's messages: those after the given id, or,
+// with none, all of them from the newest back. It returns how many it saw,
+// the newest id, and how many came without any text.
+func (d *discord) crawlChannel(ctx context.Context, channel, after string, emit func(Batch) error) (seen int, newest string, blank int, err error) {
+	path := "/channels/" + channel + "/messages"
+	before := ""
+	for {
+		q := url.Values{"limit": {strconv.Itoa(discordMessagesPerCall)}}
+		switch {
+		case after != "":
+			q.Set("after", after)
+		case before != "":
+			q.Set("before", before)
+		}
+		var page []discordMessage
+		if err := d.api.get(ctx, path, q, &page); err != nil {
+			return seen, newest, blank, err
+		}
+		if len(page) == 0 {
+			return seen, newest, blank, nil
+		}
+		// Pages come newest first, after= included.
+		slices.SortFunc(page, func(a, b discordMessage) int { return snowflakeCmp(a.ID, b.ID) })
+		var msgs []engine.Message
+		for i := range page {
+			m := &page[i]
+			if snowflakeLess(newest, m.ID) {
+				newest = m.ID
+			}
+			msg, ok, empty := d.message(channel, m)
+			if empty {
+				blank++
+			}
+			if ok {
+				msgs = append(msgs, msg)
+			}
+		}
+		seen += len(page)
+		if len(msgs) > 0 {
+			if err := emit(Batch{Messages: msgs}); err != nil {
+				return seen, newest, blank, err
+			}
+		}
+		if after != "" {
+			after = page[len(page)-1].ID // the newest of this page
+		} else {
+			if len(page) < discordMessagesPerCall {
+				return seen, newest, blank, nil
+			}
+			before = page[0].ID // the oldest of this page
+		}
+	}
+}
+
+// message maps a Discord message; system messages (joins, pins, thread
+// creations…) are not kept. empty reports a user message with no text at
+// all, the sign of a missing Message Content intent.
+func (d *discord) message(channel string, m *discordMessage) (msg engine.Message, ok, empty bool) {
+	switch m.Type {
+	case 0, 19, 20, 23: // DEFAULT, REPLY, CHAT_INPUT_COMMAND, CONTEXT_MENU_COMMAND
+	default:
+		return msg, false, false
+	}
+	if !snowflake.MatchString(m.ID) {
+		return msg, false, false
+	}
+	ts, err := time.Parse(time.RFC3339Nano, m.Timestamp)
+	if err != nil {
+		return msg, false, false
+	}
+	content := m.Content
+	for _, e := range m.Embeds {
+		if content == "" {
+			content = strings.TrimSpace(e.Title + "\n" + e.Description)
+		}
+	}
+	for _, a := range m.Attachments {
+		content = strings.TrimSpace(content + "\n[attachment: " + a.Filename + "]")
+	}
+	if strings.TrimSpace(content) == "" {
+		return msg, false, !m.Author.Bot
+	}
+	msg = engine.Message{
+		ChannelID: channel, ID: m.ID, Author: m.Author.Username, Content: textcut.Prefix(content, engine.MaxMessageBytes),
+		Timestamp: ts.UTC(), URL: discordURL(d.guild, channel, m.ID),
+	}
+	if m.Author.GlobalName != nil && *m.Author.GlobalName != m.Author.Username {
+		msg.AuthorName = *m.Author.GlobalName
+	}
+	if m.EditedTimestamp != nil {
+		if t, err := time.Parse(time.RFC3339Nano, *m.EditedTimestamp); err == nil {
+			msg.EditedAt = t.UTC()
+		}
+	}
+	if m.Reference != nil && m.Type == 19 && snowflake.MatchString(m.Reference.MessageID) {
+		msg.ReplyTo = m.Reference.MessageID
+	}
+	return msg, true, false
+}
+
+// snowflakeCmp orders Discord ids numerically ("" first).
+func snowflakeCmp(a, b string) int {
+	if c := cmp.Compare(len(a), len(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func snowflakeLess(a, b string) bool { return snowflakeCmp(a, b) < 0 }
