@@ -131,7 +131,9 @@ var types = map[string]*sourceType{
 			"token":      {kind: kSecret},
 			"channelIds": {kind: kStrings, max: 1000, pattern: slackID, hint: "Slack ids such as C0123ABCD"},
 			"apiBase":    {kind: kURL},
+			"pageSize":   {kind: kInt, min: 1, max: 1000, def: 200.0},
 		},
+		newer:  newSlack,
 		format: "slack",
 	},
 	"discourse": {

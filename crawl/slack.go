@@ -1,0 +1,298 @@
+package crawl
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// The Slack connector reads a workspace through the Web API
+// (CONNECTORS.md §2): users.list for names, conversations.list for the
+// channels the bot is in, conversations.history for each, and
+// conversations.replies for each thread. Messages are mapped exactly as the
+// export importer maps them (ids "<channel>-<ts>", threads as channels of
+// their own), so importing an export and crawling the same workspace agree.
+
+const slackAPI = "https://slack.com/api"
+
+// slackLookback is how far before the newest message seen an incremental
+// crawl looks again, so new replies to recent threads are found: a reply
+// does not move its thread's parent in conversations.history.
+const slackLookback = 7 * 24 * time.Hour
+
+type slack struct {
+	api      *apiClient
+	pageSize int
+	channels map[string]bool
+}
+
+func newSlack(src engine.Source, env Env) (Connector, error) {
+	token, _ := src.Config["token"].(string)
+	if token == "" {
+		return nil, invalidConfig("config.token is needed to crawl a slack source (a bot token, xoxb-…; without one the source takes imports only)")
+	}
+	base, _ := src.Config["apiBase"].(string)
+	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent), pageSize: 200}
+	if n, ok := src.Config["pageSize"].(float64); ok && n >= 1 {
+		s.pageSize = int(n)
+	}
+	if ids, ok := src.Config["channelIds"].([]any); ok && len(ids) > 0 {
+		s.channels = map[string]bool{}
+		for _, id := range ids {
+			if v, ok := id.(string); ok {
+				s.channels[v] = true
+			}
+		}
+	}
+	return s, nil
+}
+
+// slackEnvelope is what every Web API answer carries: errors come with
+// HTTP 200 and ok false.
+type slackEnvelope struct {
+	OK       bool   `json:"ok"`
+	Error    string `json:"error"`
+	Metadata struct {
+		NextCursor string `json:"next_cursor"`
+	} `json:"response_metadata"`
+}
+
+// call runs a Web API method and checks ok.
+func (s *slack) call(ctx context.Context, method string, q url.Values, v any) error {
+	var raw json.RawMessage
+	if err := s.api.get(ctx, "/"+method, q, &raw); err != nil {
+		return err
+	}
+	var env slackEnvelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if !env.OK {
+		return fmt.Errorf("%s: %w", method, &apiError{Status: slackStatus(env.Error), Message: cmp.Or(env.Error, "not ok")})
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: decode the answer: %w", method, err)
+	}
+	return nil
+}
+
+// slackStatus gives Slack's auth errors the status they mean, so the
+// crawl can tell "no access to this channel" from a failure.
+func slackStatus(e string) int {
+	switch e {
+	case "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired":
+		return 401
+	case "not_in_channel", "channel_not_found", "missing_scope", "access_denied":
+		return 403
+	}
+	return 400
+}
+
+func (s *slack) Test(ctx context.Context) (string, error) {
+	var who struct {
+		Team string `json:"team"`
+		User string `json:"user"`
+		URL  string `json:"url"`
+	}
+	if err := s.call(ctx, "auth.test", nil, &who); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("connected to %s (%s) as %s", who.Team, who.URL, who.User), nil
+}
+
+type slackCursor struct {
+	Last map[string]string `json:"last"` // channel → newest ts seen
+}
+
+// pages calls a cursor-paginated method until the end, handing each
+// answer to fn.
+func (s *slack) pages(ctx context.Context, method string, q url.Values, fn func(raw json.RawMessage) error) error {
+	q.Set("limit", strconv.Itoa(s.pageSize))
+	for page := 0; page < 100_000; page++ {
+		var raw json.RawMessage
+		if err := s.call(ctx, method, q, &raw); err != nil {
+			return err
+		}
+		if err := fn(raw); err != nil {
+			return err
+		}
+		var env slackEnvelope
+		json.Unmarshal(raw, &env)
+		if env.Metadata.NextCursor == "" {
+			return nil
+		}
+		q.Set("cursor", env.Metadata.NextCursor)
+	}
+	return nil
+}
+
+func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit func(Batch) error) (string, error) {
+	cur := slackCursor{Last: map[string]string{}}
+	if cursorText != "" && json.Unmarshal([]byte(cursorText), &cur) != nil || cur.Last == nil {
+		cur.Last = map[string]string{}
+	}
+	save := func() string {
+		b, _ := json.Marshal(cur)
+		return string(b)
+	}
+	users := map[string]*slackUser{}
+	err := s.pages(ctx, "users.list", url.Values{}, func(raw json.RawMessage) error {
+		var page struct {
+			Members []slackUser `json:"members"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return err
+		}
+		for i := range page.Members {
+			u := &page.Members[i]
+			u.Name, u.RealName = clip(u.Name, maxSlackName), clip(u.RealName, maxSlackName)
+			u.Profile.DisplayName, u.Profile.RealName = clip(u.Profile.DisplayName, maxSlackName), clip(u.Profile.RealName, maxSlackName)
+			users[u.ID] = u
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	var convs []slackConv
+	err = s.pages(ctx, "conversations.list", url.Values{"types": {"public_channel,private_channel"}}, func(raw json.RawMessage) error {
+		var page struct {
+			Channels []slackConv `json:"channels"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return err
+		}
+		convs = append(convs, page.Channels...)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	names := map[string]string{}
+	for _, c := range convs {
+		names[c.ID] = clip(c.Name, maxSlackName)
+	}
+	for _, c := range convs {
+		if s.channels != nil && !s.channels[c.ID] || checkID(c.ID, engine.MaxIDBytes-32) != nil {
+			continue
+		}
+		oldest := ""
+		if last, ok := slackTime(cur.Last[c.ID]); ok && !full {
+			oldest = strconv.FormatFloat(float64(last.Add(-slackLookback).UnixMicro())/1e6, 'f', 6, 64)
+		}
+		newest, err := s.crawlChannel(ctx, c, oldest, users, names, full, emit)
+		if err != nil {
+			if ctx.Err() != nil {
+				return save(), err
+			}
+			if isAuthError(err) {
+				emit(Batch{Failed: []string{fmt.Sprintf("#%s (%s): %v", c.Name, c.ID, err)}})
+				continue
+			}
+			return save(), err
+		}
+		if t, ok := slackTime(newest); ok {
+			if old, ok := slackTime(cur.Last[c.ID]); !ok || t.After(old) {
+				cur.Last[c.ID] = newest
+			}
+		}
+	}
+	return save(), nil
+}
+
+// crawlChannel reads one channel's history (from oldest on, if given) and
+// the replies of its threads, and emits them. It returns the newest ts.
+func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, users map[string]*slackUser, names map[string]string,
+	full bool, emit func(Batch) error) (string, error) {
+	p := &slackParser{source: "", users: users, chanNames: names, seen: map[string]int{}, threads: map[string]*slackThread{}}
+	topic := cmp.Or(c.Topic.Value, c.Purpose.Value)
+	p.channels = []engine.Channel{{ID: c.ID, Kind: "channel", Name: visibleName(c.Name, 200, c.ID), Topic: clip(p.render(topic), 4*engine.MaxNameBytes)}}
+	newest := ""
+	var parents []string
+	q := url.Values{"channel": {c.ID}}
+	if oldest != "" {
+		q.Set("oldest", oldest)
+	}
+	err := s.pages(ctx, "conversations.history", q, func(raw json.RawMessage) error {
+		var page struct {
+			Messages []slackMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return err
+		}
+		for i := range page.Messages {
+			m := &page.Messages[i]
+			if err := p.add(c.ID, m, "conversations.history", i); err != nil {
+				continue // a message the importer would refuse: skipped
+			}
+			if newer(m.TS, newest) {
+				newest = m.TS
+			}
+			if m.ThreadTS != "" && m.ThreadTS == m.TS {
+				parents = append(parents, m.TS)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	for _, ts := range parents {
+		err := s.pages(ctx, "conversations.replies", url.Values{"channel": {c.ID}, "ts": {ts}}, func(raw json.RawMessage) error {
+			var page struct {
+				Messages []slackMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(raw, &page); err != nil {
+				return err
+			}
+			for i := range page.Messages {
+				if m := &page.Messages[i]; m.TS != ts {
+					p.add(c.ID, m, "conversations.replies", i)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	x, err := p.export()
+	if err != nil {
+		return "", err
+	}
+	for start := 0; start < len(x.Messages) || start == 0; start += 2000 {
+		b := Batch{Messages: x.Messages[start:min(start+2000, len(x.Messages))]}
+		if start == 0 {
+			b.Channels = x.Channels
+		}
+		if err := emit(b); err != nil {
+			return "", err
+		}
+	}
+	if full {
+		complete := make([]string, 0, len(x.Channels))
+		for _, ch := range x.Channels {
+			complete = append(complete, ch.ID)
+		}
+		if err := emit(Batch{CompleteChannels: complete}); err != nil {
+			return "", err
+		}
+	}
+	return newest, nil
+}
+
+// newer reports whether Slack timestamp a is after b ("" is before all).
+func newer(a, b string) bool {
+	ta, ok := slackTime(a)
+	if !ok {
+		return false
+	}
+	tb, ok := slackTime(b)
+	return !ok || ta.After(tb)
+}
