@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ type apiClient struct {
 	auth      string // Authorization header
 	userAgent string
 	http      *http.Client
+	headers   map[string]string // more headers on every request
 	retries   int
 	maxWait   time.Duration // a longer wait asked by a 429 fails the call
 	backoff   time.Duration
@@ -57,85 +59,120 @@ func (c *apiClient) get(ctx context.Context, path string, query url.Values, v an
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
+	_, err := c.do(ctx, http.MethodGet, u, nil, v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// do sends one request (body as JSON when given) to an absolute URL and
+// decodes the answer into v; it returns the answer's headers.
+func (c *apiClient) do(ctx context.Context, method, u string, body []byte, v any) (http.Header, error) {
 	var last error
 	waits := 0 // 429s: the platform pacing us, not failures
 	for attempt := 0; attempt <= c.retries; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		if err != nil {
-			return err
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
 		}
-		req.Header.Set("Authorization", c.auth)
+		req, err := http.NewRequestWithContext(ctx, method, u, rd)
+		if err != nil {
+			return nil, err
+		}
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
 		req.Header.Set("User-Agent", c.userAgent)
 		req.Header.Set("Accept", "application/json")
+		for k, v := range c.headers {
+			req.Header.Set(k, v)
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		res, err := c.http.Do(req)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 			last = err
 			if err := sleep(ctx, c.backoff<<attempt); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
-		body, err := io.ReadAll(io.LimitReader(res.Body, maxAPIBody+1))
+		data, err := io.ReadAll(io.LimitReader(res.Body, maxAPIBody+1))
 		res.Body.Close()
+		limited := res.StatusCode == http.StatusTooManyRequests ||
+			res.StatusCode == http.StatusForbidden && res.Header.Get("X-RateLimit-Remaining") == "0" // GitHub's primary limit
 		switch {
 		case err != nil:
 			last = err
 			continue
-		case len(body) > maxAPIBody:
-			return fmt.Errorf("%s: an answer over %d MB", path, maxAPIBody>>20)
-		case res.StatusCode == http.StatusTooManyRequests:
-			wait := rateLimitWait(res.Header, body)
+		case len(data) > maxAPIBody:
+			return nil, fmt.Errorf("an answer over %d MB", maxAPIBody>>20)
+		case limited:
+			wait := rateLimitWait(res.Header, data)
 			if wait > c.maxWait {
-				return fmt.Errorf("%s: rate limited for %v", path, wait)
+				return nil, fmt.Errorf("rate limited for %v: try later", wait.Round(time.Second))
 			}
 			last = &apiError{Status: res.StatusCode, Message: "rate limited"}
 			if err := sleep(ctx, wait); err != nil {
-				return err
+				return nil, err
 			}
 			if waits++; waits > 20 {
-				return fmt.Errorf("%s: still rate limited after %d waits", path, waits-1)
+				return nil, fmt.Errorf("still rate limited after %d waits", waits-1)
 			}
 			attempt--
 			continue
 		case res.StatusCode >= 500:
-			last = &apiError{Status: res.StatusCode, Message: apiMessage(body)}
+			last = &apiError{Status: res.StatusCode, Message: apiMessage(data)}
 			if err := sleep(ctx, c.backoff<<attempt); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		case res.StatusCode >= 300:
-			return fmt.Errorf("%s: %w", path, &apiError{Status: res.StatusCode, Message: apiMessage(body)})
+			return nil, &apiError{Status: res.StatusCode, Message: apiMessage(data)}
 		}
-		if err := json.Unmarshal(body, v); err != nil {
-			return fmt.Errorf("%s: decode the answer: %w", path, err)
+		if err := json.Unmarshal(data, v); err != nil {
+			return nil, fmt.Errorf("decode the answer: %w", err)
 		}
 		// Spend the bucket gently: when it is empty, wait for its reset.
 		if res.Header.Get("X-RateLimit-Remaining") == "0" {
 			if after, err := strconv.ParseFloat(res.Header.Get("X-RateLimit-Reset-After"), 64); err == nil && after > 0 {
 				if err := sleep(ctx, min(time.Duration(after*float64(time.Second)), c.maxWait)); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
-		return nil
+		return res.Header, nil
 	}
-	return fmt.Errorf("%s: %w", path, last)
+	return nil, last
 }
 
 // rateLimitWait reads how long a 429 asks to wait: Retry-After, or the
 // body's retry_after (Discord sends fractional seconds there).
 func rateLimitWait(h http.Header, body []byte) time.Duration {
 	var b struct {
-		RetryAfter float64 `json:"retry_after"`
+		RetryAfter float64 `json:"retry_after"` // Discord
+		Extras     struct {
+			WaitSeconds float64 `json:"wait_seconds"` // Discourse
+		} `json:"extras"`
 	}
-	if json.Unmarshal(body, &b) == nil && b.RetryAfter > 0 {
-		return time.Duration(b.RetryAfter * float64(time.Second))
+	if json.Unmarshal(body, &b) == nil {
+		if b.RetryAfter > 0 {
+			return time.Duration(b.RetryAfter * float64(time.Second))
+		}
+		if b.Extras.WaitSeconds > 0 {
+			return time.Duration(b.Extras.WaitSeconds * float64(time.Second))
+		}
 	}
 	if d := retryAfter(h.Get("Retry-After")); d > 0 {
 		return d
+	}
+	if reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil && reset > 0 { // GitHub: epoch seconds
+		return max(time.Until(time.Unix(reset, 0)), time.Second)
 	}
 	return time.Second
 }

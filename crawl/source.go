@@ -149,6 +149,7 @@ var types = map[string]*sourceType{
 			"token":   {kind: kSecret},
 			"apiBase": {kind: kURL},
 		},
+		newer: newGitHub,
 	},
 	"telegram": {fields: map[string]field{}, format: "telegram"},
 	"upload":   {fields: map[string]field{}},
