@@ -112,7 +112,7 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 		var b Batch
 		for i := range issues {
 			is := &issues[i]
-			if is.Number <= 0 {
+			if is.Number <= 0 || is.CreatedAt.IsZero() {
 				continue
 			}
 			ch, body := g.issue(is)
@@ -146,13 +146,17 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 		for i := range comments {
 			c := &comments[i]
 			n := issueNumber(c.IssueURL)
-			if n <= 0 || c.ID <= 0 {
+			if n <= 0 || c.ID <= 0 || c.CreatedAt.IsZero() {
 				continue
 			}
 			if !known[n] { // an issue this crawl has not seen: fetch it for its channel
 				var is ghIssue
 				if err := g.api.get(ctx, "/repos/"+g.repo+"/issues/"+strconv.Itoa(n), nil, &is); err != nil {
 					b.Failed = append(b.Failed, fmt.Sprintf("issue #%d: %v", n, err))
+					continue
+				}
+				if is.Number != n {
+					b.Failed = append(b.Failed, fmt.Sprintf("issue #%d: the API answered another issue", n))
 					continue
 				}
 				ch, _ := g.issue(&is)
@@ -354,7 +358,7 @@ func (g *github) discussions(ctx context.Context, since time.Time, newest *time.
 			b.Channels = append(b.Channels, engine.Channel{ID: id, Kind: "discussion", URL: n.URL, Topic: "Discussion · " + n.Category.Name,
 				Name: textcut.Prefix(fmt.Sprintf("%s (discussion #%d)", cleanLine(n.Title), n.Number), 200)})
 			add := func(x *ghDiscussionNode, msgID, replyTo string, text string) {
-				if strings.TrimSpace(text) == "" || msgID == "" {
+				if strings.TrimSpace(text) == "" || msgID == "" || x.CreatedAt.IsZero() {
 					return
 				}
 				m := engine.Message{ChannelID: id, ID: msgID, Content: textcut.Prefix(text, engine.MaxMessageBytes),

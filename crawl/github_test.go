@@ -122,7 +122,9 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 				sel = append(sel, it)
 			}
 		}
-		slices.SortFunc(sel, func(a, b map[string]any) int { return strings.Compare(a["updated_at"].(string), b["updated_at"].(string)) })
+		slices.SortFunc(sel, func(a, b map[string]any) int {
+			return strings.Compare(a["updated_at"].(string), b["updated_at"].(string))
+		})
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		page = max(page, 1)
 		from, to := min((page-1)*2, len(sel)), min(page*2, len(sel))
@@ -264,4 +266,23 @@ func TestGitHubWithoutToken(t *testing.T) {
 		nextLink(`<https://api.github.com/x?page=5>; rel="last"`) != "" {
 		t.Fatal("Link parsing")
 	}
+}
+
+// FuzzGitHubIssues maps whatever an issues page holds: every issue with a
+// number gives a channel and a message the engine takes.
+func FuzzGitHubIssues(f *testing.F) {
+	f.Add(`[{"number":1,"title":"t","body":"b","user":{"login":"a"},"state":"open","html_url":"https://github.com/a/b/issues/1","created_at":"2024-01-01T00:00:00Z","updated_at":"2024-01-01T00:00:00Z","pull_request":{}}]`)
+	g := &github{repo: "a/b"}
+	f.Fuzz(func(t *testing.T, page string) {
+		var issues []ghIssue
+		if json.Unmarshal([]byte(page), &issues) != nil {
+			return
+		}
+		for i := range issues {
+			ch, m := g.issue(&issues[i])
+			if ch.ID != m.ChannelID || len(m.Content) > engine.MaxMessageBytes || strings.ContainsAny(ch.Name, "\n\r") {
+				t.Fatalf("%+v %+v", ch, m)
+			}
+		}
+	})
 }

@@ -142,6 +142,7 @@ var types = map[string]*sourceType{
 			"apiKey":      {kind: kSecret},
 			"apiUsername": {kind: kString},
 		},
+		newer: newDiscourse,
 	},
 	"github": {
 		fields: map[string]field{
