@@ -134,8 +134,8 @@ func TestSourcesCRUD(t *testing.T) {
 	// Crawling a discord source without a bot token, a type without a
 	// crawler; deleting the built-in source.
 	wantError(t, ts.do(t, "POST", "/api/sources/acme-discord-2/crawl", nil, bearer...), 400, "config.token")
-	ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"gh","name":"Repo","type":"github","config":{"repo":"acme/gadget"}}`), adminJSON...)
-	wantError(t, ts.do(t, "POST", "/api/sources/gh/crawl", nil, bearer...), 400, "no github crawler")
+	ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"tg","name":"Chat","type":"telegram"}`), adminJSON...)
+	wantError(t, ts.do(t, "POST", "/api/sources/tg/crawl", nil, bearer...), 400, "nothing to crawl")
 	r = ts.do(t, "POST", "/api/sources/acme-discord-2/test", nil, bearer...)
 	if m := r.json(t); r.status != 200 || m["ok"] != false || m["error"] == "" {
 		t.Fatalf("test: %d %s", r.status, r.body)
