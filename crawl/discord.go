@@ -23,8 +23,12 @@ import (
 
 const discordAPI = "https://discord.com/api/v10"
 
-// discordMessagesPerCall is the API's page size limit.
-const discordMessagesPerCall = 100
+// discordMessagesPerCall is the API's page size limit; maxDiscordPages
+// bounds one channel's crawl (10 million messages).
+const (
+	discordMessagesPerCall = 100
+	maxDiscordPages        = 100_000
+)
 
 type discord struct {
 	api      *apiClient
@@ -40,7 +44,7 @@ func newDiscord(src engine.Source, env Env) (Connector, error) {
 	guild, _ := src.Config["guildId"].(string)
 	base, _ := src.Config["apiBase"].(string)
 	d := &discord{
-		api:   newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent),
+		api:   newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent, env),
 		guild: guild,
 	}
 	if ids, ok := src.Config["channelIds"].([]any); ok && len(ids) > 0 {
@@ -159,8 +163,9 @@ func (d *discord) Crawl(ctx context.Context, cursorText string, full bool, emit 
 			if ctx.Err() != nil {
 				return save(), err
 			}
-			if isAuthError(err) {
-				// A channel the bot may not read: skipped, the crawl goes on.
+			if isAuthError(err) || isNotFound(err) {
+				// A channel the bot may not read, or one deleted since the
+				// listing: skipped, the crawl goes on.
 				emit(Batch{Failed: []string{fmt.Sprintf("#%s (%s): %v", ch.Name, ch.ID, err)}})
 				continue
 			}
@@ -169,7 +174,10 @@ func (d *discord) Crawl(ctx context.Context, cursorText string, full bool, emit 
 		if newest != "" && snowflakeLess(cur.Last[ch.ID], newest) {
 			cur.Last[ch.ID] = newest
 		}
-		if full {
+		// Every message came back with its text: what is stored and was not
+		// seen is gone upstream. (Blank messages — no Message Content
+		// intent — prove nothing.)
+		if full && blank == 0 {
 			if err := emit(Batch{CompleteChannels: []string{ch.ID}}); err != nil {
 				return save(), err
 			}
@@ -205,7 +213,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 		case !snowflake.MatchString(c.ID):
 			continue
 		case readable(c.Type) && want(c.ID, nil):
-			ch := engine.Channel{ID: c.ID, Name: c.Name, Kind: "channel", URL: discordURL(d.guild, c.ID, "")}
+			ch := engine.Channel{ID: c.ID, Name: visibleName(c.Name, 200, "channel "+c.ID), Kind: "channel", URL: discordURL(d.guild, c.ID, "")}
 			if c.Topic != nil {
 				ch.Topic = *c.Topic
 			}
@@ -226,7 +234,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 			continue
 		}
 		seen[t.ID] = true
-		ch := engine.Channel{ID: t.ID, Name: t.Name, Kind: "thread", URL: discordURL(d.guild, t.ID, "")}
+		ch := engine.Channel{ID: t.ID, Name: visibleName(t.Name, 200, "thread "+t.ID), Kind: "thread", URL: discordURL(d.guild, t.ID, "")}
 		if t.ParentID != nil && snowflake.MatchString(*t.ParentID) {
 			ch.ParentID = *t.ParentID
 		}
@@ -278,7 +286,10 @@ func (d *discord) archivedThreads(ctx context.Context, channel string) ([]discor
 func (d *discord) crawlChannel(ctx context.Context, channel, after string, emit func(Batch) error) (seen int, newest string, blank int, err error) {
 	path := "/channels/" + channel + "/messages"
 	before := ""
-	for {
+	for pages := 0; ; pages++ {
+		if pages == maxDiscordPages {
+			return seen, newest, blank, fmt.Errorf("channel %s: more than %d pages of messages", channel, maxDiscordPages)
+		}
 		q := url.Values{"limit": {strconv.Itoa(discordMessagesPerCall)}}
 		switch {
 		case after != "":
@@ -316,12 +327,20 @@ func (d *discord) crawlChannel(ctx context.Context, channel, after string, emit 
 			}
 		}
 		if after != "" {
-			after = page[len(page)-1].ID // the newest of this page
+			next := page[len(page)-1].ID // the newest of this page
+			if !snowflakeLess(after, next) {
+				return seen, newest, blank, fmt.Errorf("channel %s: %w (after=%s)", channel, errCursorStuck, after)
+			}
+			after = next
 		} else {
 			if len(page) < discordMessagesPerCall {
 				return seen, newest, blank, nil
 			}
-			before = page[0].ID // the oldest of this page
+			next := page[0].ID // the oldest of this page
+			if before != "" && !snowflakeLess(next, before) {
+				return seen, newest, blank, fmt.Errorf("channel %s: %w (before=%s)", channel, errCursorStuck, before)
+			}
+			before = next
 		}
 	}
 }

@@ -345,3 +345,21 @@ func FuzzDiscordMessages(f *testing.F) {
 		}
 	})
 }
+
+// TestDiscordFullCrawlWithoutIntent: a full crawl after the Message
+// Content intent was lost sees blank messages and deletes nothing.
+func TestDiscordFullCrawlWithoutIntent(t *testing.T) {
+	f := newFakeDiscord(t)
+	eng, r := discordSource(t, f, nil)
+	if _, err := r.Crawl("dc", false); err != nil {
+		t.Fatal(err)
+	}
+	before := eng.SourceStats("dc").Messages
+	f.mu.Lock()
+	f.noIntent = true
+	f.mu.Unlock()
+	res, err := r.Crawl("dc", true)
+	if err != nil || res.Deleted != 0 || eng.SourceStats("dc").Messages != before {
+		t.Fatalf("%+v %v: %d messages, were %d", res, err, eng.SourceStats("dc").Messages, before)
+	}
+}

@@ -28,7 +28,7 @@ type discourse struct {
 
 func newDiscourse(src engine.Source, env Env) (Connector, error) {
 	base, _ := src.Config["baseUrl"].(string)
-	c := newAPIClient(base, "", env.UserAgent)
+	c := newAPIClient(base, "", env.UserAgent, env)
 	c.headers = map[string]string{}
 	if key, _ := src.Config["apiKey"].(string); key != "" {
 		c.headers["Api-Key"] = key
@@ -93,6 +93,8 @@ func (d *discourse) Crawl(ctx context.Context, cursorText string, full bool, emi
 	if cursorText != "" && !full {
 		json.Unmarshal([]byte(cursorText), &cur)
 	}
+	// Topics come newest first: the watermark moves only when the whole
+	// list went through ("" keeps the last crawl's).
 	next := cur
 	save := func() string {
 		b, _ := json.Marshal(next)
@@ -112,7 +114,7 @@ func (d *discourse) Crawl(ctx context.Context, cursorText string, full bool, emi
 			} `json:"topic_list"`
 		}
 		if err := d.api.get(ctx, "/latest.json", url.Values{"page": {strconv.Itoa(page)}}, &res); err != nil {
-			return save(), err
+			return "", err
 		}
 		done := len(res.TopicList.Topics) == 0 || res.TopicList.MoreTopicURL == ""
 		for _, t := range res.TopicList.Topics {
@@ -128,13 +130,13 @@ func (d *discourse) Crawl(ctx context.Context, cursorText string, full bool, emi
 			}
 			if err := d.topic(ctx, t, categories, full, emit); err != nil {
 				if ctx.Err() != nil {
-					return save(), err
+					return "", err
 				}
-				if isAuthError(err) || strings.Contains(err.Error(), "404") {
+				if isAuthError(err) || isNotFound(err) {
 					emit(Batch{Failed: []string{fmt.Sprintf("topic %d: %v", t.ID, err)}})
 					continue
 				}
-				return save(), err
+				return "", err
 			}
 			if t.BumpedAt.After(next.Bumped) {
 				next.Bumped = t.BumpedAt
@@ -230,7 +232,7 @@ func (d *discourse) topic(ctx context.Context, t dsTopic, categories map[int]str
 		slug = "-"
 	}
 	chID := "topic-" + strconv.Itoa(t.ID)
-	ch := engine.Channel{ID: chID, Kind: "topic", Name: textcut.Prefix(name, 200), URL: fmt.Sprintf("%s/t/%s/%d", d.base, slug, t.ID)}
+	ch := engine.Channel{ID: chID, Kind: "topic", Name: visibleName(name, 200, "topic "+strconv.Itoa(t.ID)), URL: fmt.Sprintf("%s/t/%s/%d", d.base, slug, t.ID)}
 	byNumber := map[int]int{}
 	for _, p := range posts {
 		byNumber[p.PostNumber] = p.ID
@@ -263,7 +265,16 @@ func (d *discourse) topic(ctx context.Context, t dsTopic, categories map[int]str
 		msgs = append(msgs, m)
 	}
 	b := Batch{Channels: []engine.Channel{ch}, Messages: msgs}
-	if full {
+	// Complete only when every post of the stream came back.
+	got := map[int]bool{}
+	for _, p := range posts {
+		got[p.ID] = true
+	}
+	whole := len(res.PostStream.Stream) > 0
+	for _, id := range res.PostStream.Stream {
+		whole = whole && got[id]
+	}
+	if full && whole {
 		b.CompleteChannels = []string{chID}
 	}
 	return emit(b)

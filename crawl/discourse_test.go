@@ -284,3 +284,39 @@ func FuzzDiscoursePost(f *testing.F) {
 		}
 	})
 }
+
+// TestDiscourseWatermarkAfterFailure: a crawl that fails part-way keeps the
+// old watermark, so the topics it did not reach come with the next one.
+func TestDiscourseWatermarkAfterFailure(t *testing.T) {
+	f := newFakeDiscourse(t)
+	eng, r := discourseCrawl(t, f, "")
+	if _, err := r.Crawl("forum", false); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.post(20, 1, "an answer about flanges")
+	f.post(21, 1, "an answer about grommets")
+	f.mu.Unlock()
+	// The newest topic loads, the older one fails (a 500 every time).
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, "/t/20") {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		f.serve(w, req)
+	}))
+	defer broken.Close()
+	eng.UpdateSource("forum", func(s *engine.Source) error { s.Config["baseUrl"] = broken.URL; return nil })
+	r2 := NewRunner(eng, RunnerOptions{Env: Env{backoff: time.Millisecond}})
+	defer r2.Close()
+	if _, err := r2.Crawl("forum", false); err == nil {
+		t.Fatal("the crawl ignored a failing topic")
+	}
+	eng.UpdateSource("forum", func(s *engine.Source) error { s.Config["baseUrl"] = f.URL; return nil })
+	if _, err := r2.Crawl("forum", false); err != nil {
+		t.Fatal(err)
+	}
+	if found, _ := eng.Search(engine.SearchRequest{Query: "flanges"}); len(found.Messages) != 1 {
+		t.Fatal("the topic the failed crawl did not reach was skipped for good")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -35,7 +36,7 @@ func newGitHub(src engine.Source, env Env) (Connector, error) {
 	if token != "" {
 		auth = "Bearer " + token
 	}
-	c := newAPIClient(cmp.Or(base, githubAPI), auth, cmp.Or(env.UserAgent, "SiftBot"))
+	c := newAPIClient(cmp.Or(base, githubAPI), auth, cmp.Or(env.UserAgent, "SiftBot"), env)
 	c.headers = map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
 	return &github{api: c, repo: repo}, nil
 }
@@ -46,6 +47,7 @@ type ghUser struct {
 
 type ghIssue struct {
 	Number      int             `json:"number"`
+	Comments    int             `json:"comments"`
 	Title       string          `json:"title"`
 	Body        *string         `json:"body"`
 	User        ghUser          `json:"user"`
@@ -95,11 +97,13 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 		b, _ := json.Marshal(next)
 		return string(b)
 	}
-	known := map[int]bool{} // issues whose channel was emitted in this crawl
-	var complete []string
+	known := map[int]bool{}    // issues whose channel was emitted in this crawl
+	comments := map[int]int{}  // issue → its comment count, from the listing (full crawls)
+	commented := map[int]int{} // issue → comments seen in this crawl
 
 	// Issues, oldest update first, from the cursor on (since is inclusive:
-	// the boundary one comes again, harmlessly).
+	// the boundary one comes again, harmlessly). A watermark moves only
+	// once its page is stored.
 	q := url.Values{"state": {"all"}, "sort": {"updated"}, "direction": {"asc"}, "per_page": {"100"}}
 	if !cur.Issues.IsZero() {
 		q.Set("since", cur.Issues.UTC().Format(time.RFC3339))
@@ -110,6 +114,7 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 			return err
 		}
 		var b Batch
+		latest := next.Issues
 		for i := range issues {
 			is := &issues[i]
 			if is.Number <= 0 || is.CreatedAt.IsZero() {
@@ -121,47 +126,59 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 				b.Messages = append(b.Messages, body)
 			}
 			known[is.Number] = true
-			complete = append(complete, ch.ID)
-			if is.UpdatedAt.After(next.Issues) {
-				next.Issues = is.UpdatedAt
+			comments[is.Number] = is.Comments
+			if is.UpdatedAt.After(latest) {
+				latest = is.UpdatedAt
 			}
 		}
-		return emit(b)
+		if err := emit(b); err != nil {
+			return err
+		}
+		next.Issues = latest
+		return nil
 	})
 	if err != nil {
 		return save(), err
 	}
 
-	// Comments of every issue, oldest update first.
+	// Comments of every issue: incrementally by update from the watermark;
+	// a full crawl by creation, so edits during the crawl shift no page.
 	q = url.Values{"sort": {"updated"}, "direction": {"asc"}, "per_page": {"100"}}
+	if full {
+		q.Set("sort", "created")
+	}
 	if !cur.Comments.IsZero() {
 		q.Set("since", cur.Comments.UTC().Format(time.RFC3339))
 	}
 	err = g.pages(ctx, "/repos/"+g.repo+"/issues/comments?"+q.Encode(), func(raw []byte) error {
-		var comments []ghComment
-		if err := json.Unmarshal(raw, &comments); err != nil {
+		var list []ghComment
+		if err := json.Unmarshal(raw, &list); err != nil {
 			return err
 		}
 		var b Batch
-		for i := range comments {
-			c := &comments[i]
+		latest := next.Comments
+		var stop error
+		for i := range list {
+			c := &list[i]
 			n := issueNumber(c.IssueURL)
 			if n <= 0 || c.ID <= 0 || c.CreatedAt.IsZero() {
 				continue
 			}
 			if !known[n] { // an issue this crawl has not seen: fetch it for its channel
 				var is ghIssue
-				if err := g.api.get(ctx, "/repos/"+g.repo+"/issues/"+strconv.Itoa(n), nil, &is); err != nil {
-					b.Failed = append(b.Failed, fmt.Sprintf("issue #%d: %v", n, err))
-					continue
-				}
-				if is.Number != n {
-					b.Failed = append(b.Failed, fmt.Sprintf("issue #%d: the API answered another issue", n))
-					continue
+				if err := g.api.get(ctx, "/repos/"+g.repo+"/issues/"+strconv.Itoa(n), nil, &is); err != nil || is.Number != n {
+					// Stop here: what came before is stored, the watermark
+					// stays before this comment, the next crawl resumes.
+					stop = fmt.Errorf("issue #%d of a comment: %v", n, cmp.Or[error](err, errors.New("the API answered another issue")))
+					break
 				}
 				ch, _ := g.issue(&is)
 				b.Channels = append(b.Channels, ch)
 				known[n] = true
+			}
+			commented[n]++
+			if c.UpdatedAt.After(latest) {
+				latest = c.UpdatedAt
 			}
 			if strings.TrimSpace(c.Body) == "" {
 				continue
@@ -174,22 +191,37 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 				m.EditedAt = c.UpdatedAt.UTC()
 			}
 			b.Messages = append(b.Messages, m)
-			if c.UpdatedAt.After(next.Comments) {
-				next.Comments = c.UpdatedAt
-			}
 		}
-		return emit(b)
+		if err := emit(b); err != nil {
+			return err
+		}
+		if !full {
+			next.Comments = latest
+		}
+		return stop
 	})
 	if err != nil {
 		return save(), err
 	}
-	if full && len(complete) > 0 {
-		if err := emit(Batch{CompleteChannels: complete}); err != nil {
-			return save(), err
+	if full {
+		// An issue is complete when the listing showed all its comments
+		// (a comment added or removed meanwhile waits for the next one).
+		var complete []string
+		for n := range known {
+			if count, ok := comments[n]; ok && commented[n] == count {
+				complete = append(complete, "issue-"+strconv.Itoa(n))
+			}
 		}
+		if len(complete) > 0 {
+			if err := emit(Batch{CompleteChannels: complete}); err != nil {
+				return save(), err
+			}
+		}
+		next.Comments = time.Now().UTC().Add(-time.Minute)
 	}
 
-	if err := g.discussions(ctx, cur.Discussions, &next.Discussions, full, emit); err != nil {
+	newest, err := g.discussions(ctx, cur.Discussions, full, emit)
+	if err != nil {
 		if isAuthError(err) || strings.Contains(err.Error(), "NOT_FOUND") {
 			// No token (GraphQL needs one) or no discussions: issues only.
 			emit(Batch{Failed: []string{"discussions: " + err.Error()}})
@@ -197,6 +229,7 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 		}
 		return save(), err
 	}
+	next.Discussions = newest // only after the whole list: it runs newest first
 	return save(), nil
 }
 
@@ -229,10 +262,13 @@ func issueNumber(u string) int {
 	return n
 }
 
-// pages follows a REST list through its Link rel="next" headers.
+// pages follows a REST list through its Link rel="next" headers. A link
+// that comes back twice, or the page cap, is an error: stopping there would
+// look like the end of the list.
 func (g *github) pages(ctx context.Context, pathQuery string, fn func(raw []byte) error) error {
 	u := g.api.base + pathQuery
-	for page := 0; page < 10_000 && u != ""; page++ {
+	used := map[string]bool{}
+	for page := 0; page < 10_000; page++ {
 		var raw json.RawMessage
 		h, err := g.api.do(ctx, "GET", u, nil, &raw)
 		if err != nil {
@@ -241,12 +277,18 @@ func (g *github) pages(ctx context.Context, pathQuery string, fn func(raw []byte
 		if err := fn(raw); err != nil {
 			return err
 		}
+		used[u] = true
 		u = nextLink(h.Get("Link"))
-		if u != "" && !strings.HasPrefix(u, g.api.base) {
+		switch {
+		case u == "":
+			return nil
+		case !strings.HasPrefix(u, g.api.base+"/"):
 			return fmt.Errorf("a next page off the API: %s", u)
+		case used[u]:
+			return fmt.Errorf("%s: %w", pathQuery, errCursorStuck)
 		}
 	}
-	return nil
+	return fmt.Errorf("%s: more than 10000 pages", pathQuery)
 }
 
 // nextLink reads rel="next" from a Link header.
@@ -266,9 +308,13 @@ const discussionsQuery = `query($owner:String!,$name:String!,$cursor:String){
       pageInfo{hasNextPage endCursor}
       nodes{ id number title url body createdAt updatedAt author{login}
              category{name}
-             comments(first:100){ pageInfo{hasNextPage}
+             comments(first:50){ pageInfo{hasNextPage}
                nodes{ id body createdAt url author{login}
-                      replies(first:100){ pageInfo{hasNextPage} nodes{ id body createdAt url author{login} } } } } } } } }`
+                      replies(first:50){ pageInfo{hasNextPage} nodes{ id body createdAt url author{login} } } } } } } } }`
+
+// ghDiscussionPage is the comments and replies read per discussion and
+// comment: 50 × 50 × 50 nodes stay well inside GraphQL's 500,000.
+const ghDiscussionPage = 50
 
 type ghDiscussionNode struct {
 	ID        string    `json:"id"`
@@ -304,7 +350,8 @@ type ghDiscussion struct {
 
 // discussions reads the repository's discussions, most recently updated
 // first, down to the watermark.
-func (g *github) discussions(ctx context.Context, since time.Time, newest *time.Time, full bool, emit func(Batch) error) error {
+func (g *github) discussions(ctx context.Context, since time.Time, full bool, emit func(Batch) error) (time.Time, error) {
+	newest := since
 	owner, name, _ := strings.Cut(g.repo, "/")
 	cursor := ""
 	for page := 0; page < 10_000; page++ {
@@ -331,13 +378,13 @@ func (g *github) discussions(ctx context.Context, since time.Time, newest *time.
 			} `json:"errors"`
 		}
 		if _, err := g.api.do(ctx, "POST", g.api.base+"/graphql", body, &res); err != nil {
-			return fmt.Errorf("graphql: %w", err)
+			return since, fmt.Errorf("graphql: %w", err)
 		}
 		if len(res.Errors) > 0 {
-			return fmt.Errorf("graphql: %s: %s", res.Errors[0].Type, res.Errors[0].Message)
+			return since, fmt.Errorf("graphql: %s: %s", res.Errors[0].Type, res.Errors[0].Message)
 		}
 		if res.Data.Repository == nil {
-			return fmt.Errorf("graphql: NOT_FOUND: repository %s", g.repo)
+			return since, fmt.Errorf("graphql: NOT_FOUND: repository %s", g.repo)
 		}
 		d := res.Data.Repository.Discussions
 		var b Batch
@@ -351,8 +398,8 @@ func (g *github) discussions(ctx context.Context, since time.Time, newest *time.
 			if n.Number <= 0 {
 				continue
 			}
-			if n.UpdatedAt.After(*newest) {
-				*newest = n.UpdatedAt
+			if n.UpdatedAt.After(newest) {
+				newest = n.UpdatedAt
 			}
 			id := "discussion-" + strconv.Itoa(n.Number)
 			b.Channels = append(b.Channels, engine.Channel{ID: id, Kind: "discussion", URL: n.URL, Topic: "Discussion · " + n.Category.Name,
@@ -369,6 +416,7 @@ func (g *github) discussions(ctx context.Context, since time.Time, newest *time.
 				b.Messages = append(b.Messages, m)
 			}
 			add(&n.ghDiscussionNode, id, "", strings.TrimSpace(n.Title+"\n\n"+n.Body))
+			cut := n.Comments.PageInfo.HasNextPage
 			for j := range n.Comments.Nodes {
 				c := &n.Comments.Nodes[j]
 				cid := "dc-" + c.ID
@@ -377,23 +425,25 @@ func (g *github) discussions(ctx context.Context, since time.Time, newest *time.
 					r := &c.Replies.Nodes[k]
 					add(r, "dc-"+r.ID, cid, r.Body)
 				}
-				if c.Replies.PageInfo.HasNextPage {
-					b.Failed = append(b.Failed, fmt.Sprintf("discussion #%d: a comment has more than 100 replies; the first 100 are indexed", n.Number))
-				}
+				cut = cut || c.Replies.PageInfo.HasNextPage
 			}
-			if n.Comments.PageInfo.HasNextPage {
-				b.Failed = append(b.Failed, fmt.Sprintf("discussion #%d: more than 100 comments; the first 100 are indexed", n.Number))
-			} else if full {
+			switch {
+			case cut:
+				b.Failed = append(b.Failed, fmt.Sprintf("discussion #%d: more than %d comments or replies to one; the first are indexed", n.Number, ghDiscussionPage))
+			case full:
 				b.CompleteChannels = append(b.CompleteChannels, id)
 			}
 		}
 		if err := emit(b); err != nil {
-			return err
+			return since, err
 		}
 		if done || !d.PageInfo.HasNextPage || d.PageInfo.EndCursor == "" {
-			return nil
+			return newest, nil
+		}
+		if d.PageInfo.EndCursor == cursor {
+			return since, fmt.Errorf("graphql discussions: %w", errCursorStuck)
 		}
 		cursor = d.PageInfo.EndCursor
 	}
-	return nil
+	return since, fmt.Errorf("graphql discussions: more than 10000 pages")
 }

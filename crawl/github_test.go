@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ func (f *fakeGitHub) tick() string {
 func (f *fakeGitHub) issue(n int, title, body string, pr map[string]any) {
 	at := f.tick()
 	is := map[string]any{"number": n, "title": title, "body": body, "state": "open", "user": map[string]any{"login": "user" + strconv.Itoa(n)},
-		"html_url": fmt.Sprintf("https://github.com/acme/gadget/issues/%d", n), "created_at": at, "updated_at": at}
+		"html_url": fmt.Sprintf("https://github.com/acme/gadget/issues/%d", n), "created_at": at, "updated_at": at, "comments": 0}
 	if body == "" {
 		is["body"] = nil
 	}
@@ -85,6 +86,7 @@ func (f *fakeGitHub) comment(n int, body string) {
 	for _, is := range f.issues {
 		if is["number"] == n {
 			is["updated_at"] = at
+			is["comments"] = is["comments"].(int) + 1
 		}
 	}
 }
@@ -167,6 +169,16 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"errors":[{"type":"INVALID","message":"bad query"}]}`)
 			return
 		}
+		// GitHub's node limit: the product of the nested first: sizes.
+		nodes := 1
+		for _, m := range regexp.MustCompile(`first:(\d+)`).FindAllStringSubmatch(req.Query, -1) {
+			n, _ := strconv.Atoi(m[1])
+			nodes *= n
+		}
+		if nodes > 500_000 {
+			fmt.Fprintf(w, `{"errors":[{"type":"MAX_NODE_LIMIT_EXCEEDED","message":"This query requests up to %d possible nodes which exceeds the maximum limit of 500,000."}]}`, nodes)
+			return
+		}
 		json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"repository": map[string]any{"discussions": map[string]any{
 			"pageInfo": map[string]any{"hasNextPage": false, "endCursor": "c1"}, "nodes": f.discussions}}}})
 	default:
@@ -238,7 +250,9 @@ func TestGitHubCrawl(t *testing.T) {
 
 	// Full: a comment deleted upstream goes.
 	f.mu.Lock()
-	f.comments = f.comments[1:]
+	f.comments = f.comments[1:] // a comment of issue 1
+	f.issues[0]["comments"] = f.issues[0]["comments"].(int) - 1
+	f.issues[0]["updated_at"] = f.tick()
 	f.mu.Unlock()
 	res, err = r.Crawl("gh", true)
 	if err != nil || res.Deleted != 1 {

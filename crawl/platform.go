@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,12 +30,28 @@ type apiClient struct {
 	backoff   time.Duration
 }
 
-func newAPIClient(base, auth, userAgent string) *apiClient {
-	return &apiClient{
+func newAPIClient(base, auth, userAgent string, env Env) *apiClient {
+	c := &apiClient{
 		base: strings.TrimRight(base, "/"), auth: auth, userAgent: userAgent,
-		http:    &http.Client{Timeout: 60 * time.Second},
-		retries: 5, maxWait: 2 * time.Minute, backoff: 500 * time.Millisecond,
+		retries: 5, maxWait: 2 * time.Minute, backoff: cmp.Or(env.backoff, 500*time.Millisecond),
 	}
+	c.http = &http.Client{
+		Timeout: 60 * time.Second,
+		// Go drops Authorization on a redirect to another host, not our
+		// own credential headers (Discourse's Api-Key): drop them too.
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("more than 5 redirects")
+			}
+			if req.URL.Host != via[0].URL.Host {
+				for k := range c.headers {
+					req.Header.Del(k)
+				}
+			}
+			return nil
+		},
+	}
+	return c
 }
 
 // apiError is a platform's refusal.
@@ -105,7 +122,8 @@ func (c *apiClient) do(ctx context.Context, method, u string, body []byte, v any
 		data, err := io.ReadAll(io.LimitReader(res.Body, maxAPIBody+1))
 		res.Body.Close()
 		limited := res.StatusCode == http.StatusTooManyRequests ||
-			res.StatusCode == http.StatusForbidden && res.Header.Get("X-RateLimit-Remaining") == "0" // GitHub's primary limit
+			res.StatusCode == http.StatusForbidden && (res.Header.Get("X-RateLimit-Remaining") == "0" || // GitHub's primary limit
+				res.Header.Get("Retry-After") != "") // and its secondary one
 		switch {
 		case err != nil:
 			last = err
@@ -209,3 +227,13 @@ func isAuthError(err error) bool {
 	var ae *apiError
 	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
 }
+
+// isNotFound reports a platform's 404: the item went away during the crawl.
+func isNotFound(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
+}
+
+// errCursorStuck: a platform answered the same page again; going on would
+// loop, stopping early would look like the end of the list.
+var errCursorStuck = errors.New("the platform's pagination did not move on")

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"sync"
 	"time"
 
@@ -389,24 +388,18 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 // removeUnseen deletes the stored messages of a channel that a full crawl
 // did not find upstream.
 func (r *Runner) removeUnseen(sourceID, channelID string, seen map[string]bool) (int, error) {
-	slug := ""
-	for _, c := range r.eng.Channels(sourceID) {
-		if c.ID == channelID {
-			slug = c.Slug
-			break
-		}
-	}
-	if slug == "" {
+	ch, ok := r.eng.ChannelByID(sourceID, channelID)
+	if !ok {
 		return 0, nil
 	}
-	stored, _, err := r.eng.ChannelMessages(slug, 0, math.MaxInt)
+	ids, err := r.eng.ChannelMessageIDs(ch.Slug)
 	if err != nil {
 		return 0, nil
 	}
 	var gone []string
-	for _, m := range stored {
-		if !seen[m.ID] {
-			gone = append(gone, m.ID)
+	for _, id := range ids {
+		if !seen[id] {
+			gone = append(gone, id)
 		}
 	}
 	if len(gone) == 0 {

@@ -38,7 +38,7 @@ func newSlack(src engine.Source, env Env) (Connector, error) {
 		return nil, invalidConfig("config.token is needed to crawl a slack source (a bot token, xoxb-…; without one the source takes imports only)")
 	}
 	base, _ := src.Config["apiBase"].(string)
-	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent), pageSize: 200}
+	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent, env), pageSize: 200}
 	if n, ok := src.Config["pageSize"].(float64); ok && n >= 1 {
 		s.pageSize = int(n)
 	}
@@ -88,8 +88,10 @@ func slackStatus(e string) int {
 	switch e {
 	case "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired":
 		return 401
-	case "not_in_channel", "channel_not_found", "missing_scope", "access_denied":
+	case "not_in_channel", "missing_scope", "access_denied":
 		return 403
+	case "channel_not_found", "thread_not_found", "message_not_found":
+		return 404
 	}
 	return 400
 }
@@ -110,11 +112,16 @@ type slackCursor struct {
 	Last map[string]string `json:"last"` // channel → newest ts seen
 }
 
+// maxSlackPages bounds the pages of one listing.
+const maxSlackPages = 100_000
+
 // pages calls a cursor-paginated method until the end, handing each
-// answer to fn.
+// answer to fn. A cursor that comes back twice, or the page cap, is an
+// error: stopping there would look like the end of the list.
 func (s *slack) pages(ctx context.Context, method string, q url.Values, fn func(raw json.RawMessage) error) error {
 	q.Set("limit", strconv.Itoa(s.pageSize))
-	for page := 0; page < 100_000; page++ {
+	used := map[string]bool{}
+	for page := 0; page < maxSlackPages; page++ {
 		var raw json.RawMessage
 		if err := s.call(ctx, method, q, &raw); err != nil {
 			return err
@@ -124,12 +131,17 @@ func (s *slack) pages(ctx context.Context, method string, q url.Values, fn func(
 		}
 		var env slackEnvelope
 		json.Unmarshal(raw, &env)
-		if env.Metadata.NextCursor == "" {
+		next := env.Metadata.NextCursor
+		if next == "" {
 			return nil
 		}
-		q.Set("cursor", env.Metadata.NextCursor)
+		if used[next] {
+			return fmt.Errorf("%s: %w", method, errCursorStuck)
+		}
+		used[next] = true
+		q.Set("cursor", next)
 	}
-	return nil
+	return fmt.Errorf("%s: more than %d pages", method, maxSlackPages)
 }
 
 func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit func(Batch) error) (string, error) {
@@ -191,7 +203,7 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 			if ctx.Err() != nil {
 				return save(), err
 			}
-			if isAuthError(err) {
+			if isAuthError(err) || isNotFound(err) {
 				emit(Batch{Failed: []string{fmt.Sprintf("#%s (%s): %v", c.Name, c.ID, err)}})
 				continue
 			}
@@ -207,12 +219,22 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 }
 
 // crawlChannel reads one channel's history (from oldest on, if given) and
-// the replies of its threads, and emits them. It returns the newest ts.
+// the replies of its threads, emitting each page as it comes. It returns
+// the newest ts.
 func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, users map[string]*slackUser, names map[string]string,
 	full bool, emit func(Batch) error) (string, error) {
 	p := &slackParser{source: "", users: users, chanNames: names, seen: map[string]int{}, threads: map[string]*slackThread{}}
 	topic := cmp.Or(c.Topic.Value, c.Purpose.Value)
-	p.channels = []engine.Channel{{ID: c.ID, Kind: "channel", Name: visibleName(c.Name, 200, c.ID), Topic: clip(p.render(topic), 4*engine.MaxNameBytes)}}
+	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Name: visibleName(c.Name, 200, c.ID), Topic: clip(p.render(topic), 4*engine.MaxNameBytes)}}
+	emitted := 0 // p.msgs[:emitted] are stored
+	flush := func(chans ...engine.Channel) error {
+		b := Batch{Channels: chans, Messages: p.msgs[emitted:]}
+		emitted = len(p.msgs)
+		if len(b.Channels)+len(b.Messages) == 0 {
+			return nil
+		}
+		return emit(b)
+	}
 	newest := ""
 	var parents []string
 	q := url.Values{"channel": {c.ID}}
@@ -228,6 +250,9 @@ func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, us
 		}
 		for i := range page.Messages {
 			m := &page.Messages[i]
+			if m.ThreadTS != "" && m.ThreadTS != m.TS {
+				continue // a broadcast reply: it comes with its thread
+			}
 			if err := p.add(c.ID, m, "conversations.history", i); err != nil {
 				continue // a message the importer would refuse: skipped
 			}
@@ -238,11 +263,14 @@ func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, us
 				parents = append(parents, m.TS)
 			}
 		}
-		return nil
+		err := flush(channel...) // the channel with its first page, once it is readable
+		channel = nil
+		return err
 	})
 	if err != nil {
 		return "", err
 	}
+	complete := []string{c.ID}
 	for _, ts := range parents {
 		err := s.pages(ctx, "conversations.replies", url.Values{"channel": {c.ID}, "ts": {ts}}, func(raw json.RawMessage) error {
 			var page struct {
@@ -258,28 +286,24 @@ func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, us
 			}
 			return nil
 		})
-		if err != nil {
+		tid := c.ID + "-" + ts
+		t := p.threads[tid]
+		switch {
+		case isNotFound(err):
+			// The thread went away during the crawl: skipped, not completed.
+			emit(Batch{Failed: []string{fmt.Sprintf("#%s thread %s: %v", c.Name, ts, err)}})
+			continue
+		case err != nil:
+			return "", err
+		case t == nil:
+			continue // no replies after all
+		}
+		if err := flush(p.threadChannel(t)); err != nil {
 			return "", err
 		}
-	}
-	x, err := p.export()
-	if err != nil {
-		return "", err
-	}
-	for start := 0; start < len(x.Messages) || start == 0; start += 2000 {
-		b := Batch{Messages: x.Messages[start:min(start+2000, len(x.Messages))]}
-		if start == 0 {
-			b.Channels = x.Channels
-		}
-		if err := emit(b); err != nil {
-			return "", err
-		}
+		complete = append(complete, tid)
 	}
 	if full {
-		complete := make([]string, 0, len(x.Channels))
-		for _, ch := range x.Channels {
-			complete = append(complete, ch.ID)
-		}
 		if err := emit(Batch{CompleteChannels: complete}); err != nil {
 			return "", err
 		}

@@ -446,20 +446,26 @@ func (p *slackParser) export() (*Export, error) {
 		if convs[t.id] {
 			return nil, formatErr("Slack export: thread %s has the id of a conversation", t.id)
 		}
-		ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread"}
-		fallback := "thread " + t.ts
-		parentID := t.parent + "-" + t.ts
-		if n, ok := p.seen[parentID]; ok && p.msgs[n].ChannelID == t.parent {
-			ch.Name = visibleName(p.msgs[n].Content, 60, fallback)
-			for _, r := range t.replies {
-				p.msgs[r].ReplyTo = parentID
-			}
-		} else {
-			ch.Name = fallback
-		}
-		p.channels = append(p.channels, ch)
+		p.channels = append(p.channels, p.threadChannel(t))
 	}
 	return sortExport(p.channels, p.msgs, strings.Compare), nil
+}
+
+// threadChannel is the channel of a thread's replies, named after its
+// parent message when that was read, and links the replies to the parent.
+func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
+	ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread"}
+	fallback := "thread " + t.ts
+	parentID := t.parent + "-" + t.ts
+	if n, ok := p.seen[parentID]; ok && p.msgs[n].ChannelID == t.parent {
+		ch.Name = visibleName(p.msgs[n].Content, 60, fallback)
+		for _, r := range t.replies {
+			p.msgs[r].ReplyTo = parentID
+		}
+	} else {
+		ch.Name = fallback
+	}
+	return ch
 }
 
 // sortExport orders channels by name, then id, and messages by their

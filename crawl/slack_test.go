@@ -246,3 +246,26 @@ func TestSlackCrawl(t *testing.T) {
 		t.Fatalf("wrong token: %+v", tr)
 	}
 }
+
+// TestSlackStuckCursor: a server that hands back the same cursor is an
+// error, not an endless crawl nor a short list that deletes the rest.
+func TestSlackStuckCursor(t *testing.T) {
+	f := newFakeSlack(t)
+	f.limited = false
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, "conversations.history") {
+			fmt.Fprint(w, `{"ok":true,"messages":[{"type":"message","user":"U1","text":"again","ts":"1700000000.000100"}],"response_metadata":{"next_cursor":"same"}}`)
+			return
+		}
+		f.serve(w, req)
+	}))
+	defer stuck.Close()
+	eng := webEngine(t)
+	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": stuck.URL + "/api"})
+	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
+	r := NewRunner(eng, RunnerOptions{})
+	defer r.Close()
+	if _, err := r.Crawl("sl", true); err == nil || !strings.Contains(err.Error(), "did not move on") {
+		t.Fatalf("a stuck cursor: %v", err)
+	}
+}

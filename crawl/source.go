@@ -46,8 +46,10 @@ type Batch struct {
 // Env is what connectors get from the service.
 type Env struct {
 	UserAgent string // for the web crawler: "SiftBot/1.2 (+https://sift.example)"
-	// blocked, in tests, replaces the check of private addresses.
+	// blocked, in tests, replaces the check of private addresses;
+	// backoff shortens the platform clients' retry backoff.
 	blocked func(ip net.IP) bool
+	backoff time.Duration
 }
 
 // sourceType describes one value of a source's type.

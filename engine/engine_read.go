@@ -232,3 +232,29 @@ func (e *Engine) Counts() Counts {
 		MessageTerms: e.st.msgIdx.Terms(), DocumentTerms: e.st.docIdx.Terms(),
 	}
 }
+
+// ChannelByID returns a source's channel by its platform id.
+func (e *Engine) ChannelByID(sourceID, id string) (Channel, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	n, ok := e.st.chanKey[recKey{sourceID, id}]
+	if !ok {
+		return Channel{}, false
+	}
+	return *e.st.chans[n], true
+}
+
+// ChannelMessageIDs returns the ids of a channel's messages, in time order.
+func (e *Engine) ChannelMessageIDs(slug string) ([]string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	slots, err := e.channelSlots(slug)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(slots))
+	for i, s := range slots {
+		out[i] = e.st.msgs[s].id
+	}
+	return out, nil
+}
