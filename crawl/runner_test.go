@@ -40,7 +40,8 @@ func TestScheduledCrawls(t *testing.T) {
 	r.startDue(time.Now())
 	waitFor(t, "the scheduled crawl", func() bool {
 		s, _ := eng.Source("due")
-		return s.LastCrawl != nil && s.LastCrawl.Status == "ok"
+		_, _, running := r.Running("due") // the job ends just after it records its result
+		return s.LastCrawl != nil && s.LastCrawl.Status == "ok" && !running
 	})
 	for _, id := range []string{"manual", "off"} {
 		if s, _ := eng.Source(id); s.LastCrawl != nil {
