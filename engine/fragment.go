@@ -61,7 +61,15 @@ func prefixBefore(content string, at int) string {
 			}
 		}
 	}
-	return strings.Join(strings.Fields(content[start:end]), " ")
+	// Only words the rendered page shows: Markdown marks ("##", "-", ">")
+	// vanish in rendering, so the prefix stops at the first token without
+	// a letter or digit, counting back from the start.
+	fields := strings.Fields(content[start:end])
+	keep := len(fields)
+	for keep > 0 && strings.IndexFunc(fields[keep-1], func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+		keep--
+	}
+	return strings.Join(fields[keep:], " ")
 }
 
 type wordSpan struct{ start, end int }

@@ -293,6 +293,12 @@ func TestTextFragmentsLocateTheirChunk(t *testing.T) {
 	if got := textFragment(repeated, at, len(repeated)); got != "#:~:text=delta.%20Then%20x%2C-,alpha%20beta%20gamma%20delta" {
 		t.Errorf("repeated start text: %s", got)
 	}
+	// Markdown marks do not show on the rendered page: never a prefix.
+	md := "Retry the job now.\n\n## Retry the job\n\nmore"
+	at = strings.LastIndex(md, "Retry")
+	if got := textFragment(md, at, len(md)); strings.Contains(got, "%23") || strings.Contains(got, "-,") {
+		t.Errorf("a heading's passage: %s", got)
+	}
 	if got := encodeDirective("a-b, c&d%é~"); got != "a%2Db%2C%20c%26d%25%C3%A9~" {
 		t.Errorf("encoding: %s", got)
 	}
