@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -64,6 +65,28 @@ func description(s string) string {
 	return textcut.Prefix(strings.Join(strings.Fields(s), " "), 300)
 }
 
+// changeClock dates the engine's content for Last-Modified: the moment
+// this server first saw the current write sequence number. After a restart
+// it is the first request's time: later than the truth, which costs a full
+// answer, never a stale 304.
+type changeClock struct {
+	mu  sync.Mutex
+	seq uint64
+	at  time.Time
+}
+
+// lastChange is when what the pages show last changed, as far as this
+// server knows.
+func (s *Server) lastChange() time.Time {
+	c := &s.changes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq := s.eng.Seq(); c.at.IsZero() || seq != c.seq {
+		c.seq, c.at = seq, time.Now()
+	}
+	return c.at
+}
+
 // pageOpts are how one rendering is sent.
 type pageOpts struct {
 	status   int
@@ -109,9 +132,12 @@ func (s *Server) sendPage(ctx *fasthttp.RequestCtx, contentType string, body []b
 			etag = `"` + tag + `-gz"` // each encoding has its own (RFC 9110 §8.8.3)
 		}
 		h.Set("ETag", etag)
+		// Last-Modified counts whole seconds: a time less than a second old
+		// (or ahead of our clock) is not sent, so a change within the same
+		// second can never hide behind an equal date.
 		modified := o.modified
-		if now := time.Now(); modified.After(now) {
-			modified = now // a platform's clock ahead of ours
+		if !modified.IsZero() && time.Since(modified) < time.Second {
+			modified = time.Time{}
 		}
 		if !modified.IsZero() {
 			h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))

@@ -303,9 +303,9 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		Title: title + " · " + src.Name + " · Sift", Description: description(desc), Canonical: canonical,
 		Type: "article", JSONLD: channelJSONLD(canonical, name, data.Msgs), Script: true,
 	}
-	// No Last-Modified: the page also shows counts and links that change
-	// with other pages; its ETag covers everything.
-	s.render(ctx, "channel.html", pageOpts{}, data)
+	// The page also shows counts and links that other writes change: it is
+	// dated by the engine's last change, not by its own messages.
+	s.render(ctx, "channel.html", pageOpts{modified: s.lastChange()}, data)
 }
 
 // channelJSONLD describes a channel page as a schema.org discussion: the
@@ -452,5 +452,5 @@ func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
 		}
 		data.Sources = append(data.Sources, v)
 	}
-	s.render(ctx, "sources.html", pageOpts{}, data)
+	s.render(ctx, "sources.html", pageOpts{modified: s.lastChange()}, data)
 }

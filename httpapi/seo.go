@@ -146,7 +146,7 @@ func (s *Server) sitemapIndex(ctx *fasthttp.RequestCtx) {
 	parts := splitSitemap(s.sitemapURLs(), s.sitemapMax())
 	var b bytes.Buffer
 	writeSitemapIndex(&b, s.opts.BaseURL, parts)
-	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{})
+	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{modified: s.lastChange()})
 }
 
 // sitemapFile serves GET /sitemap-{n}.xml.
@@ -164,7 +164,7 @@ func (s *Server) sitemapFile(ctx *fasthttp.RequestCtx) {
 	}
 	var b bytes.Buffer
 	writeURLSet(&b, parts[n-1])
-	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{})
+	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{modified: s.lastChange()})
 }
 
 func (s *Server) sitemapMax() int {
@@ -245,7 +245,7 @@ Documents (public list): `+"`GET /api/documents?limit=100&offset=0`"+`; each doc
 	b.WriteString("\n## Optional\n\n")
 	fmt.Fprintf(&b, "- [Every document in one file](%s/llms-full.txt): the full text of all %s documents\n", base, thousands(total))
 	fmt.Fprintf(&b, "- [Sitemap](%s/sitemap.xml): every page\n", base)
-	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(b.String()), pageOpts{})
+	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(b.String()), pageOpts{modified: s.lastChange()})
 }
 
 func sourceName(srcs []engine.Source, id string) string {

@@ -63,6 +63,7 @@ type Server struct {
 	pages       *pages
 	stats       *stats
 	sitemap     sitemapCache
+	changes     changeClock
 	asker       *ask.Asker
 	limiter     *limiter // nil when the public tier is not limited
 	crawler     *crawl.Runner
