@@ -35,6 +35,11 @@ type homeData struct {
 	Question string
 	Answer   *pageAnswer
 	AskError string
+	Sources  []engine.Source // for the search's source filter
+	Source   string          // the filter chosen
+	Prev     string          // links to the previous and next results, if any
+	Next     string
+	From, To int // the results shown, 1-based
 }
 
 // pageAnswer is an answer cut into text and citation links.
@@ -80,8 +85,9 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	data := homeData{
 		Head: head{Title: "Sift", Canonical: s.opts.BaseURL + "/", Script: true,
 			Description: "Search and ask the messages and documents of " + s.siteName() + "."},
-		Site:   s.siteName(),
-		Counts: s.eng.Counts(),
+		Site:    s.siteName(),
+		Counts:  s.eng.Counts(),
+		Sources: s.eng.Sources(),
 	}
 	o := pageOpts{}
 	bearerOnly := s.opts.SearchAccess == "bearer" && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx)
@@ -97,6 +103,8 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
 		} else {
 			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
+			data.Source = req.Source
+			s.resultPages(&data, req)
 		}
 	} else if len(ctx.QueryArgs().Peek("q")) > 0 {
 		data.Error = err.Error()
@@ -111,6 +119,33 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		}
 	}
 	s.render(ctx, "home.html", o, data)
+}
+
+// resultPages sets the links to the previous and next results of a search.
+func (s *Server) resultPages(data *homeData, req engine.SearchRequest) {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	r := data.Result
+	shown := max(len(r.Messages), len(r.Documents))
+	data.From, data.To = req.Offset+1, req.Offset+shown
+	link := func(offset int) string {
+		q := url.Values{"q": {req.Query}}
+		if req.Source != "" {
+			q.Set("source", req.Source)
+		}
+		if offset > 0 {
+			q.Set("offset", strconv.Itoa(offset))
+		}
+		return "/?" + q.Encode()
+	}
+	if req.Offset > 0 {
+		data.Prev = link(max(req.Offset-limit, 0))
+	}
+	if next := req.Offset + limit; next < max(r.TotalMessages, r.TotalDocuments) && next <= engine.MaxSearchOffset {
+		data.Next = link(next)
+	}
 }
 
 // pageAnswer answers the home page's question without JavaScript, within

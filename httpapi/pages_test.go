@@ -559,3 +559,22 @@ func TestHomeSearchBearerOnly(t *testing.T) {
 		t.Fatal("no results with the key")
 	}
 }
+
+// TestHomeResultPages: more results are a link away, within the source
+// chosen.
+func TestHomeResultPages(t *testing.T) {
+	ts := pageSite(t)
+	r := htmlGet(t, ts, "/?q=message&source=chat")
+	page := string(r.body)
+	if !strings.Contains(page, `<a rel="next" href="/?offset=20&amp;q=message&amp;source=chat">More results →</a>`) ||
+		!strings.Contains(page, "Results 1–20") || !strings.Contains(page, `<option value="chat" selected>`) {
+		t.Fatalf("first results: %s", page)
+	}
+	r = htmlGet(t, ts, "/?offset=20&q=message&source=chat")
+	if page := string(r.body); !strings.Contains(page, "Results 21–40") || !strings.Contains(page, `<a rel="prev" href="/?q=message&amp;source=chat">← Previous</a>`) {
+		t.Fatalf("next results: %s", page)
+	}
+	if r := htmlGet(t, ts, "/?q=message&source=uploads"); strings.Contains(string(r.body), `class="result"`) {
+		t.Fatal("the source filter let messages of another source through")
+	}
+}
