@@ -85,9 +85,13 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	data := homeData{
 		Head: head{Title: "Sift", Canonical: s.opts.BaseURL + "/", Script: true,
 			Description: "Search and ask the messages and documents of " + s.siteName() + "."},
-		Site:    s.siteName(),
-		Counts:  s.eng.Counts(),
-		Sources: s.eng.Sources(),
+		Site:   s.siteName(),
+		Counts: s.eng.Counts(),
+	}
+	for _, src := range s.eng.Sources() {
+		if st := s.eng.SourceStats(src.ID); st.Messages+st.Documents > 0 {
+			data.Sources = append(data.Sources, src)
+		}
 	}
 	o := pageOpts{}
 	bearerOnly := s.opts.SearchAccess == "bearer" && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx)
