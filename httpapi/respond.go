@@ -65,6 +65,11 @@ func (e *badParam) Error() string { return e.msg }
 
 func paramErr(format string, args ...any) error { return &badParam{fmt.Sprintf(format, args...)} }
 
+// sizeErr is a body over its endpoint's own bound.
+type sizeErr struct{ msg string }
+
+func (e *sizeErr) Error() string { return e.msg }
+
 // mediaErr is an upload of a type the server does not take.
 type mediaErr struct{ msg string }
 
@@ -75,7 +80,10 @@ func (e *mediaErr) Error() string { return e.msg }
 func writeErr(ctx *fasthttp.RequestCtx, err error) {
 	var bp *badParam
 	var me *mediaErr
+	var se *sizeErr
 	switch {
+	case errors.As(err, &se):
+		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "%s", se.msg)
 	case errors.As(err, &bp):
 		writeError(ctx, fasthttp.StatusBadRequest, "%s", bp.msg)
 	case errors.As(err, &me):

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"strconv"
@@ -99,11 +100,20 @@ type sourceInput struct {
 	Enabled  *bool
 }
 
+// maxSourceBody bounds a source's JSON (a web source's lists of URLs and
+// prefixes are the largest part).
+const maxSourceBody = 1 << 20
+
+var errSourceTooLarge = &sizeErr{fmt.Sprintf("a source's JSON is at most %d bytes", maxSourceBody)}
+
 var readOnlySourceFields = map[string]bool{"createdAt": true, "updatedAt": true, "stats": true, "lastCrawl": true}
 
 func decodeSourceInput(ctx *fasthttp.RequestCtx) (*sourceInput, error) {
 	if mt, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType())); err != nil || mt != "application/json" {
 		return nil, &mediaErr{"send the source as application/json"}
+	}
+	if len(ctx.PostBody()) > maxSourceBody {
+		return nil, errSourceTooLarge
 	}
 	var raw map[string]json.RawMessage
 	if err := decodeOne(ctx.PostBody(), &raw); err != nil || raw == nil {

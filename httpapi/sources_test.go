@@ -376,3 +376,9 @@ func FuzzSourceBody(f *testing.F) {
 		}
 	})
 }
+
+func TestSourceBodyBound(t *testing.T) {
+	ts := start(t)
+	big := `{"name":"x","type":"web","config":{"urls":["https://a.example/` + strings.Repeat("a", 1<<20) + `"]}}`
+	wantError(t, ts.do(t, "POST", "/api/sources", strings.NewReader(big), adminJSON...), 413)
+}
