@@ -177,17 +177,6 @@ func checkID(id string, max int) error {
 	return nil
 }
 
-// clip cuts s to at most max bytes, at a character boundary.
-func clip(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max]
-}
-
 // visibleName makes a one-line name of s of at most maxRunes characters,
 // cut at a word when it is longer; if s has nothing visible, the fallback.
 func visibleName(s string, maxRunes int, fallback string) string {

@@ -43,19 +43,11 @@ func newDiscord(src engine.Source, env Env) (Connector, error) {
 	}
 	guild, _ := src.Config["guildId"].(string)
 	base, _ := src.Config["apiBase"].(string)
-	d := &discord{
-		api:   newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent, env),
-		guild: guild,
-	}
-	if ids, ok := src.Config["channelIds"].([]any); ok && len(ids) > 0 {
-		d.channels = map[string]bool{}
-		for _, id := range ids {
-			if s, ok := id.(string); ok {
-				d.channels[s] = true
-			}
-		}
-	}
-	return d, nil
+	return &discord{
+		api:      newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent, env),
+		guild:    guild,
+		channels: configSet(src.Config, "channelIds"),
+	}, nil
 }
 
 type discordUser struct {
@@ -140,10 +132,7 @@ func (d *discord) Crawl(ctx context.Context, cursorText string, full bool, emit 
 	if cursorText != "" && json.Unmarshal([]byte(cursorText), &cur) != nil || cur.Last == nil {
 		cur.Last = map[string]string{}
 	}
-	save := func() string {
-		b, _ := json.Marshal(cur)
-		return string(b)
-	}
+	save := func() string { return encodeCursor(cur) }
 	chans, err := d.listChannels(ctx)
 	if err != nil {
 		return "", err

@@ -39,7 +39,6 @@ func newFakeDiscord(t *testing.T) *fakeDiscord {
 		next: 1200000000000000000, limited: true}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
-	str := func(s string) *string { return &s }
 	f.channels = []map[string]any{
 		{"id": "100", "type": 0, "name": "general", "topic": "Talk about gadgets", "parent_id": "103"},
 		{"id": "101", "type": 5, "name": "news", "topic": nil},
@@ -51,7 +50,6 @@ func newFakeDiscord(t *testing.T) *fakeDiscord {
 	f.active = []map[string]any{{"id": "200", "type": 11, "name": "gadget question", "parent_id": "100"}}
 	f.archived["104"] = []map[string]any{{"id": "201", "type": 11, "name": "How to flux?", "parent_id": "104",
 		"thread_metadata": map[string]any{"archived": true, "archive_timestamp": "2024-01-05T10:00:00.000000+00:00"}}}
-	_ = str
 	t0 := time.Date(2024, 1, 2, 10, 0, 0, 0, time.UTC)
 	for i := range 250 {
 		f.add("100", 0, "ana", fmt.Sprintf("general message %d about widgets", i), t0.Add(time.Duration(i)*time.Minute))

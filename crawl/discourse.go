@@ -96,10 +96,7 @@ func (d *discourse) Crawl(ctx context.Context, cursorText string, full bool, emi
 	// Topics come newest first: the watermark moves only when the whole
 	// list went through ("" keeps the last crawl's).
 	next := cur
-	save := func() string {
-		b, _ := json.Marshal(next)
-		return string(b)
-	}
+	save := func() string { return encodeCursor(next) }
 	categories, err := d.categories(ctx)
 	if err != nil {
 		return "", err

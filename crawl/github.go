@@ -93,10 +93,7 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 		json.Unmarshal([]byte(cursorText), &cur)
 	}
 	next := cur
-	save := func() string {
-		b, _ := json.Marshal(next)
-		return string(b)
-	}
+	save := func() string { return encodeCursor(next) }
 	known := map[int]bool{}    // issues whose channel was emitted in this crawl
 	comments := map[int]int{}  // issue → its comment count, from the listing (full crawls)
 	commented := map[int]int{} // issue → comments seen in this crawl

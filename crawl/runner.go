@@ -344,7 +344,7 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 			b.Documents[i].SourceID = sourceID
 		}
 		_, err := r.eng.PutDocuments(b.Documents)
-		if errors.Is(err, engine.ErrInvalid) && len(b.Documents) > 1 {
+		if errors.Is(err, engine.ErrInvalid) {
 			// One page the engine refuses must not cost the others.
 			err = nil
 			for _, d := range b.Documents {
@@ -356,11 +356,6 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 					return err1
 				}
 			}
-		} else if errors.Is(err, engine.ErrInvalid) {
-			r.log.Warn("crawl skipped a document", "source", sourceID, "job", res.JobID, "key", b.Documents[0].Key, "err", err)
-			res.Failed++
-			res.Documents--
-			err = nil
 		}
 		if err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // testSite is a small web site for crawler tests: robots.txt naming a
@@ -165,6 +164,6 @@ func (s *testSite) counts() (hits, full map[string]int) {
 	return hits, full
 }
 
-// quickDelay keeps crawls of the test site fast while still exercising the
-// per-host spacing.
-const quickDelay = float64(2 * time.Millisecond / time.Millisecond)
+// quickDelay (delayMs) keeps crawls of the test site fast while still
+// exercising the per-host spacing.
+const quickDelay = 2.0

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // Sitemap limits (sitemaps.org): 50,000 URLs and 50 MB uncompressed per file.
@@ -175,9 +177,10 @@ func parseW3CDate(s string) time.Time {
 	return time.Time{}
 }
 
+// truncate cuts s to n bytes, marking the cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return textcut.Prefix(s, n) + "…"
 }

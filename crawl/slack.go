@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // The Slack connector reads a workspace through the Web API
@@ -38,17 +39,10 @@ func newSlack(src engine.Source, env Env) (Connector, error) {
 		return nil, invalidConfig("config.token is needed to crawl a slack source (a bot token, xoxb-…; without one the source takes imports only)")
 	}
 	base, _ := src.Config["apiBase"].(string)
-	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent, env), pageSize: 200}
+	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent, env), pageSize: 200,
+		channels: configSet(src.Config, "channelIds")}
 	if n, ok := src.Config["pageSize"].(float64); ok && n >= 1 {
 		s.pageSize = int(n)
-	}
-	if ids, ok := src.Config["channelIds"].([]any); ok && len(ids) > 0 {
-		s.channels = map[string]bool{}
-		for _, id := range ids {
-			if v, ok := id.(string); ok {
-				s.channels[v] = true
-			}
-		}
 	}
 	return s, nil
 }
@@ -149,10 +143,7 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 	if cursorText != "" && json.Unmarshal([]byte(cursorText), &cur) != nil || cur.Last == nil {
 		cur.Last = map[string]string{}
 	}
-	save := func() string {
-		b, _ := json.Marshal(cur)
-		return string(b)
-	}
+	save := func() string { return encodeCursor(cur) }
 	users := map[string]*slackUser{}
 	err := s.pages(ctx, "users.list", url.Values{}, func(raw json.RawMessage) error {
 		var page struct {
@@ -163,8 +154,7 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 		}
 		for i := range page.Members {
 			u := &page.Members[i]
-			u.Name, u.RealName = clip(u.Name, maxSlackName), clip(u.RealName, maxSlackName)
-			u.Profile.DisplayName, u.Profile.RealName = clip(u.Profile.DisplayName, maxSlackName), clip(u.Profile.RealName, maxSlackName)
+			u.bound()
 			users[u.ID] = u
 		}
 		return nil
@@ -188,7 +178,7 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 	}
 	names := map[string]string{}
 	for _, c := range convs {
-		names[c.ID] = clip(c.Name, maxSlackName)
+		names[c.ID] = textcut.Prefix(c.Name, maxSlackName)
 	}
 	for _, c := range convs {
 		if s.channels != nil && !s.channels[c.ID] || checkID(c.ID, engine.MaxIDBytes-32) != nil {
@@ -225,7 +215,7 @@ func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, us
 	full bool, emit func(Batch) error) (string, error) {
 	p := &slackParser{source: "", users: users, chanNames: names, seen: map[string]int{}, threads: map[string]*slackThread{}}
 	topic := cmp.Or(c.Topic.Value, c.Purpose.Value)
-	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Name: visibleName(c.Name, 200, c.ID), Topic: clip(p.render(topic), 4*engine.MaxNameBytes)}}
+	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Name: visibleName(c.Name, 200, c.ID), Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes)}}
 	emitted := 0 // p.msgs[:emitted] are stored
 	flush := func(chans ...engine.Channel) error {
 		b := Batch{Channels: chans, Messages: p.msgs[emitted:]}

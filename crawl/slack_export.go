@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // Limits of a Slack export, decompressed: one JSON file, and everything
@@ -49,6 +50,13 @@ type slackUser struct {
 	Name     string       `json:"name"`
 	RealName string       `json:"real_name"`
 	Profile  slackProfile `json:"profile"`
+}
+
+// bound cuts a user's names to maxSlackName: names are short, and a long
+// one would multiply through the mentions of it.
+func (u *slackUser) bound() {
+	u.Name, u.RealName = textcut.Prefix(u.Name, maxSlackName), textcut.Prefix(u.RealName, maxSlackName)
+	u.Profile.DisplayName, u.Profile.RealName = textcut.Prefix(u.Profile.DisplayName, maxSlackName), textcut.Prefix(u.Profile.RealName, maxSlackName)
 }
 
 // slackMessage is a message of a per-day file, as the Web API returns it.
@@ -268,9 +276,7 @@ func (p *slackParser) readUsers(z *slackZip, name string) error {
 	}
 	for i := range users {
 		if u := &users[i]; u.ID != "" && p.users[u.ID] == nil {
-			// Names are short; a long one would multiply through mentions.
-			u.Name, u.RealName = clip(u.Name, maxSlackName), clip(u.RealName, maxSlackName)
-			u.Profile.DisplayName, u.Profile.RealName = clip(u.Profile.DisplayName, maxSlackName), clip(u.Profile.RealName, maxSlackName)
+			u.bound()
 			p.users[u.ID] = u
 		}
 	}
@@ -303,7 +309,7 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 			}
 			ids[c.ID] = true
 			if file == "channels.json" || file == "groups.json" {
-				p.chanNames[c.ID] = clip(c.Name, maxSlackName)
+				p.chanNames[c.ID] = textcut.Prefix(c.Name, maxSlackName)
 			}
 			convs = append(convs, conv{c, file})
 		}
@@ -320,7 +326,7 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 		}
 		p.channels = append(p.channels, engine.Channel{
 			SourceID: p.source, ID: c.ID, Kind: "channel",
-			Name: visibleName(name, 200, c.ID), Topic: clip(p.render(topic), 4*engine.MaxNameBytes),
+			Name: visibleName(name, 200, c.ID), Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes),
 		})
 		keys := []string{c.ID}
 		if c.file != "dms.json" && c.Name != "" && c.Name != c.ID {
@@ -343,7 +349,7 @@ func (p *slackParser) memberNames(members []string, fallback string) string {
 		if u := p.users[id]; u != nil && u.Name != "" {
 			names = append(names, u.Name)
 		} else {
-			names = append(names, clip(id, maxSlackName))
+			names = append(names, textcut.Prefix(id, maxSlackName))
 		}
 	}
 	if len(members) > 20 {
@@ -388,7 +394,7 @@ func (p *slackParser) add(channel string, m *slackMessage, file string, i int) e
 			content = strings.TrimSpace(content) + "\n[file: " + name + "]"
 		}
 	}
-	content = clip(strings.TrimSpace(content), engine.MaxMessageBytes)
+	content = textcut.Prefix(strings.TrimSpace(content), engine.MaxMessageBytes)
 	if content == "" {
 		return nil
 	}
@@ -418,7 +424,7 @@ func (p *slackParser) author(m *slackMessage) (string, string) {
 			bot = m.BotProfile.Name
 		}
 		if name := cmp.Or(m.Username, bot, m.BotID); name != "" {
-			return clip(name, engine.MaxNameBytes), ""
+			return textcut.Prefix(name, engine.MaxNameBytes), ""
 		}
 	}
 	name, display := m.User, ""
@@ -432,7 +438,7 @@ func (p *slackParser) author(m *slackMessage) (string, string) {
 	if display == name {
 		display = ""
 	}
-	return clip(name, engine.MaxNameBytes), clip(display, engine.MaxNameBytes)
+	return textcut.Prefix(name, engine.MaxNameBytes), textcut.Prefix(display, engine.MaxNameBytes)
 }
 
 // export adds the thread channels, links replies to their parents and

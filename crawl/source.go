@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -338,6 +339,41 @@ func CheckSchedule(s string) error {
 		return invalidConfig("schedule must be empty (manual crawls only) or a duration from 1m to 720h such as \"30m\" or \"6h\"")
 	}
 	return nil
+}
+
+// encodeCursor is a connector's cursor as the source record keeps it.
+func encodeCursor(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("BUG: encode a cursor: " + err.Error())
+	}
+	return string(b)
+}
+
+// configStrings reads a list setting of a checked config.
+func configStrings(cfg map[string]any, key string) []string {
+	list, _ := cfg[key].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// configSet reads a list setting as a set; nil when the list is empty
+// (no restriction).
+func configSet(cfg map[string]any, key string) map[string]bool {
+	list := configStrings(cfg, key)
+	if len(list) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(list))
+	for _, s := range list {
+		set[s] = true
+	}
+	return set
 }
 
 // ImportFormat is the export format sources of typ import ("" = none).

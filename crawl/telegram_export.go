@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // maxTelegramBytes bounds a result.json.
@@ -236,7 +237,7 @@ func tgMessageOf(m *tgMessage, sourceID, chat string) (engine.Message, error) {
 	}
 	msg := engine.Message{
 		SourceID: sourceID, ChannelID: chat, ID: chat + "-" + strconv.FormatInt(id, 10),
-		Author:    clip(cmp.Or(m.From, string(m.FromID)), engine.MaxNameBytes),
+		Author:    textcut.Prefix(cmp.Or(m.From, string(m.FromID)), engine.MaxNameBytes),
 		Timestamp: ts, EditedAt: edited,
 	}
 	if m.ReplyTo != "" && m.ReplyPeer == "" { // a reply to another chat cannot be linked
@@ -246,7 +247,7 @@ func tgMessageOf(m *tgMessage, sourceID, chat string) (engine.Message, error) {
 		}
 		msg.ReplyTo = chat + "-" + strconv.FormatInt(to, 10)
 	}
-	msg.Content = clip(strings.TrimSpace(m.Text.s), engine.MaxMessageBytes)
+	msg.Content = textcut.Prefix(strings.TrimSpace(m.Text.s), engine.MaxMessageBytes)
 	if msg.Content == "" {
 		msg.Content = tgMedia(m)
 	}
@@ -263,20 +264,20 @@ func tgMedia(m *tgMessage) string {
 	if name == "" && m.File != "" && !strings.HasPrefix(m.File, "(") { // "(File not included…)"
 		name = path.Base(m.File)
 	}
-	name = clip(visibleName(name, 200, ""), engine.MaxNameBytes)
+	name = textcut.Prefix(visibleName(name, 200, ""), engine.MaxNameBytes)
 	switch {
 	case len(m.Photo) > 0 && string(m.Photo) != "null":
 		return "[photo]"
 	case m.MediaType == "sticker" && m.Sticker != "":
-		return "[sticker: " + clip(m.Sticker, engine.MaxNameBytes) + "]"
+		return "[sticker: " + textcut.Prefix(m.Sticker, engine.MaxNameBytes) + "]"
 	case m.Poll != nil && m.Poll.Question != "":
-		return "[poll: " + clip(m.Poll.Question, engine.MaxNameBytes) + "]"
+		return "[poll: " + textcut.Prefix(m.Poll.Question, engine.MaxNameBytes) + "]"
 	case m.Poll != nil:
 		return "[poll]"
 	case m.MediaType != "" && name != "":
-		return "[" + clip(m.MediaType, engine.MaxNameBytes) + ": " + name + "]"
+		return "[" + textcut.Prefix(m.MediaType, engine.MaxNameBytes) + ": " + name + "]"
 	case m.MediaType != "":
-		return "[" + clip(m.MediaType, engine.MaxNameBytes) + "]"
+		return "[" + textcut.Prefix(m.MediaType, engine.MaxNameBytes) + "]"
 	case name != "":
 		return "[file: " + name + "]"
 	case m.File != "":

@@ -40,17 +40,7 @@ type webConfig struct {
 
 func parseWebConfig(cfg map[string]any) (*webConfig, error) {
 	c := &webConfig{maxPages: 500, delay: 500 * time.Millisecond, hosts: map[string]bool{}}
-	strs := func(k string) []string {
-		list, _ := cfg[k].([]any)
-		var out []string
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	for _, s := range strs("urls") {
+	for _, s := range configStrings(cfg, "urls") {
 		u, err := url.Parse(s)
 		if err != nil || !absoluteHTTP(s) {
 			return nil, invalidConfig("config.urls: %q is not an absolute http(s) URL", s)
@@ -76,7 +66,7 @@ func parseWebConfig(cfg map[string]any) (*webConfig, error) {
 	if n, ok := cfg["delayMs"].(float64); ok && n >= 0 {
 		c.delay = time.Duration(n) * time.Millisecond
 	}
-	c.include, c.exclude = strs("include"), strs("exclude")
+	c.include, c.exclude = configStrings(cfg, "include"), configStrings(cfg, "exclude")
 	c.allowPrivate, _ = cfg["allowPrivate"].(bool)
 	return c, nil
 }

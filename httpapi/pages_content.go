@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"html/template"
@@ -171,14 +172,8 @@ func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) 
 		return fasthttp.StatusBadRequest, "The question is too long: at most 4,000 characters."
 	}
 	if s.limiter != nil && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx) {
-		v := s.limiter.allow(s.clientIP(ctx))
-		hd := &ctx.Response.Header
-		hd.Set("RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
-		hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
-		hd.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(v.reset)))
-		if !v.ok {
-			hd.Set("Retry-After", strconv.Itoa(max(1, ceilSeconds(v.retryAfter))))
-			return fasthttp.StatusTooManyRequests, fmt.Sprintf("Too many questions from your address; try again in %d s.", max(1, ceilSeconds(v.retryAfter)))
+		if retry, ok := s.spend(ctx); !ok {
+			return fasthttp.StatusTooManyRequests, fmt.Sprintf("Too many questions from your address; try again in %d s.", retry)
 		}
 	}
 	release, err := s.asker.Admit()
@@ -253,9 +248,8 @@ type pager struct {
 // channelPage serves GET /c/{slug}[?page=N | ?m=ID]: a page of a
 // channel's messages, oldest first. ?m= finds the page of a message.
 func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
-	slug := pathParam(ctx, "slug")
-	if !engine.ValidSlug(slug) {
-		s.notFound(ctx)
+	slug, ok := s.slugParam(ctx)
+	if !ok {
 		return
 	}
 	ch, ok := s.eng.ChannelBySlug(slug)
@@ -308,7 +302,7 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 	for i := range msgs {
 		m := &msgs[i]
 		v := messageView{
-			ID: m.ID, Who: cmpOr(m.AuthorName, m.Author), ISO: m.Timestamp.UTC().Format(time.RFC3339),
+			ID: m.ID, Who: cmp.Or(m.AuthorName, m.Author), ISO: m.Timestamp.UTC().Format(time.RFC3339),
 			When: m.Timestamp.UTC().Format("2006-01-02 15:04"), Edited: !m.EditedAt.IsZero(),
 			Body: renderMessage(m.Content), Thread: threads[m.ID], m: m,
 		}
@@ -347,6 +341,17 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 	s.render(ctx, "channel.html", pageOpts{modified: s.lastChange()}, data)
 }
 
+// slugParam reads the {slug} of a page's path; a malformed one has
+// answered 404 when ok is false.
+func (s *Server) slugParam(ctx *fasthttp.RequestCtx) (slug string, ok bool) {
+	slug = pathParam(ctx, "slug")
+	if !engine.ValidSlug(slug) {
+		s.notFound(ctx)
+		return "", false
+	}
+	return slug, true
+}
+
 // channelJSONLD describes a channel page as a schema.org discussion: the
 // first message is the posting, the others its comments.
 func channelJSONLD(pageURL, name string, msgs []messageView) any {
@@ -354,7 +359,7 @@ func channelJSONLD(pageURL, name string, msgs []messageView) any {
 		return nil
 	}
 	person := func(m *engine.Message) map[string]any {
-		return map[string]any{"@type": "Person", "name": cmpOr(m.AuthorName, m.Author)}
+		return map[string]any{"@type": "Person", "name": cmp.Or(m.AuthorName, m.Author)}
 	}
 	first := msgs[0].m
 	post := map[string]any{
@@ -378,13 +383,7 @@ func channelJSONLD(pageURL, name string, msgs []messageView) any {
 	return post
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
+// textCut cuts s to n characters, marking the cut.
 func textCut(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -407,9 +406,8 @@ type documentData struct {
 // documentPage serves GET /d/{slug}: Markdown rendered and sanitised,
 // other documents as text.
 func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
-	slug := pathParam(ctx, "slug")
-	if !engine.ValidSlug(slug) {
-		s.notFound(ctx)
+	slug, ok := s.slugParam(ctx)
+	if !ok {
 		return
 	}
 	doc, ok := s.eng.DocumentBySlug(slug)

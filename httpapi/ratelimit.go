@@ -211,19 +211,30 @@ func (s *Server) public(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
 			return
 		}
-		v := s.limiter.allow(s.clientIP(ctx))
-		hd := &ctx.Response.Header
-		hd.Set("RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
-		hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
-		hd.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(v.reset)))
-		if !v.ok {
-			hd.Set("Retry-After", strconv.Itoa(max(1, ceilSeconds(v.retryAfter))))
+		if retry, ok := s.spend(ctx); !ok {
 			writeError(ctx, fasthttp.StatusTooManyRequests, "rate limit of %d requests per minute exceeded; retry in %d s, or send the Bearer token",
-				s.limiter.perMinute, max(1, ceilSeconds(v.retryAfter)))
+				s.limiter.perMinute, retry)
 			return
 		}
 		h(ctx)
 	}
+}
+
+// spend takes a token from the client's bucket and sets the RateLimit
+// headers; when none is left it sets Retry-After and returns the seconds to
+// wait and false.
+func (s *Server) spend(ctx *fasthttp.RequestCtx) (retry int, ok bool) {
+	v := s.limiter.allow(s.clientIP(ctx))
+	hd := &ctx.Response.Header
+	hd.Set("RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
+	hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
+	hd.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(v.reset)))
+	if v.ok {
+		return 0, true
+	}
+	retry = max(1, ceilSeconds(v.retryAfter))
+	hd.Set("Retry-After", strconv.Itoa(retry))
+	return retry, false
 }
 
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
