@@ -53,6 +53,9 @@ type Usage struct {
 type Request struct {
 	Question string
 	History  []Turn
+	// Private lets the answer draw on content callers without credentials
+	// may not see.
+	Private bool
 }
 
 // Sink receives an answer as it is made: the sources once, first, then the
@@ -126,7 +129,7 @@ func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) 
 	question := strings.TrimSpace(req.Question)
 	historyBudget, sourceBudget := a.budgets(question)
 	history := trimHistory(req.History, historyBudget)
-	sources, err := a.retrieve(ctx, question, history, sourceBudget)
+	sources, err := a.retrieve(ctx, question, history, sourceBudget, req.Private)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -145,7 +148,7 @@ const maxQueryBytes = 2048
 // retrieve finds the passages for a question: the semantic-search ranking
 // of the question, with the previous question when there is a history (a
 // follow-up such as "and on 2.0.1?" needs it).
-func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, budget int) ([]Source, error) {
+func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, budget int, private bool) ([]Source, error) {
 	query := textcut.Prefix(question, maxQueryBytes)
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Role == "user" {
@@ -158,7 +161,7 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, b
 	}
 	// Pseudo-relevance feedback helps and costs nothing; a hypothetical
 	// answer from the model would delay the real one, so not with a model.
-	res, err := a.eng.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil})
+	res, err := a.eng.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func skipLarge(b *testing.B, n int) {
 
 // load puts a corpus into e, in importer-sized batches.
 func load(b testing.TB, e *engine.Engine, source string, chans []engine.Channel, msgs []engine.Message) {
-	if _, err := e.PutSource(engine.Source{ID: source, Name: source, Type: "discord"}); err != nil {
+	if _, err := e.PutSource(engine.Source{ID: source, Name: source, Type: "discord", Enabled: true}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := e.PutChannels(chans); err != nil {
@@ -353,7 +353,7 @@ func BenchmarkSnapshot(b *testing.B) {
 					b.Fatal(err)
 				}
 				read += time.Since(t)
-				if got := e.Counts().Messages; got != n {
+				if got := e.Counts(true).Messages; got != n {
 					b.Fatalf("loaded %d messages, want %d", got, n)
 				}
 				e.Close()

@@ -186,7 +186,7 @@ func BenchmarkSlackImport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.PutSource(engine.Source{ID: "slack", Name: "Slack", Type: "slack"}); err != nil {
+		if _, err := e.PutSource(engine.Source{ID: "slack", Name: "Slack", Type: "slack", Enabled: true}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -69,7 +69,7 @@ func TestImportDemoExportIsIdempotent(t *testing.T) {
 	}
 	e, _ := engine.Open(engine.Options{})
 	defer e.Close()
-	e.PutSource(engine.Source{ID: "demo", Name: "Demo", Type: "discord"})
+	e.PutSource(engine.Source{ID: "demo", Name: "Demo", Type: "discord", Enabled: true})
 	n, err := Import(e, x)
 	if err != nil || n < 300 {
 		t.Fatalf("imported %d: %v", n, err)

@@ -199,7 +199,7 @@ func discordSource(t *testing.T, f *fakeDiscord, extra map[string]any) (*engine.
 
 func channelIDs(eng *engine.Engine) []string {
 	var out []string
-	for _, c := range eng.Channels("dc") {
+	for _, c := range eng.Channels("dc", true) {
 		out = append(out, c.ID+":"+c.Kind+":"+c.ParentID)
 	}
 	slices.Sort(out)
@@ -226,7 +226,7 @@ func TestDiscordCrawl(t *testing.T) {
 	}
 	// 250 + attachment + reply in #general, 2 in #news, 1 + 1 in threads;
 	// the join is not kept; #secret answers 403 and is skipped.
-	if st := eng.SourceStats("dc"); st.Messages != 256 || res.Messages != 256 || res.Failed != 1 {
+	if st := eng.SourceStats("dc", true); st.Messages != 256 || res.Messages != 256 || res.Failed != 1 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
 	msgs, _, _ := eng.ChannelMessages("general", 250, 10)
@@ -352,12 +352,12 @@ func TestDiscordFullCrawlWithoutIntent(t *testing.T) {
 	if _, err := r.Crawl("dc", false); err != nil {
 		t.Fatal(err)
 	}
-	before := eng.SourceStats("dc").Messages
+	before := eng.SourceStats("dc", true).Messages
 	f.mu.Lock()
 	f.noIntent = true
 	f.mu.Unlock()
 	res, err := r.Crawl("dc", true)
-	if err != nil || res.Deleted != 0 || eng.SourceStats("dc").Messages != before {
-		t.Fatalf("%+v %v: %d messages, were %d", res, err, eng.SourceStats("dc").Messages, before)
+	if err != nil || res.Deleted != 0 || eng.SourceStats("dc", true).Messages != before {
+		t.Fatalf("%+v %v: %d messages, were %d", res, err, eng.SourceStats("dc", true).Messages, before)
 	}
 }

@@ -201,7 +201,7 @@ func TestDiscourseCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, c := range eng.Channels("forum") {
+	for _, c := range eng.Channels("forum", true) {
 		names = append(names, c.Name)
 	}
 	slices.Sort(names)
@@ -210,11 +210,11 @@ func TestDiscourseCrawl(t *testing.T) {
 		t.Fatalf("topics %q (the staff topic must not be seen without a key)", names)
 	}
 	// 3 + 1 + 3 posts; the whisper and the deleted post are left out.
-	if st := eng.SourceStats("forum"); st.Messages != 7 || res.Messages != 7 {
+	if st := eng.SourceStats("forum", true); st.Messages != 7 || res.Messages != 7 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
 	var posts []engine.Message
-	for _, c := range eng.Channels("forum") {
+	for _, c := range eng.Channels("forum", true) {
 		if c.ID == "topic-10" {
 			posts, _, _ = eng.ChannelMessages(c.Slug, 0, 10)
 			if c.URL != f.URL+"/t/install-fails-on-arm/10" {

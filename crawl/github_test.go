@@ -205,7 +205,7 @@ func TestGitHubCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, c := range eng.Channels("gh") {
+	for _, c := range eng.Channels("gh", true) {
 		names = append(names, c.ID+" "+c.Name+" ["+c.Topic+"]")
 	}
 	slices.Sort(names)
@@ -216,11 +216,11 @@ func TestGitHubCrawl(t *testing.T) {
 	}
 	// 3 issue bodies (the empty one keeps its title), 3 comments, the
 	// discussion, its comment and the reply.
-	if st := eng.SourceStats("gh"); st.Messages != 9 || res.Messages != 9 {
+	if st := eng.SourceStats("gh", true); st.Messages != 9 || res.Messages != 9 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
 	var msgs []engine.Message
-	for _, c := range eng.Channels("gh") {
+	for _, c := range eng.Channels("gh", true) {
 		if c.ID == "issue-1" {
 			msgs, _, _ = eng.ChannelMessages(c.Slug, 0, 10)
 		}

@@ -425,7 +425,7 @@ func openImportEngine(t *testing.T, dir string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutSource(engine.Source{ID: "src", Name: "Import", Type: "slack"}); err != nil {
+	if _, err := e.PutSource(engine.Source{ID: "src", Name: "Import", Type: "slack", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -454,7 +454,7 @@ func importTwice(t *testing.T, x *Export, query string) {
 	if n, err := Import(e, x); err != nil || n != 0 {
 		t.Fatalf("import after reopening changed %d: %v", n, err)
 	}
-	if c := e.Counts(); c.Messages != len(x.Messages) {
+	if c := e.Counts(true); c.Messages != len(x.Messages) {
 		t.Errorf("engine holds %d messages, want %d", c.Messages, len(x.Messages))
 	}
 }

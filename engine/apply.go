@@ -88,16 +88,24 @@ func (e *Engine) apply(o *op) {
 	switch o.kind {
 	case opPutSource:
 		s := o.source
-		e.mu.Lock()
-		e.st.sources[s.ID] = &s
-		e.mu.Unlock()
+		e.applyPutSource(&s)
 	case opDeleteSource:
 		e.applyDeleteSource(o.id)
 	case opPutChannels:
 		e.mu.Lock()
+		touched := map[string]bool{}
 		for i := range o.channels {
-			e.st.putChannel(&o.channels[i])
+			if e.st.putChannel(&o.channels[i]) {
+				touched[o.channels[i].SourceID] = true
+			}
 		}
+		for id := range touched {
+			e.st.refreshVisibility(id)
+		}
+		e.mu.Unlock()
+	case opPutSettings:
+		e.mu.Lock()
+		e.st.settings = o.settings
 		e.mu.Unlock()
 	case opPutMessages:
 		e.applyPutMessages(o.messages)
@@ -117,11 +125,17 @@ func (e *Engine) apply(o *op) {
 }
 
 // putChannel stores c, keeping the slug and creation time of a channel
-// already known.
-func (st *state) putChannel(c *Channel) {
+// already known, and reports whether it stored it: a channel of an unknown
+// source, or one an operator excluded (or a thread of one), is skipped.
+func (st *state) putChannel(c *Channel) bool {
 	if _, ok := st.sources[c.SourceID]; !ok {
-		return
+		return false
 	}
+	if st.skipsChannel(c) {
+		st.rules[c.SourceID].dropped[c.ID] = true
+		return false
+	}
+	c.Hidden = false
 	key := recKey{c.SourceID, c.ID}
 	if n, ok := st.chanKey[key]; ok {
 		old := st.chans[n]
@@ -130,7 +144,7 @@ func (st *state) putChannel(c *Channel) {
 		}
 		c.Slug, c.CreatedAt = old.Slug, old.CreatedAt
 		*old = *c
-		return
+		return true
 	}
 	if _, taken := st.chanSlug[c.Slug]; taken || c.Slug == "" {
 		c.Slug = uniqueSlug(c.Name, "channel", slugsIn(st.chanSlug))
@@ -140,6 +154,7 @@ func (st *state) putChannel(c *Channel) {
 	st.chans = append(st.chans, &ch)
 	st.chanKey[key] = n
 	st.chanSlug[ch.Slug] = n
+	return true
 }
 
 func (e *Engine) applyPutMessages(msgs []Message) {
@@ -155,7 +170,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 		for i := range batch {
 			m := &batch[i]
 			ch, ok := st.chanKey[recKey{m.SourceID, m.ChannelID}]
-			if !ok {
+			if !ok || st.skipsMessage(m) {
 				continue
 			}
 			if old, ok := st.findMessage(m.SourceID, m.ID); ok {
@@ -166,6 +181,9 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 			}
 			slot := st.storeMessage(m, ch)
 			st.orderInsert(ch, slot)
+			if st.hid.chans.Contains(ch) {
+				st.hid.msgs.Add(slot)
+			}
 			a.fac = messageFacets(a.fac[:0], m, ch)
 			st.msgIdx.Add(slot, &a.docs[i], a.fac)
 		}
@@ -198,6 +216,10 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 			st.docID[d.ID] = slot
 			st.docSlug[d.Slug] = slot
 			st.docIdx.Add(slot, &a.docs[i], []string{sourceFacet(d.SourceID)})
+			d.Hidden = false
+			if sourceHidden(st.sources[d.SourceID]) {
+				st.hid.docs.Add(slot)
+			}
 			st.dirtyDocs.Add(slot)
 		}
 		e.mu.Unlock()
@@ -238,15 +260,15 @@ func (e *Engine) applyDeleteSource(id string) {
 	st := e.st
 	f := sourceFacet(id)
 	e.deleteSlots(st.msgIdx.Facet(f).ToArray(), st.docIdx.Facet(f).ToArray())
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	var chans []uint32
 	for n, c := range st.chans {
 		if c != nil && c.SourceID == id {
-			delete(st.chanKey, recKey{c.SourceID, c.ID})
-			delete(st.chanSlug, c.Slug)
-			st.chans[n] = nil
-			st.dirtyChans.Add(uint32(n))
+			chans = append(chans, uint32(n))
 		}
 	}
+	e.deleteChannels(chans)
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	delete(st.sources, id)
+	delete(st.rules, id)
 }

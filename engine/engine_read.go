@@ -2,8 +2,11 @@ package engine
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // Sources returns every source, ordered by id.
@@ -33,6 +36,9 @@ func (e *Engine) Source(id string) (Source, bool) {
 func copySource(s *Source) Source {
 	c := *s
 	c.Config, _ = cloneConfig(s.Config) // it came through cloneConfig once: it encodes
+	c.ChannelVisibility = maps.Clone(s.ChannelVisibility)
+	c.ExcludedChannels = slices.Clone(s.ExcludedChannels)
+	c.OptOuts = slices.Clone(s.OptOuts)
 	if s.LastCrawl != nil {
 		lc := *s.LastCrawl
 		c.LastCrawl = &lc
@@ -40,30 +46,42 @@ func copySource(s *Source) Source {
 	return c
 }
 
-// SourceStats counts the channels, messages and documents of a source.
-func (e *Engine) SourceStats(id string) SourceStats {
+// SourceStats counts the channels, messages and documents of a source;
+// without private, only what callers without credentials may see.
+func (e *Engine) SourceStats(id string, private bool) SourceStats {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var s SourceStats
-	for _, c := range e.st.chans {
-		if c != nil && c.SourceID == id {
+	for n, c := range e.st.chans {
+		if c != nil && c.SourceID == id && (private || !e.st.hid.chans.Contains(uint32(n))) {
 			s.Channels++
 		}
 	}
-	s.Messages = int(e.st.msgIdx.Facet(sourceFacet(id)).GetCardinality())
-	s.Documents = int(e.st.docIdx.Facet(sourceFacet(id)).GetCardinality())
+	s.Messages = countVisible(e.st.msgIdx.Facet(sourceFacet(id)), e.st.hid.msgs, private)
+	s.Documents = countVisible(e.st.docIdx.Facet(sourceFacet(id)), e.st.hid.docs, private)
 	return s
 }
 
+// countVisible counts set, less what is hidden unless private.
+func countVisible(set, hidden *roaring.Bitmap, private bool) int {
+	if private || hidden.IsEmpty() {
+		return int(set.GetCardinality())
+	}
+	return int(set.GetCardinality() - set.AndCardinality(hidden))
+}
+
 // Channels returns the channels of a source (all sources when id is ""),
-// ordered by name.
-func (e *Engine) Channels(sourceID string) []Channel {
+// ordered by name; without private, only those callers without credentials
+// may see.
+func (e *Engine) Channels(sourceID string, private bool) []Channel {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []Channel
-	for _, c := range e.st.chans {
+	for n, c := range e.st.chans {
 		if c != nil && (sourceID == "" || c.SourceID == sourceID) {
-			out = append(out, *c)
+			if ch := e.st.channel(uint32(n)); private || !ch.Hidden {
+				out = append(out, ch)
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b Channel) int { return cmp.Compare(a.Name, b.Name) })
@@ -78,7 +96,7 @@ func (e *Engine) ChannelBySlug(slug string) (Channel, bool) {
 	if !ok {
 		return Channel{}, false
 	}
-	return *e.st.chans[n], true
+	return e.st.channel(n), true
 }
 
 // ChannelMessages returns a page of a channel's messages in time order and
@@ -153,13 +171,14 @@ func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	return out, nil
 }
 
-// Documents returns a page of documents, newest first, and their count.
-func (e *Engine) Documents(offset, limit int) ([]Document, int) {
+// Documents returns a page of documents, newest first, and their count;
+// without private, only those callers without credentials may see.
+func (e *Engine) Documents(offset, limit int, private bool) ([]Document, int) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	docs := make([]*Document, 0, len(e.st.docID))
-	for _, d := range e.st.docs {
-		if d != nil {
+	for i, d := range e.st.docs {
+		if d != nil && (private || !e.st.hid.docs.Contains(uint32(i))) {
 			docs = append(docs, d)
 		}
 	}
@@ -174,7 +193,7 @@ func (e *Engine) Documents(offset, limit int) ([]Document, int) {
 	docs = docs[offset:min(offset+max(limit, 0), total)]
 	out := make([]Document, len(docs))
 	for i, d := range docs {
-		out[i] = *d
+		out[i] = e.st.document(e.st.docID[d.ID])
 	}
 	return out, total
 }
@@ -186,8 +205,8 @@ func (e *Engine) SourceDocuments(sourceID string) []Document {
 	slots := e.st.docIdx.Facet(sourceFacet(sourceID)).ToArray()
 	out := make([]Document, 0, len(slots))
 	for _, n := range slots {
-		if d := e.st.docs[n]; d != nil {
-			out = append(out, *d)
+		if e.st.docs[n] != nil {
+			out = append(out, e.st.document(n))
 		}
 	}
 	slices.SortFunc(out, func(a, b Document) int { return cmp.Compare(a.Key, b.Key) })
@@ -202,7 +221,7 @@ func (e *Engine) DocumentBySlug(slug string) (Document, bool) {
 	if !ok {
 		return Document{}, false
 	}
-	return *e.st.docs[n], true
+	return e.st.document(n), true
 }
 
 // Document returns the document with the given id.
@@ -213,7 +232,7 @@ func (e *Engine) Document(id string) (Document, bool) {
 	if !ok {
 		return Document{}, false
 	}
-	return *e.st.docs[n], true
+	return e.st.document(n), true
 }
 
 // Counts summarises what the engine holds.
@@ -223,14 +242,40 @@ type Counts struct {
 }
 
 // Counts returns what the engine holds.
-func (e *Engine) Counts() Counts {
+// Without private it counts only what callers without credentials may see
+// (and no terms): sources that show something, channels, messages and
+// documents.
+func (e *Engine) Counts(private bool) Counts {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return Counts{
-		Sources: len(e.st.sources), Channels: len(e.st.chanKey),
-		Messages: e.st.msgIdx.Len(), Documents: e.st.docIdx.Len(),
-		MessageTerms: e.st.msgIdx.Terms(), DocumentTerms: e.st.docIdx.Terms(),
+	st := e.st
+	if private {
+		return Counts{
+			Sources: len(st.sources), Channels: len(st.chanKey),
+			Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(),
+			MessageTerms: st.msgIdx.Terms(), DocumentTerms: st.docIdx.Terms(),
+		}
 	}
+	c := Counts{
+		Channels: len(st.chanKey) - int(st.hid.chans.GetCardinality()),
+		Messages: st.msgIdx.Len() - int(st.hid.msgs.GetCardinality()),
+		Documents: st.docIdx.Len() - int(st.hid.docs.GetCardinality()),
+	}
+	shown := map[string]bool{}
+	for id, s := range st.sources {
+		shown[id] = !sourceHidden(s)
+	}
+	for n, ch := range st.chans {
+		if ch != nil && !st.hid.chans.Contains(uint32(n)) {
+			shown[ch.SourceID] = true
+		}
+	}
+	for _, ok := range shown {
+		if ok {
+			c.Sources++
+		}
+	}
+	return c
 }
 
 // ChannelByID returns a source's channel by its platform id.
@@ -241,7 +286,7 @@ func (e *Engine) ChannelByID(sourceID, id string) (Channel, bool) {
 	if !ok {
 		return Channel{}, false
 	}
-	return *e.st.chans[n], true
+	return e.st.channel(n), true
 }
 
 // ChannelMessageIDs returns the ids of a channel's messages, in time order.

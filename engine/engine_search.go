@@ -29,6 +29,8 @@ type SearchRequest struct {
 	From    string // author name or display name, any case
 	After   time.Time
 	Before  time.Time
+	// Private includes what callers without credentials may not see.
+	Private bool
 }
 
 // MessageHit is a found message with its channel and source.
@@ -159,8 +161,8 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 
 	res := &SearchResult{}
 	e.mu.RLock()
-	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit)
-	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit)
+	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private)
+	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private)
 	e.mu.RUnlock()
 
 	for i := range res.Messages {
@@ -195,7 +197,7 @@ func timeWindow(pq *ParsedQuery, ts func(uint32) int64) func(uint32) bool {
 }
 
 // searchMessages runs c over messages. The caller holds mu.RLock.
-func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int) ([]MessageHit, int) {
+func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int, private bool) ([]MessageHit, int) {
 	st := e.st
 	var filters []*roaring.Bitmap
 	if pq.Source != "" {
@@ -215,6 +217,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int)
 	if len(filters) > 0 {
 		q.Filter = roaring.FastAnd(filters...)
 	}
+	q.Deny = deny(st.hid.msgs, private)
 	ts := func(id uint32) int64 { return st.msgs[id].ts }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
@@ -234,7 +237,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int)
 
 // searchDocuments runs c over documents. The caller holds mu.RLock.
 // Documents have no channel or author, so those filters exclude them all.
-func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int) ([]DocumentHit, int) {
+func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int, private bool) ([]DocumentHit, int) {
 	st := e.st
 	if pq.Channel != "" || pq.From != "" {
 		return []DocumentHit{}, 0
@@ -243,13 +246,14 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	if pq.Source != "" {
 		q.Filter = st.docIdx.Facet(sourceFacet(pq.Source))
 	}
+	q.Deny = deny(st.hid.docs, private)
 	ts := func(id uint32) int64 { return timeMicro(st.docs[id].UpdatedAt) }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
 	r := st.docIdx.Search(&q, offset+limit)
 	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
-		hits = append(hits, DocumentHit{Document: *st.docs[h.ID], Score: float64(h.Score)})
+		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score)})
 	}
 	return hits, r.Total
 }

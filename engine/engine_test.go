@@ -25,7 +25,7 @@ func openMem(t testing.TB) *Engine {
 // seed adds a source "chat" with channels "general" and "help" and messages.
 func seed(t testing.TB, e *Engine, msgs ...string) {
 	t.Helper()
-	if _, err := e.PutSource(Source{ID: "chat", Name: "Acme Chat", Type: "discord"}); err != nil {
+	if _, err := e.PutSource(Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.PutChannels([]Channel{
@@ -163,7 +163,7 @@ func TestDocuments(t *testing.T) {
 	if r := search(t, e, SearchRequest{Query: "timezones"}); len(r.Documents) != 1 {
 		t.Errorf("replacement not found")
 	}
-	list, total := e.Documents(0, 10)
+	list, total := e.Documents(0, 10, true)
 	if total != 3 || len(list) != 3 || list[0].ID != docs[0].ID {
 		t.Errorf("list: %d %+v", total, list)
 	}
@@ -235,7 +235,7 @@ func TestDeleteSource(t *testing.T) {
 	if len(r.Messages)+len(r.Documents) != 0 {
 		t.Errorf("source data survived delete: %+v", r)
 	}
-	if _, ok := e.ChannelBySlug("general"); ok || len(e.Channels("")) != 0 {
+	if _, ok := e.ChannelBySlug("general"); ok || len(e.Channels("", true)) != 0 {
 		t.Error("channels survived delete")
 	}
 	if err := e.DeleteSource("chat"); !errors.Is(err, ErrNotFound) {
@@ -269,7 +269,7 @@ func TestChannelsAndPaging(t *testing.T) {
 	if _, _, err := e.ChannelMessages("nope", 0, 3); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown channel: %v", err)
 	}
-	if st := e.SourceStats("chat"); st.Channels != 3 || st.Messages != 25 {
+	if st := e.SourceStats("chat", true); st.Channels != 3 || st.Messages != 25 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -367,7 +367,7 @@ func TestHighlightScansABoundedPrefix(t *testing.T) {
 // deletions.
 func TestChannelOrder(t *testing.T) {
 	e := openMem(t)
-	e.PutSource(Source{ID: "s", Name: "S", Type: "discord"})
+	e.PutSource(Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
 	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "general"}})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	put := func(id string, min int) {

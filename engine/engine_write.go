@@ -139,6 +139,9 @@ func checkSource(s *Source) error {
 		return invalidf("config: %v", err)
 	}
 	s.Config = cfg
+	if err := checkRules(s); err != nil {
+		return err
+	}
 	if s.LastCrawl != nil {
 		lc := *s.LastCrawl
 		lc.StartedAt, lc.FinishedAt = exactTime(lc.StartedAt), exactTime(lc.FinishedAt)

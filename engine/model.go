@@ -18,6 +18,14 @@ type Source struct {
 	UpdatedAt time.Time
 	Cursor    string     // connector-defined crawl position, opaque to the engine
 	LastCrawl *CrawlInfo // nil before the first crawl
+
+	// What callers without credentials may see, and what an operator has
+	// removed; see visibility.go. Logged with the source, so each change
+	// is one write.
+	Visibility        string            // VisibilityPublic or VisibilityPrivate
+	ChannelVisibility map[string]string // channel id -> VisibilityPublic or VisibilityPrivate; absent = inherit
+	ExcludedChannels  []string          // channel ids deleted by an operator: never stored again, nor their threads
+	OptOuts           []string          // usernames whose messages are deleted and never stored again
 }
 
 // CrawlInfo describes the latest crawl of a source.
@@ -51,6 +59,14 @@ type Channel struct {
 	Topic     string
 	URL       string // the platform's link, if any
 	CreatedAt time.Time
+	// Private: the platform says it is a private conversation (a direct
+	// message, a group DM, a private channel or chat). Callers without
+	// credentials never see it unless an operator makes it public.
+	Private bool
+
+	// Hidden is derived on reads, never stored: whether callers without
+	// credentials are kept from the channel (see visibility.go).
+	Hidden bool
 }
 
 // Message is one chat message.
@@ -79,6 +95,10 @@ type Document struct {
 	Content   string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// Hidden is derived on reads, never stored: whether callers without
+	// credentials are kept from the document (its source is private).
+	Hidden bool
 }
 
 // Document formats.

@@ -12,13 +12,16 @@ import (
 type opKind uint8
 
 const (
-	opPutSource       opKind = 1
+	opPutSourceV1     opKind = 1 // read only: a source before visibility
 	opDeleteSource    opKind = 2
-	opPutChannels     opKind = 3
+	opPutChannelsV1   opKind = 3 // read only: channels before visibility
 	opPutMessages     opKind = 4
 	opDeleteMessages  opKind = 5
 	opPutDocuments    opKind = 6
 	opDeleteDocuments opKind = 7
+	opPutSource       opKind = 8
+	opPutChannels     opKind = 9
+	opPutSettings     opKind = 10
 )
 
 // op is one logged mutation. Which fields are set depends on kind.
@@ -30,6 +33,7 @@ type op struct {
 	messages []Message  // opPutMessages (all of one source)
 	ids      []string   // opDeleteMessages: message ids; opDeleteDocuments: document ids
 	docs     []Document // opPutDocuments
+	settings map[string]string // opPutSettings: the whole set
 }
 
 // encode appends the payload of o (its kind travels in the record header).
@@ -63,6 +67,8 @@ func (o *op) encode(e *bin.Enc) error {
 		}
 	case opDeleteDocuments:
 		encodeStrings(e, o.ids)
+	case opPutSettings:
+		encodeStringMap(e, o.settings)
 	default:
 		return fmt.Errorf("BUG: encode op kind %d", o.kind)
 	}
@@ -74,14 +80,15 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 	d := &bin.Dec{B: payload}
 	o := op{kind: kind}
 	switch kind {
-	case opPutSource:
-		o.source = decodeSource(d)
+	case opPutSource, opPutSourceV1:
+		o.kind, o.source = opPutSource, decodeSource(d, kind == opPutSource)
 	case opDeleteSource:
 		o.id = d.String()
-	case opPutChannels:
+	case opPutChannels, opPutChannelsV1:
+		o.kind = opPutChannels
 		o.channels = make([]Channel, d.Count(8))
 		for i := range o.channels {
-			o.channels[i] = decodeChannel(d)
+			o.channels[i] = decodeChannel(d, kind == opPutChannels)
 		}
 	case opPutMessages:
 		src := d.String()
@@ -99,6 +106,8 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 		}
 	case opDeleteDocuments:
 		o.ids = decodeStrings(d)
+	case opPutSettings:
+		o.settings = decodeStringMap(d)
 	default:
 		return op{}, fmt.Errorf("unknown record type %d", kind)
 	}
@@ -121,6 +130,25 @@ func decodeStrings(d *bin.Dec) []string {
 		ss[i] = d.String()
 	}
 	return ss
+}
+
+// encodeStringMap writes m in key order, so equal maps encode alike.
+func encodeStringMap(e *bin.Enc, m map[string]string) {
+	e.Uvarint(uint64(len(m)))
+	for _, k := range sortedKeys(m) {
+		e.String(k)
+		e.String(m[k])
+	}
+}
+
+func decodeStringMap(d *bin.Dec) map[string]string {
+	n := d.Count(2)
+	m := make(map[string]string, n)
+	for range n {
+		k := d.String()
+		m[k] = d.String()
+	}
+	return m
 }
 
 // Times are microseconds since the epoch; 0 is the zero time.
@@ -152,10 +180,16 @@ func encodeSource(e *bin.Enc, s *Source) error {
 		e.Uvarint(uint64(c.Documents))
 		e.String(c.Error)
 	}
+	e.String(s.Visibility)
+	encodeStringMap(e, s.ChannelVisibility)
+	encodeStrings(e, s.ExcludedChannels)
+	encodeStrings(e, s.OptOuts)
 	return nil
 }
 
-func decodeSource(d *bin.Dec) Source {
+// decodeSource reads a source; ext says the record has the fields added
+// with visibility (opPutSource, snapshots from version 3).
+func decodeSource(d *bin.Dec, ext bool) Source {
 	var s Source
 	s.ID = d.String()
 	s.Name = d.String()
@@ -182,6 +216,15 @@ func decodeSource(d *bin.Dec) Source {
 		c.Error = d.String()
 		s.LastCrawl = c
 	}
+	if ext {
+		s.Visibility = d.String()
+		s.ChannelVisibility = decodeStringMap(d)
+		s.ExcludedChannels = decodeStrings(d)
+		s.OptOuts = decodeStrings(d)
+	}
+	if s.Visibility == "" {
+		s.Visibility = VisibilityPublic
+	}
 	return s
 }
 
@@ -195,14 +238,21 @@ func encodeChannel(e *bin.Enc, c *Channel) {
 	e.String(c.Topic)
 	e.String(c.URL)
 	encodeTime(e, c.CreatedAt)
+	e.Bool(c.Private)
 }
 
-func decodeChannel(d *bin.Dec) Channel {
-	return Channel{
+// decodeChannel reads a channel; ext says the record has the private flag
+// (opPutChannels, snapshots from version 3).
+func decodeChannel(d *bin.Dec, ext bool) Channel {
+	c := Channel{
 		SourceID: d.String(), ID: d.String(), Name: d.String(), Slug: d.String(),
 		ParentID: d.String(), Kind: d.String(), Topic: d.String(), URL: d.String(),
 		CreatedAt: decodeTime(d),
 	}
+	if ext {
+		c.Private = d.Bool()
+	}
+	return c
 }
 
 // encodeMessage leaves out SourceID, which the batch carries once.

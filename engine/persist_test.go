@@ -55,19 +55,19 @@ func fingerprint(t testing.TB, e *Engine) string {
 	for _, s := range e.Sources() {
 		fmt.Fprintf(&b, "source %s %s %s %v\n", s.ID, s.Name, s.Type, s.Config)
 	}
-	for _, c := range e.Channels("") {
+	for _, c := range e.Channels("", true) {
 		msgs, total, _ := e.ChannelMessages(c.Slug, 0, 1<<30)
 		fmt.Fprintf(&b, "channel %s/%s %s %d\n", c.SourceID, c.ID, c.Slug, total)
 		for _, m := range msgs {
 			fmt.Fprintf(&b, "  %s %s %s %q %s\n", m.ID, m.Author, m.Timestamp.Format("2006-01-02T15:04:05.000000Z07:00"), m.Content, m.URL)
 		}
 	}
-	docs, _ := e.Documents(0, 1<<30)
+	docs, _ := e.Documents(0, 1<<30, true)
 	for _, d := range docs {
 		fmt.Fprintf(&b, "doc %s %s %s %q\n", d.ID, d.Slug, d.Title, d.Content)
 	}
 	for _, q := range []string{"alpha", "beta gamma", `"alpha beta"`, "from:ana", "doc"} {
-		r := search(t, e, SearchRequest{Query: q, Limit: 100})
+		r := search(t, e, SearchRequest{Query: q, Limit: 100, Private: true})
 		fmt.Fprintf(&b, "q %s -> %v %d %d\n", q, msgIDs(r), r.TotalMessages, r.TotalDocuments)
 	}
 	return b.String()
@@ -77,7 +77,7 @@ func fingerprint(t testing.TB, e *Engine) string {
 // deletions and documents, n rounds.
 func fill(t testing.TB, e *Engine, rounds int) {
 	t.Helper()
-	if _, err := e.PutSource(Source{ID: "chat", Name: "Chat", Type: "slack", Config: map[string]any{"token": "x", "n": 1.0}}); err != nil {
+	if _, err := e.PutSource(Source{ID: "chat", Name: "Chat", Type: "slack", Enabled: true, Config: map[string]any{"token": "x", "n": 1.0}}); err != nil {
 		t.Fatal(err)
 	}
 	for r := 0; r < rounds; r++ {
@@ -517,7 +517,7 @@ func FuzzReadFrames(f *testing.F) {
 func TestMessageFieldsSurvive(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	e.PutSource(Source{ID: "d", Name: "D", Type: "discord"})
+	e.PutSource(Source{ID: "d", Name: "D", Type: "discord", Enabled: true})
 	e.PutChannels([]Channel{
 		{SourceID: "d", ID: "c", Name: "linked", URL: "https://chat.example/c"},
 		{SourceID: "d", ID: "n", Name: "plain"},
@@ -607,8 +607,8 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 	e.Close()
 	e = openDir(t, dir, func(o *Options) { o.NoSemantic = true })
 	defer e.Close()
-	if info := e.LastSnapshot(); info == nil || e.Counts().Documents != 3 {
-		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts())
+	if info := e.LastSnapshot(); info == nil || e.Counts(true).Documents != 3 {
+		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts(true))
 	}
 	if r := search(t, e, SearchRequest{Query: "word2"}); len(r.Documents) != 1 {
 		t.Fatal("big document not searchable after load")
@@ -687,7 +687,7 @@ func TestDamagedRestoredSnapshotIsRefused(t *testing.T) {
 
 func TestMessageURLSurvivesChannelChange(t *testing.T) {
 	e := openMem(t)
-	e.PutSource(Source{ID: "d", Name: "D", Type: "discord"})
+	e.PutSource(Source{ID: "d", Name: "D", Type: "discord", Enabled: true})
 	e.PutChannels([]Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://chat.example/c"}})
 	e.PutMessages([]Message{{SourceID: "d", ChannelID: "c", ID: "1", Content: "x", Timestamp: t0, URL: "https://chat.example/c/1"}})
 	e.PutChannels([]Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://moved.example/c"}})
@@ -704,7 +704,7 @@ func TestLiveStateEqualsReplay(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
 	ns := time.Date(2026, 5, 1, 10, 0, 0, 123456789, time.FixedZone("X", 3600))
-	e.PutSource(Source{ID: "s", Name: "S", Type: "slack", Config: map[string]any{"n": 3, "nested": map[string]any{"k": []int{1}}}})
+	e.PutSource(Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Config: map[string]any{"n": 3, "nested": map[string]any{"k": []int{1}}}})
 	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "chan", CreatedAt: ns}})
 	msgs := []Message{{SourceID: "s", ChannelID: "c", ID: "1", Author: "a", Content: "alpha", Timestamp: ns, EditedAt: ns.Add(time.Nanosecond)}}
 	if _, err := e.PutMessages(msgs); err != nil {

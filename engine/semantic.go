@@ -72,6 +72,7 @@ type SemanticRequest struct {
 	Boost    map[string]float64 // source id -> score multiplier
 	HyDE     bool               // expand the query (hypothetical answer or pseudo-relevance feedback)
 	Sources  []string           // when set, only these sources
+	Private  bool               // include what callers without credentials may not see
 	Mode     SemanticMode
 }
 
@@ -185,9 +186,16 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 	e.mu.RLock()
 	st := e.st
 	allowed := e.sourceChunks(req.Sources)
+	denied := deny(st.hid.chunks, req.Private)
 	var lex index.Result
 	if req.Mode != SemanticVectors {
-		lex = st.chunkIdx.Search(&index.Query{Terms: c.q.Terms, Filter: allowed}, lexicalDepth)
+		lex = st.chunkIdx.Search(&index.Query{Terms: c.q.Terms, Filter: allowed, Deny: denied}, lexicalDepth)
+	}
+	if denied != nil { // the vector indexes take an allowed set only
+		if allowed == nil {
+			allowed = st.chunkIdx.Live()
+		}
+		allowed.AndNot(denied)
 	}
 	sp := st.space
 	useVectors := req.Mode != SemanticLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !e.embedDown.open()

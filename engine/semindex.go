@@ -85,6 +85,9 @@ func (st *state) appendChunk(c chunkRec, d *index.Doc) uint32 {
 	slot := uint32(len(st.chunks))
 	st.chunks = append(st.chunks, c)
 	st.chunkIdx.Add(slot, d, []string{sourceFacet(st.chunkSource(&c))})
+	if st.chunkHidden(&c) {
+		st.hid.chunks.Add(slot)
+	}
 	st.space.addChunk(slot)
 	st.next.addChunk(slot)
 	return slot
@@ -93,6 +96,7 @@ func (st *state) appendChunk(c chunkRec, d *index.Doc) uint32 {
 // dropChunk deletes a chunk; the caller holds both locks.
 func (st *state) dropChunk(slot uint32) {
 	st.chunkIdx.Delete(slot)
+	st.hid.chunks.Remove(slot)
 	st.chunks[slot] = chunkRec{}
 	st.space.dropChunk(slot)
 	st.next.dropChunk(slot)

@@ -18,13 +18,13 @@ import (
 // A snapshot is a 32-byte header followed by one zstd stream of frames:
 //
 //	header: "SIFTSNAP" | u32 version | u64 sequence | i64 created (unix ns) | u32 CRC-32C of the previous 28 bytes
-//	frames: meta, sources…, authors…, channels…, messages…, documents…,
-//	        message index…, document index…, end
+//	frames: meta, sources…, settings, authors…, channels…, messages…,
+//	        documents…, message index…, document index…, semantic…, end
 //
 // See docs/format.md for the payload of each frame.
 const (
 	snapMagic      = "SIFTSNAP"
-	snapVersion    = 2 // version 1 (before the semantic index) is read too
+	snapVersion    = 3 // versions 1 (before the semantic index) and 2 (before visibility) are read too
 	snapHeaderSize = 32
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
@@ -46,6 +46,7 @@ const (
 	frameSemantic  = 11
 	frameModel     = 12
 	frameVectors   = 13
+	frameSettings  = 14
 	frameEnd       = 0x7F
 
 	// frameMore marks a frame whose payload continues in the next frame: a
@@ -151,6 +152,11 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 		if err := fw.frame(frameSources, e.B); err != nil {
 			return err
 		}
+	}
+	e.B = e.B[:0]
+	encodeStringMap(&e, st.settings)
+	if err := fw.frame(frameSettings, e.B); err != nil {
+		return err
 	}
 	err := writeBlocks(fw, &e, frameAuthors, len(st.authors), authorsPerFrame, func(i int) {
 		e.String(st.authors[i].name)
@@ -431,6 +437,7 @@ func readBody(fr *frameReader, version uint32, opts Options) (st *state, rebuilt
 	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
 		return nil, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
 	}
+	st.refreshVisibility("")
 	return st, rebuilt, nil
 }
 
@@ -461,11 +468,23 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 			return m, err
 		}
 		d := &bin.Dec{B: p}
-		s := decodeSource(d)
+		s := decodeSource(d, version >= 3)
 		if err := d.Done(); err != nil {
 			return m, fmt.Errorf("source: %w", err)
 		}
 		st.sources[s.ID] = &s
+		st.setRules(&s)
+	}
+	if version >= 3 {
+		p, err := fr.take(frameSettings)
+		if err != nil {
+			return m, err
+		}
+		d := &bin.Dec{B: p}
+		st.settings = decodeStringMap(d)
+		if err := d.Done(); err != nil {
+			return m, fmt.Errorf("settings: %w", err)
+		}
 	}
 	err = fr.readBlocks(frameAuthors, m.authors, func(d *bin.Dec) error {
 		st.authorFor(d.String(), d.String())
@@ -482,7 +501,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 			st.chans = append(st.chans, nil)
 			return nil
 		}
-		c := decodeChannel(d)
+		c := decodeChannel(d, version >= 3)
 		if _, ok := st.sources[c.SourceID]; !ok && d.Err == nil {
 			return fmt.Errorf("channel %q of unknown source %q", c.ID, c.SourceID)
 		}

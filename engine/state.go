@@ -15,6 +15,9 @@ import (
 // keeps every writer out).
 type state struct {
 	sources  map[string]*Source
+	rules    map[string]*sourceRules // by source id; see visibility.go
+	settings map[string]string       // the instance's settings (site name, …)
+	hid      hidden                  // what callers without credentials must not see
 	chans    []*Channel // by channel number; nil once deleted
 	chanKey  map[recKey]uint32
 	chanSlug map[string]uint32
@@ -49,6 +52,9 @@ type author struct{ name, display string }
 func newState(opts index.Options) *state {
 	return &state{
 		sources:  make(map[string]*Source),
+		rules:    make(map[string]*sourceRules),
+		settings: make(map[string]string),
+		hid:      newHidden(),
 		chanKey:  make(map[recKey]uint32),
 		chanSlug: make(map[string]uint32),
 		msgExtra: make(map[uint32]msgExtra),
@@ -104,6 +110,7 @@ func (st *state) deleteDocument(i uint32) {
 		return
 	}
 	st.dirtyDocs.Add(i)
+	st.hid.docs.Remove(i)
 	delete(st.docID, d.ID)
 	delete(st.docSlug, d.Slug)
 	st.docIdx.Delete(i)

@@ -11,7 +11,7 @@ import (
 
 // health serves GET /healthz: liveness plus what the engine holds.
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
-	c := s.eng.Counts()
+	c := s.eng.Counts(s.privileged(ctx)) // counts shown publicly count public content only
 	sem := s.eng.SemanticStatus()
 	// Public: model servers are named by their model, not their address,
 	// and failures are detailed in the server's log only.

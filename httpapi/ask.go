@@ -127,6 +127,7 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 			writeErr(ctx, err)
 			return
 		}
+		req.Private = form.v1 || s.privileged(ctx) // /api/v1/ask is for the operator's own integrations
 		release, err := s.asker.Admit()
 		if err != nil {
 			ctx.Response.Header.Set("Retry-After", "5")

@@ -59,13 +59,13 @@ func (s *Server) dashboard(ctx *fasthttp.RequestCtx) {
 		Head:     head{Title: "Dashboard · Sift", NoIndex: true},
 		Version:  s.opts.Version,
 		Uptime:   time.Since(s.stats.started).Round(time.Second),
-		Counts:   s.eng.Counts(),
+		Counts:   s.eng.Counts(true),
 		Semantic: s.eng.SemanticStatus(),
 		Snapshot: s.eng.LastSnapshot(),
 		Log:      s.eng.LogStatus(),
 	}
 	for _, src := range s.eng.Sources() {
-		ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID)}
+		ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true)}
 		if _, kind, ok := s.crawler.Running(src.ID); ok {
 			ds.Running = kind
 		}

@@ -59,7 +59,7 @@ func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
-	docs, total := s.eng.Documents(offset, limit)
+	docs, total := s.eng.Documents(offset, limit, s.privileged(ctx))
 	out := struct {
 		Documents []documentListJSON `json:"documents"`
 		Total     int                `json:"total"`

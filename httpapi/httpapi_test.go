@@ -157,7 +157,7 @@ func wantError(t testing.TB, r resp, status int, words ...string) {
 
 func seedChat(t testing.TB, e *engine.Engine) {
 	t.Helper()
-	if _, err := e.PutSource(engine.Source{ID: "wren-discord", Name: "Wren Discord", Type: "discord"}); err != nil {
+	if _, err := e.PutSource(engine.Source{ID: "wren-discord", Name: "Wren Discord", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.PutChannels([]engine.Channel{{SourceID: "wren-discord", ID: "1", Name: "help"}}); err != nil {

@@ -87,10 +87,10 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		Head: head{Title: "Sift", Canonical: s.opts.BaseURL + "/", Script: true,
 			Description: "Search and ask the messages and documents of " + s.siteName() + "."},
 		Site:   s.siteName(),
-		Counts: s.eng.Counts(),
+		Counts: s.eng.Counts(false),
 	}
 	for _, src := range s.eng.Sources() {
-		if st := s.eng.SourceStats(src.ID); st.Messages+st.Documents > 0 {
+		if st := s.eng.SourceStats(src.ID, false); st.Messages+st.Documents > 0 {
 			data.Sources = append(data.Sources, src)
 		}
 	}
@@ -253,7 +253,7 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ch, ok := s.eng.ChannelBySlug(slug)
-	if !ok {
+	if !ok || ch.Hidden {
 		s.notFound(ctx)
 		return
 	}
@@ -285,7 +285,7 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		Pager:  pager{URL: "/c/" + slug, Page: page, Pages: pages, Label: "Pages"},
 		Pager2: pager{URL: "/c/" + slug, Page: page, Pages: pages, Label: "Pages (end of list)"}}
 	threads := map[string]string{} // thread id → slug
-	for _, c := range s.eng.Channels(ch.SourceID) {
+	for _, c := range s.eng.Channels(ch.SourceID, false) {
 		switch {
 		case c.ParentID == ch.ID && c.ID != ch.ID:
 			data.Threads = append(data.Threads, c)
@@ -411,7 +411,7 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	doc, ok := s.eng.DocumentBySlug(slug)
-	if !ok {
+	if !ok || doc.Hidden {
 		s.notFound(ctx)
 		return
 	}
@@ -461,16 +461,16 @@ func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
 		Description: "The sources " + s.siteName() + " indexes: chat channels, documents and web pages."}}
 	var modified time.Time
 	for _, src := range s.eng.Sources() {
-		v := sourceView{Source: src, Stats: s.eng.SourceStats(src.ID), Updated: src.UpdatedAt}
-		if v.Stats.Channels+v.Stats.Documents == 0 && src.ID == engine.UploadsSourceID {
-			continue
+		v := sourceView{Source: src, Stats: s.eng.SourceStats(src.ID, false), Updated: src.UpdatedAt}
+		if v.Stats.Channels+v.Stats.Documents == 0 && (src.ID == engine.UploadsSourceID || src.Hidden()) {
+			continue // nothing to show, or nothing it may show
 		}
-		for _, c := range s.eng.Channels(src.ID) {
+		for _, c := range s.eng.Channels(src.ID, false) {
 			if c.ParentID == "" {
 				v.Channels = append(v.Channels, c)
 			}
 		}
-		docs := s.eng.SourceDocuments(src.ID)
+		docs := publicDocuments(s.eng.SourceDocuments(src.ID))
 		for _, d := range docs {
 			if d.UpdatedAt.After(v.Updated) {
 				v.Updated = d.UpdatedAt

@@ -73,6 +73,7 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
+	req.Private = s.privileged(ctx)
 	start := time.Now()
 	res, err := s.eng.Search(req)
 	if err != nil {

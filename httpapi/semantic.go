@@ -133,6 +133,7 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 	// at shutdown: the search gets a context of its own, bounded.
 	sctx, cancel := context.WithTimeout(context.Background(), semanticTimeout)
 	defer cancel()
+	req.Private = s.privileged(ctx)
 	res, err := s.eng.SemanticSearch(sctx, req)
 	if err != nil {
 		writeErr(ctx, err)

@@ -56,7 +56,7 @@ func (s *Server) listPages() []sitemapURL {
 	base := s.opts.BaseURL
 	var newest time.Time
 	var urls []sitemapURL
-	for _, ch := range s.eng.Channels("") {
+	for _, ch := range s.eng.Channels("", false) {
 		times, err := s.eng.ChannelPageTimes(ch.Slug, messagesPerPage)
 		if err != nil {
 			continue
@@ -72,7 +72,7 @@ func (s *Server) listPages() []sitemapURL {
 			}
 		}
 	}
-	docs, _ := s.eng.Documents(0, math.MaxInt)
+	docs, _ := s.eng.Documents(0, math.MaxInt, false)
 	for i := range docs {
 		urls = append(urls, sitemapURL{base + "/d/" + docs[i].Slug, docs[i].UpdatedAt})
 		if docs[i].UpdatedAt.After(newest) {
@@ -178,7 +178,7 @@ func (s *Server) sitemapMax() int {
 // how an agent calls it.
 func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 	base := s.opts.BaseURL
-	c := s.eng.Counts()
+	c := s.eng.Counts(false)
 	srcs := s.eng.Sources()
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Sift at %s\n\n", s.siteName())
@@ -187,7 +187,7 @@ func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 	b.WriteString("Sources: ")
 	listed := 0
 	for _, src := range srcs {
-		st := s.eng.SourceStats(src.ID)
+		st := s.eng.SourceStats(src.ID, false)
 		if st.Messages+st.Documents == 0 {
 			continue
 		}
@@ -229,13 +229,13 @@ Documents (public list): `+"`GET /api/documents?limit=100&offset=0`"+`; each doc
 	fmt.Fprintf(&b, "- [Health](%s/healthz): GET, counts and index status\n\n", base)
 	b.WriteString("## Sources\n\n")
 	fmt.Fprintf(&b, "- [All sources and channels](%s/sources): channels, documents and web pages by source\n", base)
-	for _, ch := range s.eng.Channels("") {
+	for _, ch := range s.eng.Channels("", false) {
 		if ch.ParentID != "" {
 			continue
 		}
 		fmt.Fprintf(&b, "- [#%s](%s/c/%s): %s\n", mdText(ch.Name), base, ch.Slug, mdText(sourceName(srcs, ch.SourceID)))
 	}
-	docs, total := s.eng.Documents(0, 500)
+	docs, total := s.eng.Documents(0, 500, false)
 	if total > 0 {
 		b.WriteString("\n## Documents\n\n")
 		for _, d := range docs {
@@ -268,7 +268,7 @@ func (s *Server) llmsFullTxt(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.Response.Header.Set("Cache-Control", "public, max-age=0, must-revalidate")
 	base := s.opts.BaseURL
-	docs, _ := s.eng.Documents(0, math.MaxInt) // copies of the records; texts are shared
+	docs, _ := s.eng.Documents(0, math.MaxInt, false) // copies of the records; texts are shared
 	site := s.siteName()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		fmt.Fprintf(w, "# Sift at %s: all documents\n\n", site)

@@ -52,7 +52,7 @@ func (s *Server) sourceView(src engine.Source) sourceJSON {
 		ID: src.ID, Name: src.Name, Type: src.Type, Config: crawl.MaskConfig(src.Config), Schedule: src.Schedule,
 		Enabled: src.Enabled, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
 	}
-	st := s.eng.SourceStats(src.ID)
+	st := s.eng.SourceStats(src.ID, true)
 	out.Stats.Channels, out.Stats.Messages, out.Stats.Documents = st.Channels, st.Messages, st.Documents
 	if lc := src.LastCrawl; lc != nil {
 		out.LastCrawl = &crawlInfoJSON{

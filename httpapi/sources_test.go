@@ -268,7 +268,7 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 	wantError(t, ts.do(t, "POST", "/api/sources/chat/import", strings.NewReader(`{"guild":{"id":"1"},"channel":{"id":"2","name":"x"},"messages":[{"id":"3","type":"Default","timestamp":"yesterday","content":"hi"}]}`), bearer...), 400, "timestamp")
 	wantError(t, ts.do(t, "POST", "/api/sources/chat/import", strings.NewReader(`just text`), bearer...), 400, "export")
 	wantError(t, ts.do(t, "POST", "/api/sources/docs/import", bytes.NewReader(export), bearer...), 400, "imports")
-	if st := eng.SourceStats("chat"); st.Messages != int(imp["messages"].(float64)) {
+	if st := eng.SourceStats("chat", true); st.Messages != int(imp["messages"].(float64)) {
 		t.Fatalf("a malformed import changed the source: %+v", st)
 	}
 
@@ -317,7 +317,7 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 		if r := ts.get(t, "/api/sources/docs", bearer...); r.status != 404 {
 			t.Fatalf("%s: the source answers %d", when, r.status)
 		}
-		if st := ts.eng.SourceStats("chat"); st.Messages == 0 {
+		if st := ts.eng.SourceStats("chat", true); st.Messages == 0 {
 			t.Fatalf("%s: the other source lost its messages", when)
 		}
 	}

@@ -48,7 +48,7 @@ func backup(args []string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("backup: %w", err)
 	}
-	c := eng.Counts()
+	c := eng.Counts(true)
 	fmt.Printf("wrote %s: sequence %d, %d messages, %d documents\n", *out, seq, c.Messages, c.Documents)
 	return nil
 }

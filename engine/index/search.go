@@ -11,13 +11,15 @@ import (
 
 // Query is what Search evaluates. Terms are optional and ranked (BM25, any
 // one of them suffices); every phrase is required; excluded terms and phrases
-// remove documents; Filter and Accept restrict the candidates.
+// remove documents; Filter and Accept restrict the candidates; Deny removes
+// documents as exclusions do.
 type Query struct {
 	Terms          []Term
 	Phrases        [][]string // each must occur at consecutive positions
 	Exclude        []string
 	ExcludePhrases [][]string
 	Filter         *roaring.Bitmap       // when non-nil, only these ids
+	Deny           *roaring.Bitmap       // when non-nil, never these ids (read, not changed)
 	Accept         func(id uint32) bool  // when non-nil, a further test per candidate
 	Recency        func(id uint32) int64 // breaks score ties and orders unranked results (newest first); id order when nil
 }
@@ -114,7 +116,15 @@ func (ix *Index) Search(q *Query, k int) Result {
 
 func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 	var denied []uint64
-	if excl := ix.excluded(q, sc); excl != nil {
+	excl := ix.excluded(q, sc)
+	if q.Deny != nil {
+		if excl == nil {
+			excl = q.Deny
+		} else {
+			excl.Or(q.Deny)
+		}
+	}
+	if excl != nil {
 		sc.denied = denseFrom(sc.denied, excl, len(ix.lens))
 		denied = sc.denied
 	}

@@ -30,7 +30,7 @@ func Load(eng *engine.Engine, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if c := eng.Counts(); c.Messages > 0 || c.Documents > 0 {
+	if c := eng.Counts(true); c.Messages > 0 || c.Documents > 0 {
 		log.Info("data dir is not empty; demo content not loaded")
 		return nil
 	}

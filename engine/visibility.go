@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/sift-search/sift/tokenizer"
+)
+
+// Visibility decides what callers without credentials see. A source is
+// public or private; a channel inherits from its source unless an operator
+// set it public or private; a thread follows its parent; a channel the
+// platform marks private (Channel.Private) is private unless an operator
+// set it public; a disabled source is private whatever else is set.
+// Documents follow their source.
+//
+// Reads that serve such callers leave hidden content out (SearchRequest,
+// SemanticRequest and ListRequest carry the choice; Channel.Hidden and
+// Document.Hidden tell the rest). The hidden sets below are derived from
+// the records, never persisted: rebuilt at load and kept current by every
+// write, so a query pays one bitmap test per candidate, and nothing when
+// everything is public.
+const (
+	VisibilityPublic  = "public"
+	VisibilityPrivate = "private"
+	VisibilityInherit = "inherit" // a channel's default: its source's (or its parent's)
+)
+
+// Bounds of an operator's lists on one source.
+const (
+	MaxOptOuts          = 10000
+	MaxExcludedChannels = 10000
+)
+
+// hidden holds what callers without credentials must not see.
+type hidden struct {
+	chans  *roaring.Bitmap // channel numbers
+	msgs   *roaring.Bitmap // message slots
+	docs   *roaring.Bitmap // document slots
+	chunks *roaring.Bitmap // chunk slots
+}
+
+func newHidden() hidden {
+	return hidden{chans: roaring.New(), msgs: roaring.New(), docs: roaring.New(), chunks: roaring.New()}
+}
+
+// sourceRules are a source's exclusions and opt-outs as sets, rebuilt from
+// the record whenever it is stored.
+type sourceRules struct {
+	excluded map[string]bool // channel ids
+	optOuts  map[string]bool // folded usernames
+	// dropped holds the threads of excluded channels that writes skipped,
+	// so their messages are skipped too rather than refused as strays. It
+	// is rebuilt as connectors put their channels again.
+	dropped map[string]bool
+}
+
+// setRules rebuilds the rules of s; the caller holds the write locks.
+func (st *state) setRules(s *Source) {
+	r := &sourceRules{excluded: map[string]bool{}, optOuts: map[string]bool{}, dropped: map[string]bool{}}
+	if old := st.rules[s.ID]; old != nil {
+		r.dropped = old.dropped
+	}
+	for _, id := range s.ExcludedChannels {
+		r.excluded[id] = true
+	}
+	for _, a := range s.OptOuts {
+		r.optOuts[tokenizer.Fold(a)] = true
+	}
+	st.rules[s.ID] = r
+}
+
+// skipsChannel reports whether writes drop channel c: an operator deleted
+// it or the channel it is a thread of.
+func (st *state) skipsChannel(c *Channel) bool {
+	r := st.rules[c.SourceID]
+	return r != nil && (r.excluded[c.ID] || c.ParentID != "" && r.excluded[c.ParentID])
+}
+
+// skipsMessage reports whether writes drop m: its author opted out, or its
+// channel was dropped.
+func (st *state) skipsMessage(m *Message) bool {
+	r := st.rules[m.SourceID]
+	if r == nil {
+		return false
+	}
+	if r.excluded[m.ChannelID] || r.dropped[m.ChannelID] {
+		return true
+	}
+	return len(r.optOuts) > 0 && m.Author != "" && r.optOuts[tokenizer.Fold(m.Author)]
+}
+
+// sourceHidden reports whether a source's own content (its documents, and
+// channels that inherit) is hidden.
+func sourceHidden(s *Source) bool {
+	return s == nil || !s.Enabled || s.Visibility == VisibilityPrivate
+}
+
+// channelHidden computes whether channel c is hidden; the caller holds mu.
+func (st *state) channelHidden(c *Channel) bool {
+	src := st.sources[c.SourceID]
+	if src == nil || !src.Enabled {
+		return true
+	}
+	for depth := 0; ; depth++ {
+		switch src.ChannelVisibility[c.ID] {
+		case VisibilityPublic:
+			return false
+		case VisibilityPrivate:
+			return true
+		}
+		if c.ParentID == "" || depth == 3 {
+			break
+		}
+		n, ok := st.chanKey[recKey{c.SourceID, c.ParentID}]
+		if !ok {
+			break
+		}
+		c = st.chans[n] // a thread follows its parent
+	}
+	return c.Private || src.Visibility == VisibilityPrivate
+}
+
+// refreshVisibility recomputes what is hidden of one source's channels and
+// documents ("" = every source), moving their messages and chunks in or out
+// of the hidden sets. O(channels + the content whose visibility changed).
+// The caller holds the write locks.
+func (st *state) refreshVisibility(sourceID string) {
+	for n, c := range st.chans {
+		if c == nil || sourceID != "" && c.SourceID != sourceID {
+			continue
+		}
+		ch := uint32(n)
+		h := st.channelHidden(c)
+		if h == st.hid.chans.Contains(ch) {
+			continue
+		}
+		setBit(st.hid.chans, ch, h)
+		for _, slot := range st.chanOrder[ch] {
+			setBit(st.hid.msgs, slot, h)
+		}
+		for _, slot := range st.chanChunks[ch] {
+			setBit(st.hid.chunks, slot, h)
+		}
+	}
+	refreshDocs := func(id string) {
+		h := sourceHidden(st.sources[id])
+		st.docIdx.Facet(sourceFacet(id)).Iterate(func(slot uint32) bool {
+			if h != st.hid.docs.Contains(slot) {
+				setBit(st.hid.docs, slot, h)
+				for _, c := range st.docChunks[slot] {
+					setBit(st.hid.chunks, c, h)
+				}
+			}
+			return true
+		})
+	}
+	if sourceID != "" {
+		refreshDocs(sourceID)
+		return
+	}
+	for id := range st.sources {
+		refreshDocs(id)
+	}
+}
+
+func setBit(b *roaring.Bitmap, i uint32, on bool) {
+	if on {
+		b.Add(i)
+	} else {
+		b.Remove(i)
+	}
+}
+
+// chunkHidden reports whether chunk c's owner is hidden.
+func (st *state) chunkHidden(c *chunkRec) bool {
+	switch c.kind {
+	case chunkDoc:
+		return st.hid.docs.Contains(c.owner)
+	case chunkChat:
+		return st.hid.chans.Contains(c.owner)
+	}
+	return false
+}
+
+// deny returns the set a query for callers without credentials must leave
+// out, or nil when private is set or nothing is hidden.
+func deny(b *roaring.Bitmap, private bool) *roaring.Bitmap {
+	if private || b.IsEmpty() {
+		return nil
+	}
+	return b
+}
+
+// applyPutSource stores s and carries out what its rules demand of the
+// content already held: channels it excludes go with their threads and
+// messages, messages of authors newly opted out go; then the visibility of
+// its content is recomputed. The caller holds writeMu, not mu.
+func (e *Engine) applyPutSource(s *Source) {
+	st := e.st
+	old := st.sources[s.ID]
+	e.mu.Lock()
+	st.sources[s.ID] = s
+	st.setRules(s)
+	e.mu.Unlock()
+	var gone []uint32
+	for n, c := range st.chans {
+		if c != nil && c.SourceID == s.ID && st.skipsChannel(c) {
+			gone = append(gone, uint32(n))
+		}
+	}
+	e.deleteChannels(gone)
+	var before []string
+	if old != nil {
+		before = old.OptOuts
+	}
+	e.deleteSlots(e.optedOutSlots(s.ID, before, s.OptOuts), nil)
+	e.mu.Lock()
+	st.refreshVisibility(s.ID)
+	e.mu.Unlock()
+}
+
+// optedOutSlots returns the message slots of source id written by an author
+// in now but not in before. The caller holds writeMu.
+func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
+	was := map[string]bool{}
+	for _, a := range before {
+		was[tokenizer.Fold(a)] = true
+	}
+	var out []uint32
+	st := e.st
+	for _, a := range now {
+		f := tokenizer.Fold(a)
+		if was[f] {
+			continue
+		}
+		was[f] = true
+		cand := roaring.And(st.msgIdx.Facet(authorFacet(a)), st.msgIdx.Facet(sourceFacet(id)))
+		cand.Iterate(func(slot uint32) bool {
+			if tokenizer.Fold(st.authors[st.msgs[slot].author].name) == f {
+				out = append(out, slot)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// deleteChannels removes channels by number with their messages. The
+// caller holds writeMu, not mu.
+func (e *Engine) deleteChannels(chans []uint32) {
+	if len(chans) == 0 {
+		return
+	}
+	st := e.st
+	var msgs []uint32
+	for _, n := range chans {
+		msgs = append(msgs, st.chanOrder[n]...)
+	}
+	e.deleteSlots(msgs, nil)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, n := range chans {
+		c := st.chans[n]
+		if c == nil {
+			continue
+		}
+		delete(st.chanKey, recKey{c.SourceID, c.ID})
+		delete(st.chanSlug, c.Slug)
+		st.chans[n] = nil
+		st.hid.chans.Remove(n)
+		st.dirtyChans.Add(n)
+	}
+}
+
+// checkRules validates a source's visibility and operator lists and gives
+// the source its own copies of them.
+func checkRules(s *Source) error {
+	switch s.Visibility {
+	case "":
+		s.Visibility = VisibilityPublic
+	case VisibilityPublic, VisibilityPrivate:
+	default:
+		return invalidf("visibility must be %q or %q", VisibilityPublic, VisibilityPrivate)
+	}
+	cv := make(map[string]string, len(s.ChannelVisibility))
+	for id, v := range s.ChannelVisibility {
+		if err := checkText("channel id", id, MaxIDBytes, true, true); err != nil {
+			return err
+		}
+		switch v {
+		case VisibilityPublic, VisibilityPrivate:
+			cv[id] = v
+		case "", VisibilityInherit:
+		default:
+			return invalidf("channel visibility must be %q, %q or %q", VisibilityPublic, VisibilityPrivate, VisibilityInherit)
+		}
+	}
+	if len(cv) > MaxExcludedChannels {
+		return invalidf("at most %d channels may have a visibility of their own", MaxExcludedChannels)
+	}
+	s.ChannelVisibility = cv
+	var err error
+	if s.ExcludedChannels, err = checkList("excluded channel", s.ExcludedChannels, MaxExcludedChannels, MaxIDBytes, nil); err != nil {
+		return err
+	}
+	s.OptOuts, err = checkList("opted-out author", s.OptOuts, MaxOptOuts, MaxNameBytes, tokenizer.Fold)
+	return err
+}
+
+// checkList validates a list of names, drops duplicates (as key says
+// names compare) and returns a copy.
+func checkList(what string, list []string, maxLen, maxBytes int, key func(string) string) ([]string, error) {
+	if len(list) > maxLen {
+		return nil, invalidf("at most %d of %ss", maxLen, what)
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if err := checkText(what, v, maxBytes, true, true); err != nil {
+			return nil, err
+		}
+		k := v
+		if key != nil {
+			k = key(v)
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Hidden reports whether the source's own content — its documents, and
+// channels that inherit — is kept from callers without credentials.
+func (s *Source) Hidden() bool { return sourceHidden(s) }
