@@ -257,8 +257,8 @@ func (e *Engine) Counts(private bool) Counts {
 		}
 	}
 	c := Counts{
-		Channels: len(st.chanKey) - int(st.hid.chans.GetCardinality()),
-		Messages: st.msgIdx.Len() - int(st.hid.msgs.GetCardinality()),
+		Channels:  len(st.chanKey) - int(st.hid.chans.GetCardinality()),
+		Messages:  st.msgIdx.Len() - int(st.hid.msgs.GetCardinality()),
 		Documents: st.docIdx.Len() - int(st.hid.docs.GetCardinality()),
 	}
 	shown := map[string]bool{}

@@ -27,12 +27,12 @@ const (
 // op is one logged mutation. Which fields are set depends on kind.
 type op struct {
 	kind     opKind
-	source   Source     // opPutSource
-	id       string     // opDeleteSource, opDeleteMessages: the source id
-	channels []Channel  // opPutChannels
-	messages []Message  // opPutMessages (all of one source)
-	ids      []string   // opDeleteMessages: message ids; opDeleteDocuments: document ids
-	docs     []Document // opPutDocuments
+	source   Source            // opPutSource
+	id       string            // opDeleteSource, opDeleteMessages: the source id
+	channels []Channel         // opPutChannels
+	messages []Message         // opPutMessages (all of one source)
+	ids      []string          // opDeleteMessages: message ids; opDeleteDocuments: document ids
+	docs     []Document        // opPutDocuments
 	settings map[string]string // opPutSettings: the whole set
 }
 

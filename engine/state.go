@@ -18,7 +18,7 @@ type state struct {
 	rules    map[string]*sourceRules // by source id; see visibility.go
 	settings map[string]string       // the instance's settings (site name, …)
 	hid      hidden                  // what callers without credentials must not see
-	chans    []*Channel // by channel number; nil once deleted
+	chans    []*Channel              // by channel number; nil once deleted
 	chanKey  map[recKey]uint32
 	chanSlug map[string]uint32
 	msgs     []msgRec // by message slot, which is the message's id in msgIdx
