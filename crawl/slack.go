@@ -19,6 +19,8 @@ import (
 // conversations.replies for each thread. Messages are mapped exactly as the
 // export importer maps them (ids "<channel>-<ts>", threads as channels of
 // their own), so importing an export and crawling the same workspace agree.
+// Private channels (is_private, is_im, is_mpim) and their threads are
+// Private.
 
 const slackAPI = "https://slack.com/api"
 
@@ -213,9 +215,11 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 // the newest ts.
 func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, users map[string]*slackUser, names map[string]string,
 	full bool, emit func(Batch) error) (string, error) {
-	p := &slackParser{source: "", users: users, chanNames: names, seen: map[string]int{}, threads: map[string]*slackThread{}}
+	p := &slackParser{source: "", users: users, chanNames: names, private: map[string]bool{c.ID: c.private()},
+		seen: map[string]int{}, threads: map[string]*slackThread{}}
 	topic := cmp.Or(c.Topic.Value, c.Purpose.Value)
-	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Name: visibleName(c.Name, 200, c.ID), Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes)}}
+	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Private: c.private(), Name: visibleName(c.Name, 200, c.ID),
+		Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes)}}
 	emitted := 0 // p.msgs[:emitted] are stored
 	flush := func(chans ...engine.Channel) error {
 		b := Batch{Channels: chans, Messages: p.msgs[emitted:]}

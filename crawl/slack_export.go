@@ -25,14 +25,22 @@ const (
 )
 
 // slackConv is an entry of channels.json, groups.json, dms.json or
-// mpims.json.
+// mpims.json, and a conversation of conversations.list.
 type slackConv struct {
-	ID      string    `json:"id"`
-	Name    string    `json:"name"`
-	Members []string  `json:"members"`
-	Topic   slackText `json:"topic"`
-	Purpose slackText `json:"purpose"`
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Members   []string  `json:"members"`
+	Topic     slackText `json:"topic"`
+	Purpose   slackText `json:"purpose"`
+	IsPrivate bool      `json:"is_private"`
+	IsGroup   bool      `json:"is_group"` // a private channel, in older answers
+	IsIM      bool      `json:"is_im"`
+	IsMPIM    bool      `json:"is_mpim"`
 }
+
+// private reports whether the conversation says it is a private channel, a
+// DM or a group DM.
+func (c *slackConv) private() bool { return c.IsPrivate || c.IsGroup || c.IsIM || c.IsMPIM }
 
 type slackText struct {
 	Value string `json:"value"`
@@ -94,14 +102,17 @@ var slackKept = map[string]bool{
 }
 
 // slackConversationFiles list the conversations of an export, in the order
-// their folders are claimed. dms.json names folders by id only.
+// their folders are claimed. dms.json names folders by id only. All but
+// channels.json hold private conversations.
 var slackConversationFiles = []string{"channels.json", "groups.json", "mpims.json", "dms.json"}
 
 // ParseSlackExport reads a Slack workspace export zip: the conversations of
 // channels.json (required), groups.json, mpims.json and dms.json, the users
 // of users.json or org_users.json, and one folder of YYYY-MM-DD.json files
 // per conversation. Thread replies go into a channel of their thread, of
-// kind "thread". The whole export is validated before it is returned; any
+// kind "thread". Conversations of groups.json, mpims.json and dms.json,
+// those marked is_private, is_im or is_mpim, and their threads, are
+// Private. The whole export is validated before it is returned; any
 // problem is an ErrFormat naming the file. At most 50 MB of one JSON file
 // and 1 GiB in all are inflated. The result is sorted: channels by name,
 // messages by channel, then time.
@@ -114,7 +125,7 @@ func ParseSlackExport(r io.ReaderAt, size int64, sourceID string) (*Export, erro
 		return nil, formatErr("channels.json: missing from the Slack export")
 	}
 	p := &slackParser{source: sourceID, users: map[string]*slackUser{}, chanNames: map[string]string{},
-		seen: map[string]int{}, threads: map[string]*slackThread{}}
+		private: map[string]bool{}, seen: map[string]int{}, threads: map[string]*slackThread{}}
 	for _, name := range []string{"users.json", "org_users.json"} {
 		if err := p.readUsers(z, name); err != nil {
 			return nil, err
@@ -260,6 +271,7 @@ type slackParser struct {
 	source    string
 	users     map[string]*slackUser
 	chanNames map[string]string // channel id → name, for <#C…> links
+	private   map[string]bool   // conversation id → private, for its threads
 	channels  []engine.Channel
 	msgs      []engine.Message
 	seen      map[string]int // message id → index in msgs
@@ -324,8 +336,10 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 		if topic == "" {
 			topic = c.Purpose.Value
 		}
+		private := c.file != "channels.json" || c.private()
+		p.private[c.ID] = private
 		p.channels = append(p.channels, engine.Channel{
-			SourceID: p.source, ID: c.ID, Kind: "channel",
+			SourceID: p.source, ID: c.ID, Kind: "channel", Private: private,
 			Name: visibleName(name, 200, c.ID), Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes),
 		})
 		keys := []string{c.ID}
@@ -458,9 +472,10 @@ func (p *slackParser) export() (*Export, error) {
 }
 
 // threadChannel is the channel of a thread's replies, named after its
-// parent message when that was read, and links the replies to the parent.
+// parent message when that was read and private when its conversation is,
+// and links the replies to the parent.
 func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
-	ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread"}
+	ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread", Private: p.private[t.parent]}
 	fallback := "thread " + t.ts
 	parentID := t.parent + "-" + t.ts
 	if n, ok := p.seen[parentID]; ok && p.msgs[n].ChannelID == t.parent {

@@ -56,7 +56,7 @@ type dashboardSource struct {
 // dashboard serves GET /dashboard.
 func (s *Server) dashboard(ctx *fasthttp.RequestCtx) {
 	d := dashboardData{
-		Head:     head{Title: "Dashboard · Sift", NoIndex: true},
+		Head:     head{Title: s.title("Dashboard"), NoIndex: true},
 		Version:  s.opts.Version,
 		Uptime:   time.Since(s.stats.started).Round(time.Second),
 		Counts:   s.eng.Counts(true),

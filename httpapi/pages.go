@@ -30,8 +30,9 @@ var staticFS embed.FS
 // and renderMarkdown, which escape or sanitise.
 type pages struct{ t *template.Template }
 
-func newPages() *pages {
+func newPages(site func() string) *pages {
 	funcs := template.FuncMap{
+		"site":       site,
 		"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"date":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
 		"day":        func(t time.Time) string { return t.UTC().Format("2006-01-02") },
@@ -200,7 +201,7 @@ func (s *Server) staticFile(ctx *fasthttp.RequestCtx) {
 func (s *Server) notFound(ctx *fasthttp.RequestCtx) {
 	if !bytes.HasPrefix(ctx.Path(), []byte("/api/")) && bytes.Contains(ctx.Request.Header.Peek("Accept"), []byte("text/html")) {
 		s.render(ctx, "notfound.html", pageOpts{status: fasthttp.StatusNotFound}, struct{ Head head }{
-			head{Title: "Not found · Sift", NoIndex: true},
+			head{Title: s.title("Not found"), NoIndex: true},
 		})
 		return
 	}

@@ -26,21 +26,22 @@ const messagesPerPage = 100
 // homeData is the home page: search results and, without JavaScript, an
 // answer rendered on the server.
 type homeData struct {
-	Head     head
-	Site     string
-	Query    string
-	Searched bool
-	Error    string
-	Result   *engine.SearchResult
-	Counts   engine.Counts
-	Question string
-	Answer   *pageAnswer
-	AskError string
-	Sources  []engine.Source // for the search's source filter
-	Source   string          // the filter chosen
-	Prev     string          // links to the previous and next results, if any
-	Next     string
-	From, To int // the results shown, 1-based
+	Head        head
+	Site        string
+	Description string
+	Query       string
+	Searched    bool
+	Error       string
+	Result      *engine.SearchResult
+	Counts      engine.Counts
+	Question    string
+	Answer      *pageAnswer
+	AskError    string
+	Sources     []engine.Source // for the search's source filter
+	Source      string          // the filter chosen
+	Prev        string          // links to the previous and next results, if any
+	Next        string
+	From, To    int // the results shown, 1-based
 }
 
 // pageAnswer is an answer cut into text and citation links.
@@ -84,10 +85,11 @@ func newPageAnswer(text string, sources []ask.Source) *pageAnswer {
 // ask box (streamed by /static/app.js, or answered here with ?ask=).
 func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	data := homeData{
-		Head: head{Title: "Sift", Canonical: s.opts.BaseURL + "/", Script: true,
-			Description: "Search and ask the messages and documents of " + s.siteName() + "."},
-		Site:   s.siteName(),
-		Counts: s.eng.Counts(false),
+		Head: head{Title: s.siteName(), Canonical: s.opts.BaseURL + "/", Script: true,
+			Description: cmp.Or(s.siteDescription(), "Search and ask the messages and documents of "+s.siteName()+".")},
+		Description: s.siteDescription(),
+		Site:        s.siteName(),
+		Counts:      s.eng.Counts(false),
 	}
 	for _, src := range s.eng.Sources() {
 		if st := s.eng.SourceStats(src.ID, false); st.Messages+st.Documents > 0 {
@@ -101,7 +103,7 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		o.status = fasthttp.StatusUnauthorized
 	} else if req, err := searchRequest(ctx); err == nil {
 		data.Query, data.Searched = req.Query, true
-		data.Head.Title = req.Query + " · Sift"
+		data.Head.Title = s.title(req.Query)
 		data.Head.NoIndex = true
 		start := time.Now()
 		if data.Result, err = s.eng.Search(req); err != nil {
@@ -203,12 +205,43 @@ func (s *Server) origin() string {
 	return s.opts.BaseURL
 }
 
-// siteName names the instance: its BASE_URL's host.
+// Setting names of the instance's presentation, kept by the engine.
+const (
+	settingSiteName        = "site_name"
+	settingSiteDescription = "site_description"
+)
+
+// siteName names the instance: the console's setting, else SITE_NAME, else
+// BASE_URL's host.
 func (s *Server) siteName() string {
+	if n := s.eng.Settings()[settingSiteName]; n != "" {
+		return n
+	}
+	if s.opts.SiteName != "" {
+		return s.opts.SiteName
+	}
 	if u, err := url.Parse(s.opts.BaseURL); err == nil && u.Host != "" {
 		return u.Host
 	}
 	return "this Sift"
+}
+
+// siteDescription is the console's setting, else SITE_DESCRIPTION.
+func (s *Server) siteDescription() string {
+	return cmp.Or(s.eng.Settings()[settingSiteDescription], s.opts.SiteDescription)
+}
+
+// partOfSite names the site a page's schema.org object belongs to.
+func (s *Server) partOfSite(ld map[string]any) map[string]any {
+	if ld != nil {
+		ld["isPartOf"] = map[string]any{"@type": "WebSite", "name": s.siteName(), "url": s.opts.BaseURL + "/"}
+	}
+	return ld
+}
+
+// title ends a page's title with the site's name.
+func (s *Server) title(parts ...string) string {
+	return strings.Join(append(parts, s.siteName()), " · ")
 }
 
 // channelData is a page of a channel.
@@ -333,8 +366,8 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		desc = msgs[0].Content + " — " + desc
 	}
 	data.Head = head{
-		Title: title + " · " + src.Name + " · Sift", Description: description(desc), Canonical: canonical,
-		Type: "article", JSONLD: channelJSONLD(canonical, name, data.Msgs), Script: true,
+		Title: s.title(title, src.Name), Description: description(desc), Canonical: canonical,
+		Type: "article", JSONLD: s.partOfSite(channelJSONLD(canonical, name, data.Msgs)), Script: true,
 	}
 	// The page also shows counts and links that other writes change: it is
 	// dated by the engine's last change, not by its own messages.
@@ -354,7 +387,7 @@ func (s *Server) slugParam(ctx *fasthttp.RequestCtx) (slug string, ok bool) {
 
 // channelJSONLD describes a channel page as a schema.org discussion: the
 // first message is the posting, the others its comments.
-func channelJSONLD(pageURL, name string, msgs []messageView) any {
+func channelJSONLD(pageURL, name string, msgs []messageView) map[string]any {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -429,8 +462,9 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 	if doc.URL != "" {
 		ld["isBasedOn"] = doc.URL
 	}
+	s.partOfSite(ld)
 	s.render(ctx, "document.html", pageOpts{modified: doc.UpdatedAt}, documentData{
-		Head: head{Title: doc.Title + " · Sift", Description: description(doc.Content), Canonical: canonical, Type: "article", JSONLD: ld},
+		Head: head{Title: s.title(doc.Title), Description: description(doc.Content), Canonical: canonical, Type: "article", JSONLD: ld},
 		Doc:  doc, Source: src, Body: body,
 	})
 }
@@ -457,7 +491,7 @@ const maxListed = 200
 // sourcesPage serves GET /sources: every source with its channels and
 // documents.
 func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
-	data := sourcesData{Head: head{Title: "Sources · Sift", Canonical: s.opts.BaseURL + "/sources",
+	data := sourcesData{Head: head{Title: s.title("Sources"), Canonical: s.opts.BaseURL + "/sources",
 		Description: "The sources " + s.siteName() + " indexes: chat channels, documents and web pages."}}
 	var modified time.Time
 	for _, src := range s.eng.Sources() {

@@ -181,9 +181,12 @@ func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 	c := s.eng.Counts(false)
 	srcs := s.eng.Sources()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Sift at %s\n\n", s.siteName())
+	fmt.Fprintf(&b, "# %s\n\n", s.siteName())
 	fmt.Fprintf(&b, "> Search and question answering over %s in %s and %s, with a JSON API for agents.\n\n",
 		count(c.Messages, "chat message"), count(c.Channels, "channel"), count(c.Documents, "document"))
+	if d := s.siteDescription(); d != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdText(d))
+	}
 	b.WriteString("Sources: ")
 	listed := 0
 	for _, src := range srcs {
@@ -271,7 +274,7 @@ func (s *Server) llmsFullTxt(ctx *fasthttp.RequestCtx) {
 	docs, _ := s.eng.Documents(0, math.MaxInt, false) // copies of the records; texts are shared
 	site := s.siteName()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		fmt.Fprintf(w, "# Sift at %s: all documents\n\n", site)
+		fmt.Fprintf(w, "# %s: all documents\n\n", site)
 		for i, d := range docs {
 			fmt.Fprintf(w, "## %s\n\nPage: %s/d/%s\n", mdText(d.Title), base, d.Slug)
 			if d.URL != "" {

@@ -33,6 +33,10 @@ type Options struct {
 	TrustProxy     bool   // take the client address from X-Forwarded-For
 	Version        string
 	Logger         *slog.Logger
+	// SiteName and SiteDescription present the instance; the console's
+	// settings (engine settings site_name, site_description) win.
+	SiteName        string
+	SiteDescription string
 
 	// PublicRateLimit is the public tier's requests per minute per client
 	// (0 = no limit); RateLimitClients bounds the clients tracked (default
@@ -108,7 +112,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		s.crawler = crawl.NewRunner(eng, crawl.RunnerOptions{Logger: s.log, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)}})
 		s.ownsCrawler = true
 	}
-	s.pages = newPages()
+	s.pages = newPages(s.siteName)
 	s.stats = newStats()
 	s.handler = s.middleware(s.routes().Handler)
 	s.srv = &fasthttp.Server{

@@ -20,15 +20,16 @@ import (
 // secrets write-only.
 
 type sourceJSON struct {
-	ID        string         `json:"id"`
-	Name      string         `json:"name"`
-	Type      string         `json:"type"`
-	Config    map[string]any `json:"config"`
-	Schedule  string         `json:"schedule"`
-	Enabled   bool           `json:"enabled"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
-	Stats     struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Config     map[string]any `json:"config"`
+	Schedule   string         `json:"schedule"`
+	Enabled    bool           `json:"enabled"`
+	Visibility string         `json:"visibility"`
+	CreatedAt  time.Time      `json:"createdAt"`
+	UpdatedAt  time.Time      `json:"updatedAt"`
+	Stats      struct {
 		Channels  int `json:"channels"`
 		Messages  int `json:"messages"`
 		Documents int `json:"documents"`
@@ -50,7 +51,7 @@ type crawlInfoJSON struct {
 func (s *Server) sourceView(src engine.Source) sourceJSON {
 	out := sourceJSON{
 		ID: src.ID, Name: src.Name, Type: src.Type, Config: crawl.MaskConfig(src.Config), Schedule: src.Schedule,
-		Enabled: src.Enabled, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
+		Enabled: src.Enabled, Visibility: src.Visibility, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
 	}
 	st := s.eng.SourceStats(src.ID, true)
 	out.Stats.Channels, out.Stats.Messages, out.Stats.Documents = st.Channels, st.Messages, st.Documents
@@ -92,12 +93,13 @@ func (s *Server) getSource(ctx *fasthttp.RequestCtx) {
 // sourceInput is a POST or PATCH body. Read-only fields of a record are
 // accepted and ignored, so a client may send back what it read.
 type sourceInput struct {
-	ID       *string
-	Name     *string
-	Type     *string
-	Config   map[string]any
-	Schedule *string
-	Enabled  *bool
+	ID         *string
+	Name       *string
+	Type       *string
+	Config     map[string]any
+	Schedule   *string
+	Enabled    *bool
+	Visibility *string
 }
 
 // maxSourceBody bounds a source's JSON (a web source's lists of URLs and
@@ -139,9 +141,11 @@ func decodeSourceInput(ctx *fasthttp.RequestCtx) (*sourceInput, error) {
 			err = json.Unmarshal(v, &in.Schedule)
 		case "enabled":
 			err = json.Unmarshal(v, &in.Enabled)
+		case "visibility":
+			err = json.Unmarshal(v, &in.Visibility)
 		default:
 			if !readOnlySourceFields[k] {
-				return nil, paramErr("unknown field %q (fields: id, name, type, config, schedule, enabled)", k)
+				return nil, paramErr("unknown field %q (fields: id, name, type, config, schedule, enabled, visibility)", k)
 			}
 		}
 		if err != nil {
@@ -158,28 +162,43 @@ func (s *Server) createSource(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
-	if in.Type == nil || *in.Type == "" {
-		writeError(ctx, fasthttp.StatusBadRequest, "type is required (one of %s)", strings.Join(crawl.Types(), ", "))
+	stored, err := s.addSource(in)
+	if err != nil {
+		writeErr(ctx, err)
 		return
+	}
+	ctx.Response.Header.Set("Location", "/api/sources/"+stored.ID)
+	writeJSON(ctx, fasthttp.StatusCreated, s.sourceView(stored))
+}
+
+// addSource validates and stores a new source (the API's and the
+// console's).
+func (s *Server) addSource(in *sourceInput) (engine.Source, error) {
+	if in.Type == nil || *in.Type == "" {
+		return engine.Source{}, paramErr("type is required (one of %s)", strings.Join(crawl.Types(), ", "))
 	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
-		writeError(ctx, fasthttp.StatusBadRequest, "name is required")
-		return
+		return engine.Source{}, paramErr("name is required")
 	}
-	src := engine.Source{Name: strings.TrimSpace(*in.Name), Type: *in.Type, Enabled: true}
+	src := engine.Source{Name: strings.TrimSpace(*in.Name), Type: *in.Type, Enabled: true, Visibility: engine.VisibilityPublic}
 	if in.Enabled != nil {
 		src.Enabled = *in.Enabled
 	}
 	if in.Schedule != nil {
 		src.Schedule = *in.Schedule
 	}
-	if err := crawl.CheckSchedule(src.Schedule); err != nil {
-		writeErr(ctx, err)
-		return
+	if in.Visibility != nil {
+		if err := checkVisibility(*in.Visibility); err != nil {
+			return engine.Source{}, err
+		}
+		src.Visibility = *in.Visibility
 	}
+	if err := crawl.CheckSchedule(src.Schedule); err != nil {
+		return engine.Source{}, err
+	}
+	var err error
 	if src.Config, err = crawl.CheckConfig(src.Type, in.Config); err != nil {
-		writeErr(ctx, err)
-		return
+		return engine.Source{}, err
 	}
 	s.sourcesMu.Lock()
 	defer s.sourcesMu.Unlock()
@@ -187,24 +206,28 @@ func (s *Server) createSource(ctx *fasthttp.RequestCtx) {
 	case in.ID != nil:
 		src.ID = *in.ID
 		if !engine.ValidSourceID(src.ID) {
-			writeError(ctx, fasthttp.StatusBadRequest, "id must be 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
-			return
+			return engine.Source{}, paramErr("id must be 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
 		}
 		if _, ok := s.eng.Source(src.ID); ok {
-			writeError(ctx, fasthttp.StatusConflict, "a source with id %q exists", src.ID)
-			return
+			return engine.Source{}, fmt.Errorf("%w: a source with id %q exists", engine.ErrConflict, src.ID)
 		}
 	default:
 		src.ID = s.newSourceID(src.Name)
 	}
 	stored, err := s.eng.PutSource(src)
 	if err != nil {
-		writeErr(ctx, err)
-		return
+		return engine.Source{}, err
 	}
 	s.log.Info("source created", "source", stored.ID, "type", stored.Type)
-	ctx.Response.Header.Set("Location", "/api/sources/"+stored.ID)
-	writeJSON(ctx, fasthttp.StatusCreated, s.sourceView(stored))
+	return stored, nil
+}
+
+// checkVisibility validates a source's visibility.
+func checkVisibility(v string) error {
+	if v != engine.VisibilityPublic && v != engine.VisibilityPrivate {
+		return paramErr("visibility must be %q or %q", engine.VisibilityPublic, engine.VisibilityPrivate)
+	}
+	return nil
 }
 
 // newSourceID derives a free id from a name: "Acme Discord" → acme-discord,
@@ -242,16 +265,30 @@ func (s *Server) newSourceID(name string) string {
 // config merges key by key (null removes a key; a secret sent back as
 // "***" stays as it was).
 func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
-	id := pathParam(ctx, "id")
 	in, err := decodeSourceInput(ctx)
 	if err != nil {
 		writeErr(ctx, err)
 		return
 	}
+	stored, err := s.changeSource(pathParam(ctx, "id"), in)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, s.sourceView(stored))
+}
+
+// changeSource applies the given fields to a stored source (the API's
+// PATCH and the console's edit form).
+func (s *Server) changeSource(id string, in *sourceInput) (engine.Source, error) {
 	if in.Schedule != nil {
 		if err := crawl.CheckSchedule(*in.Schedule); err != nil {
-			writeErr(ctx, err)
-			return
+			return engine.Source{}, err
+		}
+	}
+	if in.Visibility != nil {
+		if err := checkVisibility(*in.Visibility); err != nil {
+			return engine.Source{}, err
 		}
 	}
 	stored, err := s.eng.UpdateSource(id, func(src *engine.Source) error {
@@ -273,6 +310,9 @@ func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
 		if in.Enabled != nil {
 			src.Enabled = *in.Enabled
 		}
+		if in.Visibility != nil {
+			src.Visibility = *in.Visibility
+		}
 		if in.Config != nil {
 			cfg, err := crawl.CheckConfig(src.Type, crawl.MergeConfig(src.Config, in.Config))
 			if err != nil {
@@ -283,11 +323,10 @@ func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
 		return nil
 	})
 	if err != nil {
-		writeErr(ctx, err)
-		return
+		return engine.Source{}, err
 	}
 	s.log.Info("source updated", "source", id)
-	writeJSON(ctx, fasthttp.StatusOK, s.sourceView(stored))
+	return stored, nil
 }
 
 // deleteSource serves DELETE /api/sources/{id}.

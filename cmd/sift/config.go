@@ -34,6 +34,8 @@ type config struct {
 	SnapshotInterval time.Duration
 	Demo             bool
 	LogLevel         string
+	SiteName         string
+	SiteDescription  string
 }
 
 // binder registers flags whose defaults come from the environment, and
@@ -113,6 +115,8 @@ func parseServe(args []string) (*config, error) {
 	b.duration(&c.SnapshotInterval, "snapshot-interval", "SNAPSHOT_INTERVAL", 10*time.Minute, "how often to snapshot when the log grew")
 	b.bool(&c.Demo, "demo", "SIFT_DEMO", false, "load the bundled demo content when the data dir is empty")
 	b.str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
+	b.str(&c.SiteName, "site-name", "SITE_NAME", "", "the instance's name in pages, OpenGraph and llms.txt (default the BASE_URL host; the console's setting wins)")
+	b.str(&c.SiteDescription, "site-description", "SITE_DESCRIPTION", "", "a sentence on what the instance holds, for the home page and llms.txt")
 	if err := b.fs.Parse(args); err != nil {
 		return nil, err
 	}

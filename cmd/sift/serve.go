@@ -70,6 +70,7 @@ func serve(args []string) error {
 	srv := httpapi.New(eng, httpapi.Options{
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
+		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
 		PublicRateLimit: cfg.PublicRateLimit, Ask: askOptions(cfg, chat), Crawler: runner,
 	})
