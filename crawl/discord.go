@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/url"
 	"slices"
 	"strconv"
@@ -19,7 +20,8 @@ import (
 // (CONNECTORS.md §1): its text and announcement channels, forum posts and
 // threads (active and archived public), and their messages, newest pages
 // first on a full crawl and `after` the last message seen on an
-// incremental one.
+// incremental one. A channel @everyone may not view, and its threads, and
+// private threads, are Private.
 
 const discordAPI = "https://discord.com/api/v10"
 
@@ -58,15 +60,32 @@ type discordUser struct {
 }
 
 type discordChannel struct {
-	ID       string  `json:"id"`
-	Type     int     `json:"type"`
-	Name     string  `json:"name"`
-	Topic    *string `json:"topic"`
-	ParentID *string `json:"parent_id"`
-	Position int     `json:"position"`
-	Thread   *struct {
+	ID         string  `json:"id"`
+	Type       int     `json:"type"`
+	Name       string  `json:"name"`
+	Topic      *string `json:"topic"`
+	ParentID   *string `json:"parent_id"`
+	Position   int     `json:"position"`
+	Overwrites []struct {
+		ID    string `json:"id"`
+		Type  int    `json:"type"` // 0 role, 1 member
+		Allow string `json:"allow"`
+		Deny  string `json:"deny"`
+	} `json:"permission_overwrites"`
+	Thread *struct {
 		ArchiveTimestamp string `json:"archive_timestamp"`
 	} `json:"thread_metadata"`
+}
+
+// everyone returns the allow and deny bitfields of the channel's overwrite
+// for @everyone, the role whose id is the guild's; ok is false without one.
+func (c *discordChannel) everyone(guild string) (allow, deny string, ok bool) {
+	for _, o := range c.Overwrites {
+		if o.Type == 0 && o.ID == guild {
+			return o.Allow, o.Deny, true
+		}
+	}
+	return "", "", false
 }
 
 type discordMessage struct {
@@ -92,6 +111,7 @@ type discordMessage struct {
 // Channel types (CONNECTORS.md §1.3).
 const (
 	dcText         = 0
+	dcCategory     = 4
 	dcAnnouncement = 5
 	dcAnnThread    = 10
 	dcPublicThread = 11
@@ -180,12 +200,18 @@ func (d *discord) Crawl(ctx context.Context, cursorText string, full bool, emit 
 
 // listChannels returns the guild's readable channels and its threads
 // (active, and archived public ones of each text, announcement and forum
-// channel), restricted to channelIds when set.
+// channel), restricted to channelIds when set, each Private as
+// privateChannels says.
 func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 	var all []discordChannel
 	if err := d.api.get(ctx, "/guilds/"+d.guild+"/channels", nil, &all); err != nil {
 		return nil, err
 	}
+	base, err := d.everyonePermissions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	private := privateChannels(d.guild, base, all)
 	var active struct {
 		Threads []discordChannel `json:"threads"`
 	}
@@ -202,7 +228,8 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 		case !snowflake.MatchString(c.ID):
 			continue
 		case readable(c.Type) && want(c.ID, nil):
-			ch := engine.Channel{ID: c.ID, Name: visibleName(c.Name, 200, "channel "+c.ID), Kind: "channel", URL: discordURL(d.guild, c.ID, "")}
+			ch := engine.Channel{ID: c.ID, Name: visibleName(c.Name, 200, "channel "+c.ID), Kind: "channel", URL: discordURL(d.guild, c.ID, ""),
+				Private: private[c.ID]}
 			if c.Topic != nil {
 				ch.Topic = *c.Topic
 			}
@@ -227,9 +254,88 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 		if t.ParentID != nil && snowflake.MatchString(*t.ParentID) {
 			ch.ParentID = *t.ParentID
 		}
+		// A private thread is; another follows its channel, and is private
+		// if that is not known.
+		parent, known := private[ch.ParentID]
+		ch.Private = t.Type == dcPrivThread || parent || !known
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// Permission bits (discord-api-docs topics/permissions.mdx).
+const (
+	permAdministrator = 3  // 1<<3: every permission, overwrites ignored
+	permViewChannel   = 10 // 1<<10: VIEW_CHANNEL
+)
+
+// hasPerm reports whether a permission bitfield, a decimal string, has a bit
+// set; a bitfield that is not a number has none.
+func hasPerm(bits string, bit int) bool {
+	n, ok := new(big.Int).SetString(bits, 10)
+	return ok && n.Sign() >= 0 && n.Bit(bit) == 1
+}
+
+// everyonePermissions returns the permissions bitfield of the guild's
+// @everyone role (GET /guilds/{id}/roles, the role whose id is the
+// guild's), or "" when the bot may not list the roles or the role is
+// missing: then channels are judged by their overwrites alone.
+func (d *discord) everyonePermissions(ctx context.Context) (string, error) {
+	var roles []struct {
+		ID          string `json:"id"`
+		Permissions string `json:"permissions"`
+	}
+	if err := d.api.get(ctx, "/guilds/"+d.guild+"/roles", nil, &roles); err != nil {
+		if isAuthError(err) || isNotFound(err) {
+			return "", nil
+		}
+		return "", err
+	}
+	for _, r := range roles {
+		if r.ID == d.guild {
+			return r.Permissions, nil
+		}
+	}
+	return "", nil
+}
+
+// privateChannels tells, for every channel of the guild, whether @everyone
+// may not view it: base is the @everyone role's permissions ("" = unknown,
+// taken as viewing), then the channel's overwrite for @everyone applies,
+// deny before allow, or else its category's. An @everyone with
+// Administrator views everything.
+func privateChannels(guild, base string, all []discordChannel) map[string]bool {
+	categories := map[string]*discordChannel{}
+	for i := range all {
+		if all[i].Type == dcCategory {
+			categories[all[i].ID] = &all[i]
+		}
+	}
+	admin := hasPerm(base, permAdministrator)
+	out := make(map[string]bool, len(all))
+	for i := range all {
+		c := &all[i]
+		view := base == "" || hasPerm(base, permViewChannel)
+		allow, deny, ok := c.everyone(guild)
+		if cat := categories[deref(c.ParentID)]; !ok && cat != nil {
+			allow, deny, ok = cat.everyone(guild)
+		}
+		if ok && hasPerm(deny, permViewChannel) {
+			view = false
+		}
+		if ok && hasPerm(allow, permViewChannel) {
+			view = true
+		}
+		out[c.ID] = !view && !admin
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // archivedThreads pages through a channel's archived public threads.

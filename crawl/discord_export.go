@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -71,9 +72,15 @@ const maxDiscordBytes = 512 << 20
 // categoryId is the parent channel.
 var threadTypes = map[string]bool{"GuildPublicThread": true, "GuildPrivateThread": true, "GuildNewsThread": true}
 
+// dcePrivateTypes are the DiscordChatExporter channel types of private
+// conversations: DMs, group DMs and private threads.
+var dcePrivateTypes = map[string]bool{"DirectTextChat": true, "DirectGroupTextChat": true, "GuildPrivateThread": true}
+
 // ParseDiscordExport reads a DiscordChatExporter JSON export of one channel
 // or thread. System messages (joins, pins, boosts…) are skipped; the result
-// names sourceID as the source of everything.
+// names sourceID as the source of everything. DMs and group DMs (also any
+// channel of the "Direct Messages" pseudo-guild, id 0) and private threads
+// are Private; Import makes a thread follow its private parent.
 func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 	var in dceExport
 	if err := decodeJSON(&capReader{r: r, limit: maxDiscordBytes}, &in); err != nil {
@@ -87,7 +94,8 @@ func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 	}
 	ch := engine.Channel{
 		SourceID: sourceID, ID: in.Channel.ID, Name: in.Channel.Name, Kind: "channel",
-		URL: discordURL(in.Guild.ID, in.Channel.ID, ""),
+		URL:     discordURL(in.Guild.ID, in.Channel.ID, ""),
+		Private: dcePrivateTypes[in.Channel.Type] || in.Guild.ID == "0" || in.Guild.Name == "Direct Messages",
 	}
 	if in.Channel.Topic != nil {
 		ch.Topic = *in.Channel.Topic
@@ -150,10 +158,11 @@ func discordURL(guild, channel, message string) string {
 }
 
 // Import stores an export in the engine: channels first, then messages.
-// It returns how many messages were new or changed; importing the same
-// export again changes nothing.
+// A thread follows its private parent, whichever was imported first. It
+// returns how many messages were new or changed;
+// importing the same export again changes nothing.
 func Import(e *engine.Engine, x *Export) (int, error) {
-	if _, err := e.PutChannels(x.Channels); err != nil {
+	if _, err := e.PutChannels(followParents(e, x.Channels)); err != nil {
 		return 0, fmt.Errorf("import channels: %w", err)
 	}
 	n, err := e.PutMessages(x.Messages)
@@ -161,4 +170,42 @@ func Import(e *engine.Engine, x *Export) (int, error) {
 		return n, fmt.Errorf("import messages: %w", err)
 	}
 	return n, nil
+}
+
+// followParents returns chs with threads following their private parents:
+// a thread of chs whose parent, in chs or stored, is private becomes
+// private, and a stored thread of a private channel of chs is added,
+// private, to be stored again. chs itself is left as it is.
+func followParents(e *engine.Engine, chs []engine.Channel) []engine.Channel {
+	type key struct{ source, id string }
+	out := slices.Clone(chs)
+	private := make(map[key]bool, len(out))
+	for _, c := range out {
+		private[key{c.SourceID, c.ID}] = c.Private
+	}
+	sources := map[string]bool{}
+	for i := range out {
+		c := &out[i]
+		if c.ParentID != "" && !c.Private {
+			p, ok := private[key{c.SourceID, c.ParentID}]
+			if !ok {
+				stored, _ := e.ChannelByID(c.SourceID, c.ParentID)
+				p = stored.Private
+			}
+			c.Private = p
+		}
+		if c.Private && c.ParentID == "" {
+			sources[c.SourceID] = true
+		}
+	}
+	for src := range sources {
+		for _, c := range e.Channels(src, true) {
+			_, listed := private[key{src, c.ID}]
+			if !listed && !c.Private && c.ParentID != "" && private[key{src, c.ParentID}] {
+				c.Private, c.Hidden = true, false
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

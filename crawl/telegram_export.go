@@ -148,7 +148,7 @@ func jsonKind(c byte) string {
 
 // ParseTelegramExport reads a Telegram Desktop result.json of one chat, or
 // of a whole account (chats.list and left_chats.list). Each chat becomes a
-// channel; service messages (joins, pins, calls…) are skipped and so are
+// channel, Private unless it is a public channel or supergroup; service messages (joins, pins, calls…) are skipped and so are
 // messages with neither text nor media. Any problem is an ErrFormat naming
 // the chat and message; at most 512 MiB are read. The result is sorted:
 // channels by name, messages by channel, then time.
@@ -184,7 +184,7 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 		if err != nil {
 			return nil, formatErr("Telegram result.json: chat %d: id %q is not an integer", i, c.ID)
 		}
-		ch := engine.Channel{SourceID: sourceID, ID: strconv.FormatInt(id, 10), Kind: "channel"}
+		ch := engine.Channel{SourceID: sourceID, ID: strconv.FormatInt(id, 10), Kind: "channel", Private: !tgPublic[c.Type]}
 		if seen[ch.ID] {
 			continue // a chat both current and left
 		}
@@ -214,6 +214,11 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) // numeric ids of one chat
 	}), nil
 }
+
+// tgPublic are the chat types anyone may read; every other type (personal,
+// bot and saved chats, private groups and channels, and types unknown or
+// missing) is private.
+var tgPublic = map[string]bool{"public_channel": true, "public_supergroup": true}
 
 // tgMessageOf validates a message and maps it; a message with nothing to
 // keep comes back without an id.

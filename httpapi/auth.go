@@ -75,11 +75,17 @@ func credentials(ctx *fasthttp.RequestCtx, scheme string) ([]byte, bool) {
 }
 
 // admin allows Basic Auth or the Bearer token. With neither configured,
-// admin access is closed.
+// admin access is closed. A state-changing request a browser says comes
+// from another site is refused: browsers send remembered Basic Auth
+// credentials with it.
 func (s *Server) admin(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if !s.auth.hasBearer && !s.auth.hasBasic {
 			writeError(ctx, fasthttp.StatusForbidden, "admin access is disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD")
+			return
+		}
+		if !ctx.IsGet() && !ctx.IsHead() && s.crossSite(ctx) {
+			writeError(ctx, fasthttp.StatusForbidden, "cross-site requests cannot change anything here")
 			return
 		}
 		if s.auth.bearerOK(ctx) || s.auth.basicOK(ctx) {
@@ -104,6 +110,27 @@ func (s *Server) bearer(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="sift"`)
 		writeError(ctx, fasthttp.StatusUnauthorized, "a valid Bearer token is required")
 	}
+}
+
+// crossSite reports whether a browser says the request comes from another
+// site: Sec-Fetch-Site other than same-origin or none (typed, bookmarked),
+// or an Origin other than BASE_URL's and the request's own host. Clients
+// that are not browsers send neither and pass.
+func (s *Server) crossSite(ctx *fasthttp.RequestCtx) bool {
+	if site := string(ctx.Request.Header.Peek("Sec-Fetch-Site")); site != "" && site != "same-origin" && site != "none" {
+		return true
+	}
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" {
+		return false
+	}
+	if origin == s.origin() {
+		return false
+	}
+	// The browser sets Origin and Host both: equal, they name this server
+	// as the page's own origin (reached by another name than BASE_URL's).
+	host := string(ctx.Host())
+	return host == "" || (origin != "http://"+host && origin != "https://"+host)
 }
 
 // challenge answers 401 with the schemes the server accepts.

@@ -159,10 +159,7 @@ func (s *Server) resultPages(data *homeData, req engine.SearchRequest) {
 // the public tier's limit.
 func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) (int, string) {
 	// A form posted from another site would spend this visitor's questions.
-	if site := string(ctx.Request.Header.Peek("Sec-Fetch-Site")); site != "" && site != "same-origin" && site != "none" {
-		return fasthttp.StatusForbidden, "Questions are asked from this site's own page."
-	}
-	if origin := string(ctx.Request.Header.Peek("Origin")); origin != "" && origin != "null" && origin != s.origin() {
+	if s.crossSite(ctx) {
 		return fasthttp.StatusForbidden, "Questions are asked from this site's own page."
 	}
 	switch {

@@ -36,6 +36,15 @@ func (s *Server) routes() *router.Router {
 	r.POST("/api/sources/{id}/crawl", s.admin(s.crawlSource))
 	r.POST("/api/sources/{id}/test", s.admin(s.testSource))
 	r.POST("/api/sources/{id}/import", s.admin(s.importSource))
+	r.GET("/api/sources/{id}/channels", s.admin(s.listChannels))
+	r.PATCH("/api/sources/{id}/channels/{channelId}", s.admin(s.patchChannel))
+	r.DELETE("/api/sources/{id}/channels/{channelId}", s.admin(s.deleteChannel))
+	r.POST("/api/sources/{id}/channels/{channelId}/restore", s.admin(s.restoreChannel))
+	r.GET("/api/sources/{id}/optouts", s.admin(s.listOptOuts))
+	r.POST("/api/sources/{id}/optouts", s.admin(s.addOptOut))
+	r.DELETE("/api/sources/{id}/optouts/{author}", s.admin(s.deleteOptOut))
+	r.GET("/api/settings", s.admin(s.getSettings))
+	r.PATCH("/api/settings", s.admin(s.patchSettings))
 
 	page("/", s.homePage)
 	r.POST("/", s.homePage) // the ask box without JavaScript

@@ -51,11 +51,11 @@ func TestSourcesCRUD(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	rec := r.json(t)
-	if got := keys(rec); strings.Join(got, ",") != "config,createdAt,enabled,id,lastCrawl,name,schedule,stats,type,updatedAt" {
+	if got := keys(rec); strings.Join(got, ",") != "config,createdAt,enabled,id,lastCrawl,name,schedule,stats,type,updatedAt,visibility" {
 		t.Fatalf("record keys %v", got)
 	}
 	cfg := rec["config"].(map[string]any)
-	if rec["id"] != "acme-discord" || rec["enabled"] != true || cfg["token"] != "***" || cfg["guildId"] != "81384788765712384" ||
+	if rec["id"] != "acme-discord" || rec["enabled"] != true || rec["visibility"] != "public" || cfg["token"] != "***" || cfg["guildId"] != "81384788765712384" ||
 		rec["lastCrawl"] != nil || rec["stats"].(map[string]any)["messages"] != 0.0 {
 		t.Fatalf("record %v", rec)
 	}
