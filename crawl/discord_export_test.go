@@ -28,7 +28,7 @@ func TestParseDiscordExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := x.Channels[0]
-	if ch.ID != "20" || ch.Name != "cron help" || ch.Kind != "thread" || ch.ParentID != "2" || ch.URL != "https://discord.com/channels/1/20" {
+	if ch.ID != "20" || ch.Name != "cron help" || ch.Kind != "thread" || ch.ParentID != "2" || ch.URL != "https://discord.com/channels/1/20" || ch.Private {
 		t.Errorf("channel %+v", ch)
 	}
 	if len(x.Messages) != 2 {
@@ -42,6 +42,64 @@ func TestParseDiscordExport(t *testing.T) {
 	r := x.Messages[1]
 	if r.ReplyTo != "10" || r.AuthorName != "" || r.EditedAt.IsZero() {
 		t.Errorf("reply %+v", r)
+	}
+}
+
+// TestDiscordExportPrivate: DMs, group DMs (and anything of the "Direct
+// Messages" pseudo-guild) and private threads are private; a thread follows
+// its private parent whichever is imported first.
+func TestDiscordExportPrivate(t *testing.T) {
+	export := func(guild, typ, id, category string) string {
+		return `{"guild":{"id":"` + guild + `","name":"` + map[string]string{"0": "Direct Messages"}[guild] + `"},
+		 "channel":{"id":"` + id + `","type":"` + typ + `","categoryId":"` + category + `","name":"c` + id + `"},
+		 "messages":[{"id":"` + id + `1","type":"Default","timestamp":"2024-04-30T09:00:00+00:00","content":"hi","author":{"id":"5","name":"ana"}}]}`
+	}
+	for _, c := range []struct {
+		guild, typ string
+		want       bool
+	}{
+		{"1", "GuildTextChat", false}, {"1", "GuildPublicThread", false}, {"1", "GuildPrivateThread", true},
+		{"0", "DirectTextChat", true}, {"0", "DirectGroupTextChat", true}, {"1", "DirectTextChat", true}, {"0", "GuildTextChat", true},
+	} {
+		x, err := ParseDiscordExport(strings.NewReader(export(c.guild, c.typ, "7", "2")), "src")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Channels[0].Private != c.want {
+			t.Errorf("guild %s, %s: private %v", c.guild, c.typ, x.Channels[0].Private)
+		}
+	}
+
+	e, _ := engine.Open(engine.Options{})
+	defer e.Close()
+	e.PutSource(engine.Source{ID: "src", Name: "D", Type: "discord", Enabled: true})
+	// The parent, crawled private, then its thread imported.
+	if _, err := e.PutChannels([]engine.Channel{{SourceID: "src", ID: "2", Name: "staff", Private: true}}); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := ParseDiscordExport(strings.NewReader(export("1", "GuildPublicThread", "20", "2")), "src")
+	if _, err := Import(e, x); err != nil {
+		t.Fatal(err)
+	}
+	if x.Channels[0].Private {
+		t.Error("Import changed the export")
+	}
+	// A thread imported first, then its parent, private.
+	x, _ = ParseDiscordExport(strings.NewReader(export("1", "GuildPublicThread", "30", "3")), "src")
+	Import(e, x)
+	if c, _ := e.ChannelByID("src", "30"); c.Private {
+		t.Fatal("a thread of a public or unknown parent is private")
+	}
+	if _, err := Import(e, &Export{Channels: []engine.Channel{{SourceID: "src", ID: "3", Name: "mods", Private: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"2", "20", "3", "30"} {
+		if c, ok := e.ChannelByID("src", id); !ok || !c.Private {
+			t.Errorf("channel %s: stored %v, private %v", id, ok, c.Private)
+		}
+	}
+	if pub := e.Channels("src", false); len(pub) != 0 {
+		t.Errorf("callers without credentials see %+v", pub)
 	}
 }
 

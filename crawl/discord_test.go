@@ -18,13 +18,15 @@ import (
 // fakeDiscord speaks the parts of Discord's REST API v10 the connector
 // uses (CONNECTORS.md §1): Bot auth (401 without it), snowflake string ids,
 // message pages newest first with before/after/limit, active and archived
-// threads, one 429 with a fractional retry_after, and a mode without the
-// Message Content intent.
+// threads, channels' permission_overwrites and the guild's roles (the
+// @everyone role has the guild's id), one 429 with a fractional
+// retry_after, and a mode without the Message Content intent.
 type fakeDiscord struct {
 	*httptest.Server
 	mu       sync.Mutex
 	token    string
 	channels []map[string]any
+	everyone string // the @everyone role's permissions; "" = roles answer 403
 	active   []map[string]any
 	archived map[string][]map[string]any // parent → archived threads
 	messages map[string][]map[string]any // channel → messages
@@ -36,16 +38,19 @@ type fakeDiscord struct {
 
 func newFakeDiscord(t *testing.T) *fakeDiscord {
 	f := &fakeDiscord{token: "secret-bot-token", archived: map[string][]map[string]any{}, messages: map[string][]map[string]any{},
-		next: 1200000000000000000, limited: true}
+		next: 1200000000000000000, limited: true, everyone: "104324673"}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	f.channels = []map[string]any{
 		{"id": "100", "type": 0, "name": "general", "topic": "Talk about gadgets", "parent_id": "103"},
-		{"id": "101", "type": 5, "name": "news", "topic": nil},
+		{"id": "101", "type": 5, "name": "news", "topic": nil, "permission_overwrites": []any{
+			map[string]any{"id": "81384788765712384", "type": 0, "allow": "0", "deny": "2048"}}}, // @everyone may not send
 		{"id": "102", "type": 2, "name": "Voice"},
 		{"id": "103", "type": 4, "name": "Text channels"},
 		{"id": "104", "type": 15, "name": "help-forum"},
-		{"id": "105", "type": 0, "name": "secret"},
+		{"id": "105", "type": 0, "name": "secret", "permission_overwrites": []any{
+			map[string]any{"id": "81384788765712384", "type": 0, "allow": "0", "deny": "1024"}, // @everyone may not view
+			map[string]any{"id": "300", "type": 0, "allow": "1024", "deny": "0"}}},
 	}
 	f.active = []map[string]any{{"id": "200", "type": 11, "name": "gadget question", "parent_id": "100"}}
 	f.archived["104"] = []map[string]any{{"id": "201", "type": 11, "name": "How to flux?", "parent_id": "104",
@@ -101,6 +106,14 @@ func (f *fakeDiscord) serve(w http.ResponseWriter, r *http.Request) {
 		send(map[string]any{"id": "999", "username": "siftbot", "bot": true})
 	case p == "/guilds/81384788765712384/channels":
 		send(f.channels)
+	case p == "/guilds/81384788765712384/roles":
+		if f.everyone == "" {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message": "Missing Access", "code": 50001}`)
+			return
+		}
+		send([]map[string]any{{"id": "81384788765712384", "name": "@everyone", "permissions": f.everyone, "position": 0},
+			{"id": "300", "name": "Staff", "permissions": "8", "position": 1}})
 	case p == "/guilds/81384788765712384/threads/active":
 		send(map[string]any{"threads": f.active, "members": []any{}})
 	case strings.HasSuffix(p, "/threads/archived/public"):
@@ -206,6 +219,18 @@ func channelIDs(eng *engine.Engine) []string {
 	return out
 }
 
+// privateIDs lists the ids of the source's private channels.
+func privateIDs(eng *engine.Engine) []string {
+	var out []string
+	for _, c := range eng.Channels("dc", true) {
+		if c.Private {
+			out = append(out, c.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func TestDiscordCrawl(t *testing.T) {
 	f := newFakeDiscord(t)
 	eng, r := discordSource(t, f, nil)
@@ -223,6 +248,10 @@ func TestDiscordCrawl(t *testing.T) {
 	// archived post; not the voice channel, the category, the forum itself.
 	if got := channelIDs(eng); !slices.Equal(got, []string{"100:channel:", "101:channel:", "105:channel:", "200:thread:100", "201:thread:104"}) {
 		t.Fatalf("channels %v", got)
+	}
+	// @everyone is denied VIEW_CHANNEL in #secret only.
+	if got := privateIDs(eng); !slices.Equal(got, []string{"105"}) {
+		t.Fatalf("private channels %v", got)
 	}
 	// 250 + attachment + reply in #general, 2 in #news, 1 + 1 in threads;
 	// the join is not kept; #secret answers 403 and is skipped.
@@ -359,5 +388,65 @@ func TestDiscordFullCrawlWithoutIntent(t *testing.T) {
 	res, err := r.Crawl("dc", true)
 	if err != nil || res.Deleted != 0 || eng.SourceStats("dc", true).Messages != before {
 		t.Fatalf("%+v %v: %d messages, were %d", res, err, eng.SourceStats("dc", true).Messages, before)
+	}
+}
+
+// TestDiscordPrivateChannels: a channel is private when @everyone may not
+// view it, by its own overwrite, else its category's, else the role's base
+// permissions; a thread follows its channel; a private thread is private.
+func TestDiscordPrivateChannels(t *testing.T) {
+	const guild = "81384788765712384"
+	everyone := func(allow, deny string) []any {
+		return []any{map[string]any{"id": guild, "type": 0, "allow": allow, "deny": deny},
+			map[string]any{"id": "999", "type": 1, "allow": "1024", "deny": "0"}} // the bot, a member
+	}
+	setup := func(f *fakeDiscord) {
+		f.channels = append(f.channels,
+			map[string]any{"id": "106", "type": 4, "name": "Staff", "permission_overwrites": everyone("0", "1024")},
+			map[string]any{"id": "107", "type": 0, "name": "staff-chat", "parent_id": "106", "permission_overwrites": []any{}},
+			map[string]any{"id": "108", "type": 0, "name": "staff-lobby", "parent_id": "106", "permission_overwrites": everyone("1024", "0")},
+			map[string]any{"id": "109", "type": 15, "name": "staff-forum", "parent_id": "106"},
+			map[string]any{"id": "110", "type": 0, "name": "open", "permission_overwrites": everyone("1024", "0")})
+		f.active = append(f.active,
+			map[string]any{"id": "202", "type": 11, "name": "rota", "parent_id": "107"},
+			map[string]any{"id": "203", "type": 12, "name": "a private word", "parent_id": "100"},
+			map[string]any{"id": "204", "type": 11, "name": "lobby thread", "parent_id": "108"})
+		f.archived["109"] = []map[string]any{{"id": "205", "type": 11, "name": "forum post", "parent_id": "109",
+			"thread_metadata": map[string]any{"archived": true, "archive_timestamp": "2024-01-05T10:00:00.000000+00:00"}}}
+		f.add("202", 0, "ana", "the rota for next week", time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC))
+	}
+	for _, c := range []struct {
+		name, everyone string
+		want           []string
+	}{
+		// #secret by its overwrite; #staff-chat by its category's, with its
+		// thread; the staff forum's post; the private thread.
+		{"overwrites", "104324673", []string{"105", "107", "202", "203", "205"}},
+		// Roles unreadable: overwrites alone decide.
+		{"no roles", "", []string{"105", "107", "202", "203", "205"}},
+		// @everyone may not view by default: all but the channels that allow
+		// it, and their threads.
+		{"base denies", "104323649", []string{"100", "101", "105", "107", "200", "201", "202", "203", "205"}},
+		// An @everyone with Administrator sees everything, but a private thread
+		// is still private.
+		{"administrator", "8", []string{"203"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeDiscord(t)
+			f.limited = false
+			f.everyone = c.everyone
+			setup(f)
+			eng, r := discordSource(t, f, nil)
+			if _, err := r.Crawl("dc", false); err != nil {
+				t.Fatal(err)
+			}
+			if got := privateIDs(eng); !slices.Equal(got, c.want) {
+				t.Fatalf("private channels %v, want %v", got, c.want)
+			}
+			found, _ := eng.Search(engine.SearchRequest{Query: "rota"})
+			if hidden := slices.Contains(c.want, "202"); hidden != (len(found.Messages) == 0) {
+				t.Fatalf("the thread of #staff-chat: hidden %v, found %d without credentials", hidden, len(found.Messages))
+			}
+		})
 	}
 }

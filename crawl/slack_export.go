@@ -480,6 +480,7 @@ func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
 	parentID := t.parent + "-" + t.ts
 	if n, ok := p.seen[parentID]; ok && p.msgs[n].ChannelID == t.parent {
 		ch.Name = visibleName(p.msgs[n].Content, 60, fallback)
+		ch.NameAuthor = p.msgs[n].Author
 		for _, r := range t.replies {
 			p.msgs[r].ReplyTo = parentID
 		}

@@ -77,11 +77,11 @@ var wantSlack = Export{
 	Channels: []engine.Channel{
 		{SourceID: "src", ID: "C01GENERAL-1699950060.000200", Name: "Deploy of status page (https://status.example.com) failed…",
 			ParentID: "C01GENERAL", Kind: "thread"},
-		{SourceID: "src", ID: "D04ANABO", Name: "ana, bo", Kind: "channel"},
-		{SourceID: "src", ID: "G05MPIM", Name: "ana, bo, cy", Kind: "channel", Topic: "Group messaging with: @ana @bo @cy"},
+		{SourceID: "src", ID: "D04ANABO", Name: "ana, bo", Kind: "channel", Private: true},
+		{SourceID: "src", ID: "G05MPIM", Name: "ana, bo, cy", Kind: "channel", Topic: "Group messaging with: @ana @bo @cy", Private: true},
 		{SourceID: "src", ID: "C02DEV", Name: "dev", Kind: "channel", Topic: "Build & deploy talk with @bo"},
 		{SourceID: "src", ID: "C01GENERAL", Name: "general", Kind: "channel", Topic: "Company-wide & announcements"},
-		{SourceID: "src", ID: "G03SECRET", Name: "secret-plans", Kind: "channel", Topic: "Q4 offsite"},
+		{SourceID: "src", ID: "G03SECRET", Name: "secret-plans", Kind: "channel", Topic: "Q4 offsite", Private: true},
 		{SourceID: "src", ID: "C01GENERAL-1699000000.000100", Name: "thread 1699000000.000100", ParentID: "C01GENERAL", Kind: "thread"},
 	},
 	Messages: []engine.Message{
@@ -211,6 +211,47 @@ func TestParseSlackExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareExport(t, x, wantSlack)
+}
+
+// TestSlackExportPrivate: conversations of groups.json, mpims.json and
+// dms.json, and of channels.json marked is_private, are stored private with
+// their threads; the others public.
+func TestSlackExportPrivate(t *testing.T) {
+	files := slackFiles(t)
+	files["channels.json"] = bytes.Replace(files["channels.json"], []byte("\n]"),
+		[]byte(`, {"id": "C06LOCKED", "name": "locked", "is_private": true, "members": ["U01ANA"]}`+"\n]"), 1)
+	files["locked/2023-11-14.json"] = []byte(`[{"type": "message", "text": "behind the door", "user": "U01ANA", "ts": "1699951500.000100"}]`)
+	files["secret-plans/2023-11-14.json"] = []byte(`[
+	  {"type": "message", "text": "Offsite in Lisbon? :tada:", "user": "U01ANA", "ts": "1699951000.000100", "thread_ts": "1699951000.000100", "reply_count": 1},
+	  {"type": "message", "text": "Porto instead?", "user": "U02BO", "ts": "1699951060.000200", "thread_ts": "1699951000.000100"}]`)
+	x, err := parseSlack(zipFiles(t, files, zip.Deflate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := openImportEngine(t, t.TempDir())
+	defer e.Close()
+	if _, err := Import(e, x); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{
+		"C01GENERAL": false, "C01GENERAL-1699950060.000200": false, "C02DEV": false,
+		"G03SECRET": true, "G03SECRET-1699951000.000100": true, "D04ANABO": true, "G05MPIM": true, "C06LOCKED": true,
+	} {
+		if c, ok := e.ChannelByID("src", id); !ok || c.Private != want {
+			t.Errorf("channel %s: stored %v, private %v, want %v", id, ok, c.Private, want)
+		}
+	}
+	for _, c := range e.Channels("src", false) {
+		if c.Private || strings.HasPrefix(c.ID, "G") || strings.HasPrefix(c.ID, "D") {
+			t.Errorf("callers without credentials see %+v", c)
+		}
+	}
+	if r, _ := e.Search(engine.SearchRequest{Query: "Porto"}); len(r.Messages) != 0 {
+		t.Error("a reply in a private channel's thread is found without credentials")
+	}
+	if r, _ := e.Search(engine.SearchRequest{Query: "Porto", Private: true}); len(r.Messages) != 1 {
+		t.Error("the reply is not found with credentials")
+	}
 }
 
 func TestParseSlackExportOrgUsers(t *testing.T) {
@@ -442,7 +483,7 @@ func importTwice(t *testing.T, x *Export, query string) {
 	if n, err := Import(e, x); err != nil || n != 0 {
 		t.Fatalf("second import changed %d: %v", n, err)
 	}
-	r, err := e.Search(engine.SearchRequest{Query: query, Limit: 5})
+	r, err := e.Search(engine.SearchRequest{Query: query, Limit: 5, Private: true})
 	if err != nil || len(r.Messages) == 0 {
 		t.Errorf("%q not found: %v", query, err)
 	}

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,7 +19,8 @@ import (
 // fakeSlack speaks the Web API methods the connector uses (CONNECTORS.md
 // §2): Bearer auth with errors as HTTP 200 {"ok":false}, cursor pagination
 // (response_metadata.next_cursor), history newest first with an exclusive
-// oldest, replies with the parent first, and one 429 with Retry-After.
+// oldest, replies with the parent first, conversations.list filtered by
+// types (default public_channel), and one 429 with Retry-After.
 type fakeSlack struct {
 	*httptest.Server
 	mu       sync.Mutex
@@ -44,6 +46,7 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 		{"id": "C1", "name": "general", "is_private": false, "topic": map[string]any{"value": "General chat"}},
 		{"id": "C2", "name": "ops", "is_private": true},
 		{"id": "C3", "name": "locked"},
+		{"id": "D1", "is_im": true, "user": "U2"},
 	}
 	for i := range 45 {
 		f.post("C1", "U1", fmt.Sprintf("general note %d about sprockets", i))
@@ -54,6 +57,7 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 	join := f.post("C1", "U3", "<@U3> has joined the channel")
 	join["subtype"] = "channel_join"
 	f.post("C2", "U3", "deploy at noon")
+	f.post("D1", "U2", "a direct word")
 	return f
 }
 
@@ -112,7 +116,14 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		members, meta := page(f.users)
 		send(map[string]any{"members": members, "response_metadata": meta})
 	case "conversations.list":
-		chans, meta := page(f.channels)
+		types := cmp.Or(q.Get("types"), "public_channel")
+		var listed []map[string]any
+		for _, c := range f.channels {
+			if slices.Contains(strings.Split(types, ","), slackType(c)) {
+				listed = append(listed, c)
+			}
+		}
+		chans, meta := page(listed)
 		send(map[string]any{"channels": chans, "response_metadata": meta})
 	case "conversations.history":
 		ch := q.Get("channel")
@@ -154,6 +165,19 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		fail("unknown_method")
 	}
+}
+
+// slackType is the conversations.list type of a conversation.
+func slackType(c map[string]any) string {
+	switch {
+	case c["is_im"] == true:
+		return "im"
+	case c["is_mpim"] == true:
+		return "mpim"
+	case c["is_private"] == true:
+		return "private_channel"
+	}
+	return "public_channel"
 }
 
 func (f *fakeSlack) called() []string {
@@ -267,5 +291,56 @@ func TestSlackStuckCursor(t *testing.T) {
 	defer r.Close()
 	if _, err := r.Crawl("sl", true); err == nil || !strings.Contains(err.Error(), "did not move on") {
 		t.Fatalf("a stuck cursor: %v", err)
+	}
+}
+
+// TestSlackPrivateChannels: a private channel and its threads are stored
+// private, public ones public; DMs, which the connector does not ask for,
+// are not crawled.
+func TestSlackPrivateChannels(t *testing.T) {
+	f := newFakeSlack(t)
+	f.limited = false
+	for _, m := range f.history["C2"] {
+		f.reply("C2", m, "U1", "noon works")
+	}
+	eng := webEngine(t)
+	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api"})
+	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
+	r := NewRunner(eng, RunnerOptions{})
+	defer r.Close()
+	if _, err := r.Crawl("sl", false); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.called() {
+		if strings.HasPrefix(c, "conversations.list") && !strings.Contains(c, "types=public_channel%2Cprivate_channel") {
+			t.Fatalf("conversations.list asked %s", c)
+		}
+	}
+	var got []string
+	for _, c := range eng.Channels("sl", true) {
+		got = append(got, fmt.Sprintf("%s:%s:%v", c.ID, c.Kind, c.Private))
+	}
+	slices.Sort(got)
+	thread := func(ch string) string { // the id of ch's thread
+		for _, m := range f.history[ch] {
+			if m["reply_count"] != nil {
+				return ch + "-" + m["ts"].(string)
+			}
+		}
+		return ""
+	}
+	want := []string{"C1:channel:false", thread("C1") + ":thread:false", "C2:channel:true", thread("C2") + ":thread:true"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("channels %v, want %v", got, want)
+	}
+	if pub := eng.Channels("sl", false); len(pub) != 2 || pub[0].Private || pub[1].Private {
+		t.Fatalf("public channels %+v", pub)
+	}
+	if found, _ := eng.Search(engine.SearchRequest{Query: "noon works"}); len(found.Messages) != 0 {
+		t.Fatal("a private channel's thread is found without credentials")
+	}
+	if found, _ := eng.Search(engine.SearchRequest{Query: "noon works", Private: true}); len(found.Messages) == 0 {
+		t.Fatal("the private thread is not found with credentials")
 	}
 }

@@ -3,6 +3,7 @@ package crawl
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -22,10 +23,10 @@ func readTestdata(t testing.TB, name string) []byte {
 
 var wantTelegram = Export{
 	Channels: []engine.Channel{
-		{SourceID: "src", ID: "100000002", Name: "Bo Chen", Kind: "channel"},
-		{SourceID: "src", ID: "4000001", Name: "Old Group", Kind: "channel"},
-		{SourceID: "src", ID: "100000001", Name: "Saved Messages", Kind: "channel"},
-		{SourceID: "src", ID: "1834567890", Name: "Sift Users", Kind: "channel"},
+		{SourceID: "src", ID: "100000002", Name: "Bo Chen", Kind: "channel", Private: true},
+		{SourceID: "src", ID: "4000001", Name: "Old Group", Kind: "channel", Private: true},
+		{SourceID: "src", ID: "100000001", Name: "Saved Messages", Kind: "channel", Private: true},
+		{SourceID: "src", ID: "1834567890", Name: "Sift Users", Kind: "channel", Private: true},
 	},
 	Messages: []engine.Message{
 		{SourceID: "src", ChannelID: "100000002", ID: "100000002-10", Author: "Bo Chen", Content: "lunch at 1?", Timestamp: unixUTC(1699960000, 0)},
@@ -96,8 +97,8 @@ func TestParseTelegramExportFallbacks(t *testing.T) {
 	}
 	compareExport(t, x, Export{
 		Channels: []engine.Channel{
-			{SourceID: "src", ID: "-8", Name: "chat -8", Kind: "channel"},
-			{SourceID: "src", ID: "7", Name: "chat 7", Kind: "channel"},
+			{SourceID: "src", ID: "-8", Name: "chat -8", Kind: "channel", Private: true},
+			{SourceID: "src", ID: "7", Name: "chat 7", Kind: "channel", Private: true},
 		},
 		Messages: []engine.Message{
 			{SourceID: "src", ChannelID: "7", ID: "7-1", Author: "user9", Content: "[sticker: 👍]", Timestamp: unixUTC(1700000000, 0)},
@@ -107,6 +108,39 @@ func TestParseTelegramExportFallbacks(t *testing.T) {
 			{SourceID: "src", ChannelID: "7", ID: "7-5", Author: "Ana", Content: "[poll]", Timestamp: unixUTC(1700000005, 0)},
 		},
 	})
+}
+
+// TestTelegramPrivateChats: only public channels and supergroups are
+// public; every other chat type, unknown or missing included, is private.
+func TestTelegramPrivateChats(t *testing.T) {
+	types := []string{"personal_chat", "bot_chat", "saved_messages", "private_group", "private_supergroup",
+		"private_channel", "public_supergroup", "public_channel", "secret_chat", ""}
+	var list []string
+	for i, typ := range types {
+		field := ""
+		if typ != "" {
+			field = fmt.Sprintf(`"type":%q,`, typ)
+		}
+		list = append(list, fmt.Sprintf(`{"name":"chat %d",%s"id":%d,"messages":[{"id":1,"type":"message","date_unixtime":"1700000000","from":"Ana","text":"hello"}]}`, i, field, i))
+	}
+	x, err := ParseTelegramExport(strings.NewReader(`{"chats":{"list":[`+strings.Join(list, ",")+`]}}`), "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := openImportEngine(t, t.TempDir())
+	defer e.Close()
+	if _, err := Import(e, x); err != nil {
+		t.Fatal(err)
+	}
+	for i, typ := range types {
+		want := typ != "public_channel" && typ != "public_supergroup"
+		if c, ok := e.ChannelByID("src", fmt.Sprint(i)); !ok || c.Private != want {
+			t.Errorf("chat of type %q: stored %v, private %v", typ, ok, c.Private)
+		}
+	}
+	if pub := e.Channels("src", false); len(pub) != 2 {
+		t.Errorf("callers without credentials see %d chats, want 2", len(pub))
+	}
 }
 
 func TestParseTelegramExportErrors(t *testing.T) {

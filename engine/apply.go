@@ -136,6 +136,9 @@ func (st *state) putChannel(c *Channel) bool {
 		return false
 	}
 	c.Hidden = false
+	if r := st.rules[c.SourceID]; r != nil {
+		delete(r.dropped, c.ID)
+	}
 	key := recKey{c.SourceID, c.ID}
 	if n, ok := st.chanKey[key]; ok {
 		old := st.chans[n]

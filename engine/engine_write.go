@@ -219,6 +219,10 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 			e.writeMu.Unlock()
 			return nil, invalidf("channel %q: unknown source %q", c.ID, c.SourceID)
 		}
+		if e.st.optedOut(c.SourceID, c.NameAuthor) {
+			c.Name = anonymousThread
+		}
+		c.NameAuthor = ""
 		if n, ok := e.st.chanKey[recKey{c.SourceID, c.ID}]; ok {
 			c.Slug, c.CreatedAt = e.st.chans[n].Slug, e.st.chans[n].CreatedAt
 			continue
@@ -285,7 +289,7 @@ func (e *Engine) PutMessages(msgs []Message) (int, error) {
 	}
 	e.mu.RLock()
 	for i := range msgs {
-		if _, ok := e.st.chanKey[recKey{msgs[i].SourceID, msgs[i].ChannelID}]; !ok {
+		if _, ok := e.st.chanKey[recKey{msgs[i].SourceID, msgs[i].ChannelID}]; !ok && !e.st.skipsMessage(&msgs[i]) {
 			e.mu.RUnlock()
 			return 0, invalidf("message %q: unknown channel %q of source %q", msgs[i].ID, msgs[i].ChannelID, msgs[i].SourceID)
 		}
@@ -302,8 +306,8 @@ func (e *Engine) PutMessages(msgs []Message) (int, error) {
 			if len(batch) > 0 && m.SourceID != batch[0].SourceID {
 				break // one source per record
 			}
-			if old, ok := e.st.findMessage(m.SourceID, m.ID); ok && e.st.sameMessage(old, &m) {
-				continue
+			if old, ok := e.st.findMessage(m.SourceID, m.ID); ok && e.st.sameMessage(old, &m) || e.st.skipsMessage(&m) {
+				continue // unchanged, or an operator keeps it out
 			}
 			batch = append(batch, m)
 			bytes += len(m.Content) + len(m.ID) + len(m.ChannelID) + len(m.Author) + len(m.AuthorName) + len(m.ReplyTo) + len(m.URL) + 64

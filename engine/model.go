@@ -67,6 +67,10 @@ type Channel struct {
 	// Hidden is derived on reads, never stored: whether callers without
 	// credentials are kept from the channel (see visibility.go).
 	Hidden bool
+	// NameAuthor, given to writes and never stored, is whose words name
+	// the channel (a thread named after its first message): when that
+	// author opted out, the channel is stored as "Thread" instead.
+	NameAuthor string
 }
 
 // Message is one chat message.

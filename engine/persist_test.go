@@ -418,6 +418,10 @@ func FuzzDecodeOp(f *testing.F) {
 		{kind: opDeleteMessages, id: "s", ids: []string{"1", "2"}},
 		{kind: opPutDocuments, docs: []Document{{ID: "d", Title: "t", Content: "c"}}},
 		{kind: opDeleteDocuments, ids: []string{"d"}},
+		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Visibility: VisibilityPrivate,
+			ChannelVisibility: map[string]string{"c": VisibilityPublic}, ExcludedChannels: []string{"x"}, OptOuts: []string{"ana"}}},
+		{kind: opPutChannels, channels: []Channel{{SourceID: "s", ID: "dm", Name: "dm", Private: true, ParentID: "c"}}},
+		{kind: opPutSettings, settings: map[string]string{"site_name": "Acme"}},
 	} {
 		var e bin.Enc
 		if err := o.encode(&e); err != nil {

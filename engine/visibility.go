@@ -57,7 +57,7 @@ type sourceRules struct {
 // setRules rebuilds the rules of s; the caller holds the write locks.
 func (st *state) setRules(s *Source) {
 	r := &sourceRules{excluded: map[string]bool{}, optOuts: map[string]bool{}, dropped: map[string]bool{}}
-	if old := st.rules[s.ID]; old != nil {
+	if old := st.rules[s.ID]; old != nil && len(s.ExcludedChannels) > 0 {
 		r.dropped = old.dropped
 	}
 	for _, id := range s.ExcludedChannels {
@@ -83,11 +83,17 @@ func (st *state) skipsMessage(m *Message) bool {
 	if r == nil {
 		return false
 	}
-	if r.excluded[m.ChannelID] || r.dropped[m.ChannelID] {
-		return true
-	}
-	return len(r.optOuts) > 0 && m.Author != "" && r.optOuts[tokenizer.Fold(m.Author)]
+	return r.excluded[m.ChannelID] || r.dropped[m.ChannelID] || st.optedOut(m.SourceID, m.Author)
 }
+
+// optedOut reports whether author opted out of a source.
+func (st *state) optedOut(source, author string) bool {
+	r := st.rules[source]
+	return r != nil && len(r.optOuts) > 0 && author != "" && r.optOuts[tokenizer.Fold(author)]
+}
+
+// anonymousThread names a thread whose name quoted an opted-out author.
+const anonymousThread = "Thread"
 
 // sourceHidden reports whether a source's own content (its documents, and
 // channels that inherit) is hidden.
@@ -213,7 +219,17 @@ func (e *Engine) applyPutSource(s *Source) {
 	if old != nil {
 		before = old.OptOuts
 	}
-	e.deleteSlots(e.optedOutSlots(s.ID, before, s.OptOuts), nil)
+	gone = gone[:0]
+	for _, slot := range e.optedOutSlots(s.ID, before, s.OptOuts) {
+		// A thread started by the message may be named after it.
+		if n, ok := st.chanKey[recKey{s.ID, st.msgs[slot].id}]; ok && st.chans[n].ParentID != "" {
+			e.mu.Lock()
+			st.chans[n].Name = anonymousThread
+			e.mu.Unlock()
+		}
+		gone = append(gone, slot)
+	}
+	e.deleteSlots(gone, nil)
 	e.mu.Lock()
 	st.refreshVisibility(s.ID)
 	e.mu.Unlock()
