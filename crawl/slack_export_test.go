@@ -76,7 +76,7 @@ func unixUTC(sec, micro int64) time.Time { return time.Unix(sec, micro*1000).UTC
 var wantSlack = Export{
 	Channels: []engine.Channel{
 		{SourceID: "src", ID: "C01GENERAL-1699950060.000200", Name: "Deploy of status page (https://status.example.com) failed…",
-			ParentID: "C01GENERAL", Kind: "thread"},
+			ParentID: "C01GENERAL", Kind: "thread", NameAuthor: "ana"},
 		{SourceID: "src", ID: "D04ANABO", Name: "ana, bo", Kind: "channel", Private: true},
 		{SourceID: "src", ID: "G05MPIM", Name: "ana, bo, cy", Kind: "channel", Topic: "Group messaging with: @ana @bo @cy", Private: true},
 		{SourceID: "src", ID: "C02DEV", Name: "dev", Kind: "channel", Topic: "Build & deploy talk with @bo"},
