@@ -256,6 +256,29 @@ func BenchmarkQuery(b *testing.B) {
 	}
 }
 
+// BenchmarkQueryPrivate: BenchmarkQuery's queries from a caller without
+// credentials while a quarter of the channels are private, so every query
+// leaves their messages out (the same queries over an all-public corpus
+// are BenchmarkQuery: the hidden set is skipped when empty).
+func BenchmarkQueryPrivate(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := builtEngine(b, n)
+			setPrivate := func(vis string) {
+				for i := 0; i < channels; i += 4 {
+					if _, err := c.e.SetChannelVisibility("synth", fmt.Sprint("c", i), vis); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			setPrivate(engine.VisibilityPrivate)
+			defer setPrivate(engine.VisibilityInherit) // the corpus is shared with other benchmarks
+			latencies(b, c.e, queriesFor(NewSynth(7, vocabSize, channels), c.sample, 5000))
+		})
+	}
+}
+
 // BenchmarkQueryStopWords: the worst case, queries of function words only
 // ("the", "it to the", "\"to the\""), whose terms occur in most messages.
 func BenchmarkQueryStopWords(b *testing.B) {
