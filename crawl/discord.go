@@ -222,6 +222,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 		return d.channels == nil || d.channels[id] || parent != nil && d.channels[*parent]
 	}
 	var out []engine.Channel
+	stored := map[string]bool{}
 	threads := active.Threads
 	for _, c := range all {
 		switch {
@@ -234,6 +235,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 				ch.Topic = *c.Topic
 			}
 			out = append(out, ch)
+			stored[c.ID] = true
 		case (c.Type == dcForum || c.Type == dcMedia) && want(c.ID, nil):
 		default:
 			continue
@@ -254,10 +256,12 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 		if t.ParentID != nil && snowflake.MatchString(*t.ParentID) {
 			ch.ParentID = *t.ParentID
 		}
-		// A private thread is; another follows its channel, and is private
-		// if that is not known.
+		// A private thread is. Another follows its channel: the engine
+		// makes it follow a stored one (so an operator who opens the
+		// channel opens its threads); one of a channel not stored (a
+		// forum's post) carries the channel's flag, private if unknown.
 		parent, known := private[ch.ParentID]
-		ch.Private = t.Type == dcPrivThread || parent || !known
+		ch.Private = t.Type == dcPrivThread || !stored[ch.ParentID] && (parent || !known)
 		out = append(out, ch)
 	}
 	return out, nil

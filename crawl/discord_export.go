@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -158,11 +157,11 @@ func discordURL(guild, channel, message string) string {
 }
 
 // Import stores an export in the engine: channels first, then messages.
-// A thread follows its private parent, whichever was imported first. It
-// returns how many messages were new or changed;
+// (A thread follows its channel's visibility in the engine, whichever was
+// imported first.) It returns how many messages were new or changed;
 // importing the same export again changes nothing.
 func Import(e *engine.Engine, x *Export) (int, error) {
-	if _, err := e.PutChannels(followParents(e, x.Channels)); err != nil {
+	if _, err := e.PutChannels(x.Channels); err != nil {
 		return 0, fmt.Errorf("import channels: %w", err)
 	}
 	n, err := e.PutMessages(x.Messages)
@@ -170,42 +169,4 @@ func Import(e *engine.Engine, x *Export) (int, error) {
 		return n, fmt.Errorf("import messages: %w", err)
 	}
 	return n, nil
-}
-
-// followParents returns chs with threads following their private parents:
-// a thread of chs whose parent, in chs or stored, is private becomes
-// private, and a stored thread of a private channel of chs is added,
-// private, to be stored again. chs itself is left as it is.
-func followParents(e *engine.Engine, chs []engine.Channel) []engine.Channel {
-	type key struct{ source, id string }
-	out := slices.Clone(chs)
-	private := make(map[key]bool, len(out))
-	for _, c := range out {
-		private[key{c.SourceID, c.ID}] = c.Private
-	}
-	sources := map[string]bool{}
-	for i := range out {
-		c := &out[i]
-		if c.ParentID != "" && !c.Private {
-			p, ok := private[key{c.SourceID, c.ParentID}]
-			if !ok {
-				stored, _ := e.ChannelByID(c.SourceID, c.ParentID)
-				p = stored.Private
-			}
-			c.Private = p
-		}
-		if c.Private && c.ParentID == "" {
-			sources[c.SourceID] = true
-		}
-	}
-	for src := range sources {
-		for _, c := range e.Channels(src, true) {
-			_, listed := private[key{src, c.ID}]
-			if !listed && !c.Private && c.ParentID != "" && private[key{src, c.ParentID}] {
-				c.Private, c.Hidden = true, false
-				out = append(out, c)
-			}
-		}
-	}
-	return out
 }

@@ -93,9 +93,10 @@ func TestDiscordExportPrivate(t *testing.T) {
 	if _, err := Import(e, &Export{Channels: []engine.Channel{{SourceID: "src", ID: "3", Name: "mods", Private: true}}}); err != nil {
 		t.Fatal(err)
 	}
+	// The threads follow their parents, whichever came first.
 	for _, id := range []string{"2", "20", "3", "30"} {
-		if c, ok := e.ChannelByID("src", id); !ok || !c.Private {
-			t.Errorf("channel %s: stored %v, private %v", id, ok, c.Private)
+		if c, ok := e.ChannelByID("src", id); !ok || !c.Hidden {
+			t.Errorf("channel %s: stored %v, hidden %v", id, ok, c.Hidden)
 		}
 	}
 	if pub := e.Channels("src", false); len(pub) != 0 {

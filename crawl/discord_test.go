@@ -220,10 +220,12 @@ func channelIDs(eng *engine.Engine) []string {
 }
 
 // privateIDs lists the ids of the source's private channels.
+// privateIDs lists the channels callers without credentials cannot see: a
+// thread follows its stored channel in the engine.
 func privateIDs(eng *engine.Engine) []string {
 	var out []string
 	for _, c := range eng.Channels("dc", true) {
-		if c.Private {
+		if c.Hidden {
 			out = append(out, c.ID)
 		}
 	}

@@ -178,9 +178,13 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 	if err != nil {
 		return "", err
 	}
-	names := map[string]string{}
+	names, unnamed := map[string]string{}, map[string]bool{}
 	for _, c := range convs {
-		names[c.ID] = textcut.Prefix(c.Name, maxSlackName)
+		if c.private() {
+			unnamed[c.ID] = true
+		} else {
+			names[c.ID] = textcut.Prefix(c.Name, maxSlackName)
+		}
 	}
 	for _, c := range convs {
 		if s.channels != nil && !s.channels[c.ID] || checkID(c.ID, engine.MaxIDBytes-32) != nil {
@@ -190,7 +194,7 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 		if last, ok := slackTime(cur.Last[c.ID]); ok && !full {
 			oldest = strconv.FormatFloat(float64(last.Add(-slackLookback).UnixMicro())/1e6, 'f', 6, 64)
 		}
-		newest, err := s.crawlChannel(ctx, c, oldest, users, names, full, emit)
+		newest, err := s.crawlChannel(ctx, c, oldest, users, names, unnamed, full, emit)
 		if err != nil {
 			if ctx.Err() != nil {
 				return save(), err
@@ -214,8 +218,8 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 // the replies of its threads, emitting each page as it comes. It returns
 // the newest ts.
 func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, users map[string]*slackUser, names map[string]string,
-	full bool, emit func(Batch) error) (string, error) {
-	p := &slackParser{source: "", users: users, chanNames: names, private: map[string]bool{c.ID: c.private()},
+	unnamed map[string]bool, full bool, emit func(Batch) error) (string, error) {
+	p := &slackParser{source: "", users: users, chanNames: names, unnamed: unnamed, private: map[string]bool{c.ID: c.private()},
 		seen: map[string]int{}, threads: map[string]*slackThread{}}
 	topic := cmp.Or(c.Topic.Value, c.Purpose.Value)
 	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Private: c.private(), Name: visibleName(c.Name, 200, c.ID),

@@ -124,7 +124,7 @@ func ParseSlackExport(r io.ReaderAt, size int64, sourceID string) (*Export, erro
 	if z.files["channels.json"] == nil {
 		return nil, formatErr("channels.json: missing from the Slack export")
 	}
-	p := &slackParser{source: sourceID, users: map[string]*slackUser{}, chanNames: map[string]string{},
+	p := &slackParser{source: sourceID, users: map[string]*slackUser{}, chanNames: map[string]string{}, unnamed: map[string]bool{},
 		private: map[string]bool{}, seen: map[string]int{}, threads: map[string]*slackThread{}}
 	for _, name := range []string{"users.json", "org_users.json"} {
 		if err := p.readUsers(z, name); err != nil {
@@ -270,7 +270,8 @@ type slackThread struct {
 type slackParser struct {
 	source    string
 	users     map[string]*slackUser
-	chanNames map[string]string // channel id → name, for <#C…> links
+	chanNames map[string]string // channel id → name, for <#C…> links; public conversations only
+	unnamed   map[string]bool   // private conversations: links to them name none
 	private   map[string]bool   // conversation id → private, for its threads
 	channels  []engine.Channel
 	msgs      []engine.Message
@@ -320,8 +321,10 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 				return nil, formatErr("%s: conversation id %q appears twice", file, c.ID)
 			}
 			ids[c.ID] = true
-			if file == "channels.json" || file == "groups.json" {
+			if file == "channels.json" && !c.private() {
 				p.chanNames[c.ID] = textcut.Prefix(c.Name, maxSlackName)
+			} else {
+				p.unnamed[c.ID] = true
 			}
 			convs = append(convs, conv{c, file})
 		}
@@ -475,7 +478,10 @@ func (p *slackParser) export() (*Export, error) {
 // parent message when that was read and private when its conversation is,
 // and links the replies to the parent.
 func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
-	ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread", Private: p.private[t.parent]}
+	// Not Private of its own: the engine makes a thread follow its
+	// channel, stored with it, so an operator who opens a private
+	// channel opens its threads too.
+	ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread"}
 	fallback := "thread " + t.ts
 	parentID := t.parent + "-" + t.ts
 	if n, ok := p.seen[parentID]; ok && p.msgs[n].ChannelID == t.parent {

@@ -237,8 +237,8 @@ func TestSlackExportPrivate(t *testing.T) {
 		"C01GENERAL": false, "C01GENERAL-1699950060.000200": false, "C02DEV": false,
 		"G03SECRET": true, "G03SECRET-1699951000.000100": true, "D04ANABO": true, "G05MPIM": true, "C06LOCKED": true,
 	} {
-		if c, ok := e.ChannelByID("src", id); !ok || c.Private != want {
-			t.Errorf("channel %s: stored %v, private %v, want %v", id, ok, c.Private, want)
+		if c, ok := e.ChannelByID("src", id); !ok || c.Hidden != want { // a thread follows its channel
+			t.Errorf("channel %s: stored %v, hidden %v, want %v", id, ok, c.Hidden, want)
 		}
 	}
 	for _, c := range e.Channels("src", false) {

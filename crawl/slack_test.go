@@ -221,7 +221,7 @@ func TestSlackCrawl(t *testing.T) {
 		}
 	}
 	replies, _, _ := eng.ChannelMessages(thread.Slug, 0, 10)
-	if thread.ParentID != "C1" || !strings.HasPrefix(thread.Name, "who knows the #ops runbook? @ana") || len(replies) != 2 ||
+	if thread.ParentID != "C1" || !strings.HasPrefix(thread.Name, "who knows the #private-channel runbook? @ana") || len(replies) != 2 ||
 		replies[0].Content != "it is in the wiki & pinned" || replies[1].Content != "thanks the runbook (https://wiki.example/run)" ||
 		replies[0].Author != "ana" || replies[0].AuthorName != "Ana" || replies[0].ReplyTo == "" {
 		t.Fatalf("thread %+v: %+v", thread, replies)
@@ -318,7 +318,7 @@ func TestSlackPrivateChannels(t *testing.T) {
 	}
 	var got []string
 	for _, c := range eng.Channels("sl", true) {
-		got = append(got, fmt.Sprintf("%s:%s:%v", c.ID, c.Kind, c.Private))
+		got = append(got, fmt.Sprintf("%s:%s:%v", c.ID, c.Kind, c.Hidden)) // a thread follows its channel
 	}
 	slices.Sort(got)
 	thread := func(ch string) string { // the id of ch's thread

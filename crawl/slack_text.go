@@ -78,6 +78,10 @@ func (p *slackParser) renderTag(b *strings.Builder, tag string) {
 		}
 		b.WriteString("@" + cmp.Or(name, target[1:]))
 	case strings.HasPrefix(target, "#"):
+		if p.unnamed[target[1:]] {
+			b.WriteString("#private-channel") // as Slack shows it to those outside
+			break
+		}
 		b.WriteString("#" + cmp.Or(label, p.chanNames[target[1:]], target[1:]))
 	case strings.HasPrefix(target, "!"):
 		cmd, arg, _ := strings.Cut(target[1:], "^")

@@ -107,11 +107,17 @@ func (st *state) channelHidden(c *Channel) bool {
 	if src == nil || !src.Enabled {
 		return true
 	}
+	// The nearest operator's choice decides, from the channel up through
+	// the channels it is a thread of; a private conversation on the way
+	// (a private thread, or the DM a thread is in) makes it private.
 	for depth := 0; ; depth++ {
 		switch src.ChannelVisibility[c.ID] {
 		case VisibilityPublic:
 			return false
 		case VisibilityPrivate:
+			return true
+		}
+		if c.Private {
 			return true
 		}
 		if c.ParentID == "" || depth == 3 {
@@ -121,9 +127,9 @@ func (st *state) channelHidden(c *Channel) bool {
 		if !ok {
 			break
 		}
-		c = st.chans[n] // a thread follows its parent
+		c = st.chans[n]
 	}
-	return c.Private || src.Visibility == VisibilityPrivate
+	return src.Visibility == VisibilityPrivate
 }
 
 // refreshVisibility recomputes what is hidden of one source's channels and

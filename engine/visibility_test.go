@@ -299,3 +299,24 @@ func TestOptOutRenamesTheirThreads(t *testing.T) {
 		t.Errorf("thread stored as %+v", c)
 	}
 }
+
+func TestPrivateThreadOfPublicChannel(t *testing.T) {
+	e := openMem(t)
+	privSeed(t, e)
+	if _, err := e.PutChannels([]Channel{{SourceID: "s", ID: "mods", Name: "moderators", ParentID: "pub", Kind: "thread", Private: true}}); err != nil {
+		t.Fatal(err)
+	}
+	putMsgs(t, e, []Message{{SourceID: "s", ChannelID: "mods", ID: "x", Content: "shared secret", Timestamp: t0}})
+	if got := visibleMarkers(t, e, false); slices.Contains(got, "mods") {
+		t.Errorf("a private thread of a public channel is public: %v", got)
+	}
+	// The operator opens it; or opens its parent, which does not open it.
+	e.SetChannelVisibility("s", "pub", VisibilityPublic)
+	if got := visibleMarkers(t, e, false); slices.Contains(got, "mods") {
+		t.Errorf("opening the parent opened the private thread: %v", got)
+	}
+	e.SetChannelVisibility("s", "mods", VisibilityPublic)
+	if got := visibleMarkers(t, e, false); !slices.Contains(got, "mods") {
+		t.Errorf("the operator's public thread is hidden: %v", got)
+	}
+}

@@ -420,7 +420,7 @@ func (s *Server) importSource(ctx *fasthttp.RequestCtx) {
 	}
 	res, err := s.crawler.Import(id, file, size)
 	if err != nil {
-		writeErr(ctx, err)
+		writeErr(ctx, sourceNotFound(err, id))
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{
