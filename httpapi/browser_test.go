@@ -42,11 +42,10 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-// TestBrowser drives headless Chromium through the pages as a person
-// would: search from the home page, open a message in its channel, ask a
-// question and watch the answer stream in, and open the dashboard, which
-// needs Basic Auth.
-func TestBrowser(t *testing.T) {
+// browser starts headless Chromium for a test and returns its context,
+// which ends with the test or after two minutes. Without Chromium the test
+// is skipped, or fails when SIFT_REQUIRE_BROWSER is set.
+func browser(t *testing.T) context.Context {
 	path := chromium()
 	if path == "" {
 		msg := "BROWSER TESTS SKIPPED: no Chromium found (apt-get install -y chromium, or set CHROMIUM); .ci/run installs it"
@@ -56,24 +55,46 @@ func TestBrowser(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "\n*** "+msg+" ***")
 		t.Skip(msg)
 	}
-	ts := startAsk(t, nil) // the demo content, the extractive answerer
-	shots := screenshotDir(t)
-
 	profile, err := os.MkdirTemp("", "sift-chromium-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(profile) // after the browser is gone (deferred later, runs earlier)
+	t.Cleanup(func() { os.RemoveAll(profile) }) // after the browser is gone (cleanups run last-registered first)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profile),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 900))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+// screenshot saves the whole page as dir/name.png.
+func screenshot(dir, name string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var png []byte
+		if err := chromedp.FullScreenshot(&png, 100).Do(ctx); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	})
+}
+
+// TestBrowser drives headless Chromium through the pages as a person
+// would: search from the home page, open a message in its channel, ask a
+// question and watch the answer stream in, and open the dashboard, which
+// needs Basic Auth.
+func TestBrowser(t *testing.T) {
+	if chromium() == "" {
+		browser(t) // skips, or fails when a browser is required
+	}
+	ts := startAsk(t, nil) // the demo content, the extractive answerer
+	ctx := browser(t)
+	shots := screenshotDir(t)
 
 	// The status of each page the browser loads.
 	var mu sync.Mutex
@@ -90,19 +111,11 @@ func TestBrowser(t *testing.T) {
 		defer mu.Unlock()
 		return status[u]
 	}
-	shot := func(name string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var png []byte
-			if err := chromedp.FullScreenshot(&png, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
-		})
-	}
+	shot := func(name string) chromedp.Action { return screenshot(shots, name) }
 
 	// Home → search → a message result → its channel page, at the message.
 	var resultHref, where string
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		network.Enable(),
 		chromedp.Navigate(ts.url+"/"),
 		chromedp.WaitVisible("#q", chromedp.ByID),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 )
 
@@ -28,11 +29,13 @@ func (s *Server) basicOnly(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 }
 
 type dashboardData struct {
-	Head     head
+	consolePage
 	Version  string
 	Uptime   time.Duration
 	Counts   engine.Counts
 	Sources  []dashboardSource
+	Types    []typeChoice // for the "add a source" links
+	Settings settingsView
 	Semantic engine.SemanticStatus
 	Snapshot *engine.SnapshotInfo
 	Log      engine.LogStatus
@@ -49,27 +52,52 @@ type dashboardData struct {
 
 type dashboardSource struct {
 	engine.Source
-	Stats   engine.SourceStats
-	Running string // kind of the job running for it, if any
+	Stats     engine.SourceStats
+	Running   string // kind of the job running for it, if any
+	Crawlable bool   // its type has a crawler
 }
 
-// dashboard serves GET /dashboard.
+// settingsView is the site settings form: the stored values (empty = the
+// default) and the values in effect.
+type settingsView struct {
+	Name, Description                 string
+	NameInEffect, DescriptionInEffect string
+}
+
+func (s *Server) dashboardSource(src engine.Source) dashboardSource {
+	ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true), Crawlable: crawl.Crawlable(src.Type)}
+	if _, kind, ok := s.crawler.Running(src.ID); ok {
+		ds.Running = kind
+	}
+	return ds
+}
+
+// dashboard serves GET /dashboard: the sources with their actions, the
+// upload and settings forms, and the service's state.
 func (s *Server) dashboard(ctx *fasthttp.RequestCtx) {
+	s.showDashboard(ctx, s.takeFlash(ctx))
+}
+
+func (s *Server) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
 	d := dashboardData{
-		Head:     head{Title: s.title("Dashboard"), NoIndex: true},
-		Version:  s.opts.Version,
-		Uptime:   time.Since(s.stats.started).Round(time.Second),
-		Counts:   s.eng.Counts(true),
-		Semantic: s.eng.SemanticStatus(),
-		Snapshot: s.eng.LastSnapshot(),
-		Log:      s.eng.LogStatus(),
+		consolePage: s.consolePage(ctx, "Dashboard", f),
+		Version:     s.opts.Version,
+		Uptime:      time.Since(s.stats.started).Round(time.Second),
+		Counts:      s.eng.Counts(true),
+		Semantic:    s.eng.SemanticStatus(),
+		Snapshot:    s.eng.LastSnapshot(),
+		Log:         s.eng.LogStatus(),
 	}
 	for _, src := range s.eng.Sources() {
-		ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true)}
-		if _, kind, ok := s.crawler.Running(src.ID); ok {
-			ds.Running = kind
-		}
-		d.Sources = append(d.Sources, ds)
+		d.Sources = append(d.Sources, s.dashboardSource(src))
+	}
+	for _, t := range crawl.Types() {
+		d.Types = append(d.Types, typeChoice{t, typeAbout[t]})
+	}
+	settings := s.eng.Settings()
+	d.Settings = settingsView{
+		Name: settings[settingSiteName], Description: settings[settingSiteDescription],
+		NameInEffect: s.siteName(), DescriptionInEffect: s.siteDescription(),
 	}
 	d.Recent, d.Latency = s.stats.report()
 	var m runtime.MemStats
@@ -84,5 +112,5 @@ func (s *Server) dashboard(ctx *fasthttp.RequestCtx) {
 	if s.opts.Ask.Model != nil {
 		d.Model = "chat model server"
 	}
-	s.render(ctx, "dashboard.html", pageOpts{private: true}, d)
+	s.consoleShow(ctx, "dashboard.html", f, d)
 }

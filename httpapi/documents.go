@@ -77,23 +77,7 @@ func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
 // uploadDocuments serves POST /api/documents: multipart file parts, or one
 // JSON document.
 func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
-	mediaType, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
-	var docs []engine.Document
-	switch {
-	case err == nil && mediaType == "multipart/form-data":
-		docs, err = s.multipartDocuments(ctx)
-	case err == nil && mediaType == "application/json":
-		docs, err = jsonDocument(ctx.PostBody())
-	default:
-		writeError(ctx, fasthttp.StatusUnsupportedMediaType,
-			"send multipart/form-data with one or more \"file\" parts (.txt, .md, .html), or application/json {title, content, url?, sourceId?}")
-		return
-	}
-	if err != nil {
-		writeErr(ctx, err)
-		return
-	}
-	stored, err := s.eng.PutDocuments(docs)
+	stored, err := s.receiveDocuments(ctx)
 	if err != nil {
 		writeErr(ctx, err)
 		return
@@ -109,6 +93,28 @@ func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
 		})
 	}
 	writeJSON(ctx, fasthttp.StatusCreated, out)
+}
+
+// receiveDocuments converts and stores the documents of an upload request
+// (the API's and the console's): multipart/form-data with "file" parts
+// and optional "title" and "sourceId" fields, or one JSON document. It
+// returns the documents as stored, or an error for writeErr/errorStatus;
+// nothing is stored unless every file converts.
+func (s *Server) receiveDocuments(ctx *fasthttp.RequestCtx) ([]engine.Document, error) {
+	mediaType, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
+	var docs []engine.Document
+	switch {
+	case err == nil && mediaType == "multipart/form-data":
+		docs, err = s.multipartDocuments(ctx)
+	case err == nil && mediaType == "application/json":
+		docs, err = jsonDocument(ctx.PostBody())
+	default:
+		return nil, &mediaErr{"send multipart/form-data with one or more \"file\" parts (.txt, .md, .html), or application/json {title, content, url?, sourceId?}"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.eng.PutDocuments(docs)
 }
 
 // uploadJSON is the JSON form of an upload.

@@ -75,37 +75,46 @@ type mediaErr struct{ msg string }
 
 func (e *mediaErr) Error() string { return e.msg }
 
-// writeErr maps an error to its status. This is the only place engine errors
-// become HTTP statuses.
+// writeErr answers with err's status and message (see errorStatus).
 func writeErr(ctx *fasthttp.RequestCtx, err error) {
+	status, msg := errorStatus(err)
+	if status == fasthttp.StatusServiceUnavailable {
+		ctx.Response.Header.Set("Retry-After", "30")
+	}
+	writeError(ctx, status, "%s", msg)
+}
+
+// errorStatus maps an error to its HTTP status and the message a client may
+// read. This is the only place engine errors become HTTP statuses; the JSON
+// API and the console both use it.
+func errorStatus(err error) (int, string) {
 	var bp *badParam
 	var me *mediaErr
 	var se *sizeErr
 	switch {
 	case errors.As(err, &se):
-		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "%s", se.msg)
+		return fasthttp.StatusRequestEntityTooLarge, se.msg
 	case errors.As(err, &bp):
-		writeError(ctx, fasthttp.StatusBadRequest, "%s", bp.msg)
+		return fasthttp.StatusBadRequest, bp.msg
 	case errors.As(err, &me):
-		writeError(ctx, fasthttp.StatusUnsupportedMediaType, "%s", me.msg)
+		return fasthttp.StatusUnsupportedMediaType, me.msg
 	case errors.Is(err, crawl.ErrInvalid), errors.Is(err, crawl.ErrFormat):
-		writeError(ctx, fasthttp.StatusBadRequest, "%s", strings.TrimPrefix(err.Error(), crawl.ErrInvalid.Error()+": "))
+		return fasthttp.StatusBadRequest, strings.TrimPrefix(err.Error(), crawl.ErrInvalid.Error()+": ")
 	case errors.Is(err, crawl.ErrNotCrawlable):
-		writeError(ctx, fasthttp.StatusBadRequest, "%s", err)
+		return fasthttp.StatusBadRequest, err.Error()
 	case errors.Is(err, crawl.ErrBusy):
-		writeError(ctx, fasthttp.StatusConflict, "%s", err)
+		return fasthttp.StatusConflict, err.Error()
 	case errors.Is(err, crawl.ErrUpstream):
-		writeError(ctx, fasthttp.StatusBadGateway, "%s", err)
+		return fasthttp.StatusBadGateway, err.Error()
 	case errors.Is(err, engine.ErrInvalid):
-		writeError(ctx, fasthttp.StatusBadRequest, "%s", strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": "))
+		return fasthttp.StatusBadRequest, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
 	case errors.Is(err, engine.ErrNotFound):
-		writeError(ctx, fasthttp.StatusNotFound, "%s", err)
+		return fasthttp.StatusNotFound, err.Error()
 	case errors.Is(err, engine.ErrConflict):
-		writeError(ctx, fasthttp.StatusConflict, "%s", err)
+		return fasthttp.StatusConflict, err.Error()
 	case errors.Is(err, engine.ErrClosed), errors.Is(err, engine.ErrUnavailable):
-		ctx.Response.Header.Set("Retry-After", "30")
-		writeError(ctx, fasthttp.StatusServiceUnavailable, "storage is unavailable; try again later")
+		return fasthttp.StatusServiceUnavailable, "storage is unavailable; try again later"
 	default:
-		writeError(ctx, fasthttp.StatusInternalServerError, "internal error")
+		return fasthttp.StatusInternalServerError, "internal error"
 	}
 }

@@ -58,6 +58,26 @@ func (s *Server) routes() *router.Router {
 	page("/llms-full.txt", s.llmsFullTxt)
 	page("/static/{name}", s.staticFile)
 	page("/dashboard", s.basicOnly(s.dashboard))
+	// The operator's console: pages with Basic Auth only; its actions are
+	// POSTs that also need a same-site request and the form's token.
+	page("/dashboard/add-source", s.basicOnly(s.consoleAddForm))
+	page("/dashboard/sources/{id}", s.basicOnly(s.consoleSource))
+	page("/dashboard/sources/{id}/delete", s.basicOnly(s.consoleConfirmDelete))
+	page("/dashboard/sources/{id}/channels", s.basicOnly(s.consoleChannels))
+	page("/dashboard/sources/{id}/channels/delete", s.basicOnly(s.consoleConfirmChannelDelete))
+	r.POST("/dashboard/sources", s.consolePost(s.consoleAdd))
+	r.POST("/dashboard/sources/{id}", s.consolePost(s.consoleEdit))
+	r.POST("/dashboard/sources/{id}/delete", s.consolePost(s.consoleDelete))
+	r.POST("/dashboard/sources/{id}/test", s.consolePost(s.consoleTest))
+	r.POST("/dashboard/sources/{id}/crawl", s.consolePost(s.consoleCrawl))
+	r.POST("/dashboard/sources/{id}/import", s.consolePost(s.consoleImport))
+	r.POST("/dashboard/sources/{id}/channels/visibility", s.consolePost(s.consoleChannelVisibility))
+	r.POST("/dashboard/sources/{id}/channels/delete", s.consolePost(s.consoleDeleteChannel))
+	r.POST("/dashboard/sources/{id}/channels/restore", s.consolePost(s.consoleRestoreChannel))
+	r.POST("/dashboard/sources/{id}/optouts", s.consolePost(s.consoleOptOut))
+	r.POST("/dashboard/sources/{id}/optouts/delete", s.consolePost(s.consoleOptIn))
+	r.POST("/dashboard/documents", s.consolePost(s.consoleUpload))
+	r.POST("/dashboard/settings", s.consolePost(s.consoleSettings))
 
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {

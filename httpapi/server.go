@@ -73,6 +73,7 @@ type Server struct {
 	crawler     *crawl.Runner
 	ownsCrawler bool
 	sourcesMu   sync.Mutex // one source creation at a time, so derived ids stay unique
+	console     *console   // the dashboard console's anti-CSRF key and flashes
 	stop        chan struct{}
 	stopped     sync.Once
 	// base is the parent of the work a request starts beyond its handler
@@ -112,6 +113,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		s.crawler = crawl.NewRunner(eng, crawl.RunnerOptions{Logger: s.log, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)}})
 		s.ownsCrawler = true
 	}
+	s.console = newConsole()
 	s.pages = newPages(s.siteName)
 	s.stats = newStats()
 	s.handler = s.middleware(s.routes().Handler)

@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The console's actions on a source: test, crawl, import. Each outcome is
+// shown in words on the source's page.
+
+// consoleTest serves POST /dashboard/sources/{id}/test: the connector's
+// verdict.
+func (s *Server) consoleTest(ctx *fasthttp.RequestCtx) {
+	id := pathParam(ctx, "id")
+	res, err := s.crawler.Test(s.base, id)
+	if err != nil {
+		s.showSource(ctx, id, failure(sourceNotFound(err, id)), nil)
+		return
+	}
+	f := flash{Text: fmt.Sprintf("Test passed in %d ms: %s", res.Latency.Milliseconds(), res.Detail)}
+	if !res.OK {
+		f = flash{Error: true, Text: "Test failed: " + res.Error}
+	}
+	s.consoleDone(ctx, "/dashboard/sources/"+id, f)
+}
+
+// consoleCrawl serves POST /dashboard/sources/{id}/crawl (field full=1
+// for a full crawl): it answers when the crawl ends, with its figures.
+func (s *Server) consoleCrawl(ctx *fasthttp.RequestCtx) {
+	id := pathParam(ctx, "id")
+	full := formField(ctx, "full") != ""
+	res, err := s.crawler.Crawl(id, full)
+	if err != nil && res.JobID == "" {
+		s.showSource(ctx, id, failure(sourceNotFound(err, id)), nil)
+		return
+	}
+	kind := "Crawl"
+	if full {
+		kind = "Full crawl"
+	}
+	figures := fmt.Sprintf("%s, %s, %s touched; %d deleted; %d failed.", count(res.Channels, "channel"),
+		count(res.Messages, "message"), count(res.Documents, "document"), res.Deleted, res.Failed)
+	f := flash{Text: kind + " finished: " + figures}
+	if err != nil {
+		f = flash{Error: true, Text: fmt.Sprintf("%s failed: %s. Before it stopped: %s", kind, strings.TrimSuffix(err.Error(), "."), figures)}
+	}
+	s.consoleDone(ctx, "/dashboard/sources/"+id, f)
+}
+
+// consoleImport serves POST /dashboard/sources/{id}/import: the export
+// file in the multipart part "file".
+func (s *Server) consoleImport(ctx *fasthttp.RequestCtx) {
+	id := pathParam(ctx, "id")
+	form, err := ctx.MultipartForm()
+	if err != nil {
+		s.showSource(ctx, id, failure(paramErr("send the export file from the import form (multipart): %v", err)), nil)
+		return
+	}
+	files := form.File["file"]
+	if len(files) != 1 {
+		s.showSource(ctx, id, failure(paramErr("choose one export file to import")), nil)
+		return
+	}
+	file, err := files[0].Open()
+	if err != nil {
+		s.showSource(ctx, id, failure(fmt.Errorf("open the upload: %w", err)), nil)
+		return
+	}
+	defer file.Close()
+	res, err := s.crawler.Import(id, file, files[0].Size)
+	if err != nil {
+		s.showSource(ctx, id, failure(sourceNotFound(err, id)), nil)
+		return
+	}
+	s.consoleDone(ctx, "/dashboard/sources/"+id, flash{Text: fmt.Sprintf("Imported a %s export: %s, %s in the file; %s new or changed.",
+		res.Format, count(res.Channels, "channel"), count(res.Messages, "message"), thousands(res.Changed))})
+}
