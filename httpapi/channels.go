@@ -64,15 +64,21 @@ func sourceNotFound(err error, id string) error {
 	return err
 }
 
-// channelNotFound tells an unknown source from an unknown channel.
-func (s *Server) channelNotFound(err error, id, channel string) error {
+// notFoundIn tells an unknown source from something else missing in a
+// known one, which what names ("no channel \"C1\" in source \"s\"").
+func (s *Server) notFoundIn(err error, id, what string, args ...any) error {
 	if !errors.Is(err, engine.ErrNotFound) {
 		return err
 	}
 	if _, ok := s.eng.Source(id); !ok {
 		return sourceNotFound(err, id)
 	}
-	return fmt.Errorf("%w: no channel %q in source %q", engine.ErrNotFound, channel, id)
+	return fmt.Errorf("%w: %s", engine.ErrNotFound, fmt.Sprintf(what, args...))
+}
+
+// channelNotFound tells an unknown source from an unknown channel.
+func (s *Server) channelNotFound(err error, id, channel string) error {
+	return s.notFoundIn(err, id, "no channel %q in source %q", channel, id)
 }
 
 // maxSmallBody bounds the JSON bodies of the channel, opt-out and settings
@@ -159,12 +165,7 @@ func (s *Server) restoreChannel(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) includeChannel(id, channel string) error {
 	if err := s.eng.RestoreChannel(id, channel); err != nil {
-		if errors.Is(err, engine.ErrNotFound) {
-			if _, ok := s.eng.Source(id); ok {
-				return fmt.Errorf("%w: channel %q of source %q is not excluded", engine.ErrNotFound, channel, id)
-			}
-		}
-		return sourceNotFound(err, id)
+		return s.notFoundIn(err, id, "channel %q of source %q is not excluded", channel, id)
 	}
 	s.log.Info("channel restored", "source", id, "channel", channel)
 	return nil
@@ -229,12 +230,7 @@ func (s *Server) deleteOptOut(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) optIn(id, author string) error {
 	if err := s.eng.OptIn(id, author); err != nil {
-		if errors.Is(err, engine.ErrNotFound) {
-			if _, ok := s.eng.Source(id); ok {
-				return fmt.Errorf("%w: %q has not opted out of source %q", engine.ErrNotFound, author, id)
-			}
-		}
-		return sourceNotFound(err, id)
+		return s.notFoundIn(err, id, "%q has not opted out of source %q", author, id)
 	}
 	s.log.Info("author opted in again", "source", id)
 	return nil
