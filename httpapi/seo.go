@@ -204,7 +204,7 @@ func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
 	if s.opts.PublicRateLimit > 0 {
 		limit = fmt.Sprintf("%d requests per minute per client address (burst %d)", s.opts.PublicRateLimit, s.opts.PublicRateLimit)
 	}
-	fmt.Fprintf(&b, "Access: the public endpoints need no key and are limited to %s; past it they answer 429 with `Retry-After`, and every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. `Authorization: Bearer <key>` (the operator's API key) lifts the limit and opens `/api/v1/ask`. Errors are JSON `{\"error\", \"code\"}`.\n\n", limit)
+	fmt.Fprintf(&b, "Access: the public endpoints need no key and are limited to %s; past it they answer 429 with `Retry-After`, and every limited answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. `Authorization: Bearer <key>` (the operator's API key) lifts the limit, opens `/api/v1/ask` and lets the API answer from the private conversations this instance holds (without it, only public content is served). Errors are JSON `{\"error\", \"code\"}`.\n\n", limit)
 	searchAccess, searchAuth := "public", ""
 	if s.opts.SearchAccess == "bearer" {
 		searchAccess, searchAuth = "Bearer key required", "-H 'Authorization: Bearer $API_KEY' "
