@@ -56,6 +56,15 @@ type Options struct {
 // readBufferBytes bounds the request line and headers (so the URL too).
 const readBufferBytes = 16 << 10
 
+// maxConnsPerIP bounds one client address's open connections; behind a
+// proxy every client has the proxy's address, so there is no bound.
+func maxConnsPerIP(behindProxy bool) int {
+	if behindProxy {
+		return 0
+	}
+	return 256
+}
+
 // Server is the HTTP front of an engine.
 type Server struct {
 	opts        Options
@@ -66,6 +75,7 @@ type Server struct {
 	handler     fasthttp.RequestHandler
 	pages       *pages
 	stats       *stats
+	bodies      bodyBudget
 	sitemap     sitemapCache
 	changes     changeClock
 	asker       *ask.Asker
@@ -123,6 +133,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		ExpectHandler:                s.expect,
 		Name:                         "sift",
 		MaxRequestBodySize:           opts.MaxUploadBytes,
+		StreamRequestBody:            true, // see limits.go: nothing is reserved for an announced body
 		ReadBufferSize:               readBufferBytes,
 		ReadTimeout:                  60 * time.Second,
 		IdleTimeout:                  2 * time.Minute,
@@ -153,7 +164,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 		}()
 	}
-	return s.srv.Serve(ln)
+	return s.srv.Serve(limitConns(ln, maxConnsPerIP(s.opts.TrustProxy)))
 }
 
 // Shutdown stops accepting connections and waits for running requests.
@@ -197,7 +208,11 @@ func (s *Server) middleware(next fasthttp.RequestHandler) fasthttp.RequestHandle
 		h := &ctx.Response.Header
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		next(ctx)
+		release, ok := s.admitBody(ctx)
+		defer release()
+		if ok {
+			next(ctx)
+		}
 	}
 }
 
@@ -219,6 +234,10 @@ func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 // expect answers "Expect: 100-continue": a body announced over the limit is
 // refused with the JSON 413 before the client sends it.
 func (s *Server) expect(ctx *fasthttp.RequestCtx) int {
+	if n := ctx.Request.Header.ContentLength(); n > maxAPIBody && !(ctx.IsPost() && uploadRoute(string(ctx.Path()))) {
+		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds this endpoint's %d-byte limit", maxAPIBody)
+		return fasthttp.StatusRequestEntityTooLarge
+	}
 	if n := ctx.Request.Header.ContentLength(); n > s.opts.MaxUploadBytes {
 		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds the %d-byte limit (MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes)
 		return fasthttp.StatusRequestEntityTooLarge
