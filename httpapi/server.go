@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -75,6 +77,7 @@ type Server struct {
 	handler     fasthttp.RequestHandler
 	pages       *pages
 	stats       *stats
+	shed        logEvery
 	bodies      bodyBudget
 	sitemap     sitemapCache
 	changes     changeClock
@@ -199,7 +202,14 @@ func (s *Server) middleware(next fasthttp.RequestHandler) fasthttp.RequestHandle
 			}
 			status := ctx.Response.StatusCode()
 			level := slog.LevelDebug
-			if status >= 500 {
+			switch {
+			case status == fasthttp.StatusServiceUnavailable:
+				// Planned load shedding, or storage waiting for space:
+				// one summary a while, not a line per refusal.
+				if n := s.shed.note(time.Now()); n > 0 {
+					s.log.Warn("requests refused with 503 (busy or storage unavailable)", "count", n, "last_path", string(ctx.Path()))
+				}
+			case status >= 500:
 				level = slog.LevelError
 			}
 			s.log.Log(context.Background(), level, "request", "method", string(ctx.Method()),
@@ -212,7 +222,50 @@ func (s *Server) middleware(next fasthttp.RequestHandler) fasthttp.RequestHandle
 		defer release()
 		if ok {
 			next(ctx)
+			s.ownRedirect(ctx)
 		}
+	}
+}
+
+// logEvery counts events and lets one log line through per interval,
+// carrying the count since the last.
+type logEvery struct {
+	mu    sync.Mutex
+	last  time.Time
+	count int
+}
+
+// logInterval is how often a repeated warning is logged at most.
+const logInterval = 10 * time.Second
+
+// note counts an event at now and returns the count to log, or 0 when the
+// last line was logged less than logInterval ago.
+func (l *logEvery) note(now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count++
+	if now.Sub(l.last) < logInterval {
+		return 0
+	}
+	n := l.count
+	l.last, l.count = now, 0
+	return n
+}
+
+// ownRedirect points a redirect that fasthttp made absolute from the
+// request's Host header (the router's trailing-slash redirects) at
+// BASE_URL instead: a forged Host never becomes a Location.
+func (s *Server) ownRedirect(ctx *fasthttp.RequestCtx) {
+	if st := ctx.Response.StatusCode(); st < 300 || st > 399 {
+		return
+	}
+	loc := string(ctx.Response.Header.Peek("Location"))
+	u, err := url.Parse(loc)
+	if err != nil || !u.IsAbs() {
+		return
+	}
+	if u.Host == string(ctx.Host()) {
+		ctx.Response.Header.Set("Location", s.origin()+u.RequestURI())
 	}
 }
 
@@ -254,5 +307,19 @@ func isTimeout(err error) bool {
 type fasthttpLogger struct{ log *slog.Logger }
 
 func (l fasthttpLogger) Printf(format string, args ...any) {
-	l.log.Debug("fasthttp", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
+	l.log.Debug("fasthttp", "msg", redact(strings.TrimSpace(fmt.Sprintf(format, args...))))
+}
+
+// Credentials a request may carry, in a header or a query parameter.
+var (
+	secretHeaders = regexp.MustCompile(`(?i)((?:proxy-)?authorization|cookie|x-api-key|api-key|api-username)\s*:[^\r\n\\"]*`)
+	secretParams  = regexp.MustCompile(`(?i)([?&](?:token|key|api_key|apikey|access_token|password)=)[^&\s"']*`)
+)
+
+// redact blanks credentials out of text bound for a log: a request dump
+// fasthttp logs on a malformed request carries its headers (as raw lines or
+// quoted, "\r\n" escaped).
+func redact(s string) string {
+	s = secretHeaders.ReplaceAllString(s, "$1: [redacted]")
+	return secretParams.ReplaceAllString(s, "${1}[redacted]")
 }

@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCredentialsNeverLogged sends malformed and ordinary requests that
+// carry valid credentials, at the debug level: no secret reaches the log.
+func TestCredentialsNeverLogged(t *testing.T) {
+	var logs lockedBuffer
+	ts := start(t, func(o *Options) {
+		o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	addr := strings.TrimPrefix(ts.url, "http://")
+	basicHeader := "Basic " + basic(testUser, testPass)
+	raw := []string{
+		// A broken header line after the credentials.
+		"GET /api/search?q=x&token=" + testKey + " HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + testKey + "\r\nCookie: session=" + testPass + "\r\nBroken header\r\n\r\n",
+		// A malformed chunked body.
+		"POST /api/ask HTTP/1.1\r\nHost: a\r\nAuthorization: " + basicHeader + "\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		// Headers over the read buffer.
+		"GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + testKey + "\r\nX-Big: " + strings.Repeat("a", 20<<10) + "\r\n\r\n",
+		// A bad request line.
+		"GET /\x00 HTTP/1.1\r\nAuthorization: Bearer " + testKey + "\r\n\r\n",
+	}
+	for _, r := range raw {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, r)
+		c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		var buf [512]byte
+		c.Read(buf[:])
+		c.Close()
+	}
+	req, _ := http.NewRequest("GET", ts.url+"/api/search?q=x&token="+testKey, nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+	}
+	time.Sleep(100 * time.Millisecond)
+	out := logs.String()
+	if !strings.Contains(out, "fasthttp") && !strings.Contains(out, "request") {
+		t.Fatalf("nothing was logged at debug: %q", out)
+	}
+	for _, secret := range []string{testKey, testPass, basic(testUser, testPass)} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a secret reached the log:\n%s", out)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	f("Authorization: Bearer abc\r\nHost: x", "Authorization: [redacted]\r\nHost: x")
+	f(`contents: "GET / HTTP/1.1\r\nauthorization: Basic YWI6Y2Q=\r\nCookie: s=1\r\n"`, `contents: "GET / HTTP/1.1\r\nauthorization: [redacted]\r\nCookie: [redacted]\r\n"`)
+	f("/api/x?q=1&token=s3cret&b=2", "/api/x?q=1&token=[redacted]&b=2")
+	f("nothing here", "nothing here")
+}
+
+func TestLogEvery(t *testing.T) {
+	var l logEvery
+	t0 := time.Unix(1000, 0)
+	if n := l.note(t0); n != 1 {
+		t.Fatalf("first event: %d", n)
+	}
+	for i := range 179 {
+		if n := l.note(t0.Add(time.Duration(i) * time.Millisecond)); n != 0 {
+			t.Fatalf("event %d logged again: %d", i, n)
+		}
+	}
+	if n := l.note(t0.Add(logInterval)); n != 180 {
+		t.Fatalf("summary counts %d, want 180", n)
+	}
+}
+
+// TestRedirectIgnoresHost: a trailing-slash redirect names BASE_URL, not
+// the request's Host header.
+func TestRedirectIgnoresHost(t *testing.T) {
+	ts := start(t)
+	for _, path := range []string{"/sources/", "/api/search/?q=x"} {
+		req, _ := http.NewRequest("GET", ts.url+path, nil)
+		req.Host = "evil.example"
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		loc := res.Header.Get("Location")
+		if res.StatusCode/100 != 3 || strings.Contains(loc, "evil") || !strings.HasPrefix(loc, ts.url+"/") {
+			t.Errorf("GET %s with Host evil.example: %d Location %q", path, res.StatusCode, loc)
+		}
+	}
+}
