@@ -204,10 +204,12 @@ func FuzzStreamAnswer(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
 	f.Add([]byte("data: {\"error\":{\"message\":\"boom\"}}\n\n"))
 	f.Add([]byte("data: {\"choices\":null,\"usage\":{\"total_tokens\":1}}\n\ndata: [DONE]\n\n"))
+	// One client for every input: a client per input would leave its idle
+	// connection open, and the fuzzer would run out of file descriptors.
+	c := New(srv.URL, "", "m")
+	c.Transport().MaxRetries = 0
 	f.Fuzz(func(t *testing.T, b []byte) {
 		srv.Set(b)
-		c := New(srv.URL, "", "m")
-		c.Transport().MaxRetries = 0
 		var got strings.Builder
 		if _, err := c.Stream(context.Background(), []Message{{"user", "q"}}, 0, func(s string) error { got.WriteString(s); return nil }); err == nil && !utf8.ValidString(got.String()) {
 			t.Fatalf("invalid UTF-8 answer %q", got.String())
