@@ -18,9 +18,10 @@ const titleGap = 16
 // each hold megabytes of cache.
 type analyzer struct {
 	*tokenizer.Analyzer
-	toks []tokenizer.Token
-	docs [applyChunk]index.Doc
-	fac  []string
+	toks  []tokenizer.Token
+	lower []byte // highlight's lowered text
+	docs  [applyChunk]index.Doc
+	fac   []string
 }
 
 func newAnalyzer(cacheSlots int) *analyzer {

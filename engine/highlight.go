@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
 	"html"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -27,19 +30,7 @@ func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) s
 			scan = scan[:i] // a word cut in two would not match
 		}
 	}
-	a.toks = a.Append(a.toks[:0], scan, 0)
-	var spans []span
-	for _, t := range a.toks {
-		if !marks[t.Term] {
-			continue
-		}
-		s := span{int(t.Start), int(t.End)}
-		if n := len(spans); n > 0 && s.start <= spans[n-1].end {
-			spans[n-1].end = max(spans[n-1].end, s.end)
-			continue
-		}
-		spans = append(spans, s)
-	}
+	spans := a.matchSpans(scan, marks)
 	lo, hi := 0, len(text)
 	if len(text) > maxBytes {
 		lo, hi = window(text, spans, maxBytes)
@@ -64,6 +55,132 @@ func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) s
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// matchSpans returns the byte spans of text whose terms are in marks,
+// merged where they touch, in order. Analysing a whole document for a
+// snippet was most of a search's cost, so it analyses only the
+// whitespace-separated stretches that may hold a match: those containing,
+// in any ASCII case, the first bytes of a marked term (an analysed term
+// begins as its word does, case and accents folded), and those with bytes
+// beyond ASCII, which folding may change. Tokens never span whitespace,
+// so the spans are those of the whole text's analysis.
+func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
+	needles := make([][]byte, 0, len(marks))
+	for t := range marks {
+		n := t[:min(len(t), 3)]
+		for i := 0; i < len(n); i++ {
+			if n[i] >= utf8.RuneSelf {
+				return a.spansIn(text, 0, marks, nil) // a term beyond ASCII: analyse everything
+			}
+		}
+		needles = append(needles, []byte(n))
+	}
+	// The stretches to analyse, as (start, end) pairs in text.
+	var chunks [][2]int
+	add := func(i int) int {
+		lo, hi := i, i
+		for lo > 0 && !isSpace(text[lo-1]) {
+			lo--
+		}
+		for hi < len(text) && !isSpace(text[hi]) {
+			hi++
+		}
+		chunks = append(chunks, [2]int{lo, hi})
+		return hi
+	}
+	var wide int // the first byte beyond ASCII, or -1
+	a.lower, wide = lowerASCII(a.lower[:0], text)
+	lower := a.lower
+	for _, n := range needles {
+		for at := 0; at < len(lower); {
+			i := bytes.Index(lower[at:], n)
+			if i < 0 {
+				break
+			}
+			at = add(at + i)
+		}
+	}
+	for at := wide; at >= 0 && at < len(lower); {
+		if at+8 <= len(lower) && binary.LittleEndian.Uint64(lower[at:])&highBits == 0 {
+			at += 8
+			continue
+		}
+		if lower[at] >= utf8.RuneSelf {
+			at = add(at)
+		}
+		at++
+	}
+	slices.SortFunc(chunks, func(x, y [2]int) int { return x[0] - y[0] })
+	var spans []span
+	last := -1
+	for _, c := range chunks {
+		if c[0] <= last {
+			continue // the same stretch again
+		}
+		spans = a.spansIn(text[c[0]:c[1]], c[0], marks, spans)
+		last = c[0]
+	}
+	return spans
+}
+
+// Bytes of a uint64, repeated: the high bit of each, and each byte's value.
+const (
+	highBits = 0x8080808080808080
+	ones     = 0x0101010101010101
+)
+
+// lowerASCII appends text to dst with ASCII letters lowered, other bytes
+// as they are, eight bytes at a time, and returns where in it the first
+// byte beyond ASCII is, or the start of its eight (-1: none).
+func lowerASCII(dst []byte, text string) ([]byte, int) {
+	dst = append(dst, text...)
+	b := dst[len(dst)-len(text):]
+	wide := -1
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if w&highBits != 0 && wide < 0 {
+			wide = i
+		}
+		h := w &^ highBits                  // each byte's low seven bits
+		geA := h + (0x80-'A')*ones          // high bit: byte >= 'A'
+		gtZ := h + (0x80-'Z'-1)*ones        // high bit: byte > 'Z'
+		upper := geA &^ gtZ &^ w & highBits // ASCII upper-case letters
+		binary.LittleEndian.PutUint64(b[i:], w|upper>>2)
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c >= utf8.RuneSelf && wide < 0 {
+			wide = i
+		}
+		if c-'A' < 26 {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return dst, wide
+}
+
+// spansIn appends the spans of the marked terms of text, which starts at
+// byte off of the whole, merging with the last span where they touch.
+func (a *analyzer) spansIn(text string, off int, marks map[string]bool, spans []span) []span {
+	a.toks = a.Append(a.toks[:0], text, 0)
+	for _, t := range a.toks {
+		if !marks[t.Term] {
+			continue
+		}
+		s := span{off + int(t.Start), off + int(t.End)}
+		if n := len(spans); n > 0 && s.start <= spans[n-1].end {
+			spans[n-1].end = max(spans[n-1].end, s.end)
+			continue
+		}
+		spans = append(spans, s)
+	}
+	return spans
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 }
 
 // window picks the maxBytes-long stretch of text holding the most spans,
@@ -100,5 +217,5 @@ func window(text string, spans []span, maxBytes int) (int, int) {
 	for hi < len(text) && hi > lo && !utf8.RuneStart(text[hi]) {
 		hi--
 	}
-	return lo, hi
+	return lo, max(lo, hi) // text that is no UTF-8 may leave nothing
 }
