@@ -46,7 +46,7 @@ func newDiscord(src engine.Source, env Env) (Connector, error) {
 	guild, _ := src.Config["guildId"].(string)
 	base, _ := src.Config["apiBase"].(string)
 	return &discord{
-		api:      newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent, env),
+		api:      newAPIClient(cmp.Or(base, discordAPI), "Bot "+token, "DiscordBot (https://github.com/sift-search/sift, 1) "+env.UserAgent, allowPrivate(src), env),
 		guild:    guild,
 		channels: configSet(src.Config, "channelIds"),
 	}, nil

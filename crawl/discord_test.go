@@ -194,7 +194,7 @@ func (f *fakeDiscord) reqs() []string {
 func discordSource(t *testing.T, f *fakeDiscord, extra map[string]any) (*engine.Engine, *Runner) {
 	t.Helper()
 	eng := webEngine(t)
-	cfg := map[string]any{"token": f.token, "guildId": "81384788765712384", "apiBase": f.URL + "/api/v10"}
+	cfg := map[string]any{"token": f.token, "guildId": "81384788765712384", "apiBase": f.URL + "/api/v10", "allowPrivate": true}
 	for k, v := range extra {
 		cfg[k] = v
 	}

@@ -28,7 +28,7 @@ type discourse struct {
 
 func newDiscourse(src engine.Source, env Env) (Connector, error) {
 	base, _ := src.Config["baseUrl"].(string)
-	c := newAPIClient(base, "", env.UserAgent, env)
+	c := newAPIClient(base, "", env.UserAgent, allowPrivate(src), env)
 	c.headers = map[string]string{}
 	if key, _ := src.Config["apiKey"].(string); key != "" {
 		c.headers["Api-Key"] = key

@@ -176,7 +176,7 @@ func (f *fakeDiscourse) serve(w http.ResponseWriter, r *http.Request) {
 func discourseCrawl(t *testing.T, f *fakeDiscourse, key string) (*engine.Engine, *Runner) {
 	t.Helper()
 	eng := webEngine(t)
-	c := map[string]any{"baseUrl": f.URL}
+	c := map[string]any{"baseUrl": f.URL, "allowPrivate": true}
 	if key != "" {
 		c["apiKey"], c["apiUsername"] = key, "system"
 	}

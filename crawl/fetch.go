@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -20,95 +17,17 @@ const (
 	fetchTimeout = 60 * time.Second
 )
 
-// ErrPrivateAddress: the address is loopback, private, link-local or
-// otherwise not on the public internet, and the source does not allow it.
-var ErrPrivateAddress = errors.New("refused: a private, loopback or link-local address (set allowPrivate on the source to crawl it)")
-
-// blockedPrefixes are the non-public ranges besides what net.IP's own
-// predicates name (loopback, private, link-local, multicast, unspecified).
-var blockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 (maps IPv4, private ones too)
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("2002::/16"),       // 6to4 (maps IPv4)
-	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated)
-	netip.MustParsePrefix("100::/64"),        // discard-only
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("::ffff:0:0/96"),   // IPv4-mapped, checked as IPv4 below
-	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast
-	netip.MustParsePrefix("169.254.0.0/16"),  // link-local (cloud metadata)
-	netip.MustParsePrefix("fe80::/10"),       // link-local
-	netip.MustParsePrefix("fc00::/7"),        // unique local
-	netip.MustParsePrefix("127.0.0.0/8"),     // loopback
-	netip.MustParsePrefix("::1/128"),         // loopback
-	netip.MustParsePrefix("10.0.0.0/8"),      // private
-	netip.MustParsePrefix("172.16.0.0/12"),   // private
-	netip.MustParsePrefix("192.168.0.0/16"),  // private
-	netip.MustParsePrefix("224.0.0.0/4"),     // multicast
-	netip.MustParsePrefix("ff00::/8"),        // multicast
-	netip.MustParsePrefix("::/128"),          // unspecified
-	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
-	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
-	netip.MustParsePrefix("198.51.100.0/24"), // documentation
-	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
-}
-
-// privateAddress reports whether ip is outside the public internet.
-func privateAddress(ip net.IP) bool {
-	a, ok := netip.AddrFromSlice(ip)
-	if !ok {
-		return true
-	}
-	if a.Is4In6() {
-		a = a.Unmap()
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
 // fetcher is the web crawler's HTTP client. Unless private addresses are
 // allowed, every connection it opens — for the first request and for each
 // redirect hop — is checked after DNS resolution, at the address actually
-// dialled, so neither a redirect nor a DNS answer can lead it inward.
+// dialled (guardedTransport), so neither a redirect nor a DNS answer can
+// lead it inward.
 type fetcher struct {
 	client    *http.Client
 	userAgent string
 }
 
 func newFetcher(allowPrivate bool, env Env) *fetcher {
-	blocked := privateAddress
-	if env.blocked != nil {
-		blocked = env.blocked
-	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			if ip := net.ParseIP(host); ip == nil || blocked(ip) {
-				return fmt.Errorf("%w: %s", ErrPrivateAddress, host)
-			}
-			return nil
-		}
-	}
-	transport := &http.Transport{
-		Proxy:                 nil, // a proxy would hide the address dialled
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       30 * time.Second,
-	}
 	ua := env.UserAgent
 	if ua == "" {
 		ua = "SiftBot/dev"
@@ -116,7 +35,7 @@ func newFetcher(allowPrivate bool, env Env) *fetcher {
 	return &fetcher{
 		userAgent: ua,
 		client: &http.Client{
-			Transport: transport,
+			Transport: guardedTransport(allowPrivate, env),
 			Timeout:   fetchTimeout,
 			CheckRedirect: func(req *http.Request, via []*http.Request) error {
 				if len(via) > maxRedirects {

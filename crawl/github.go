@@ -36,7 +36,7 @@ func newGitHub(src engine.Source, env Env) (Connector, error) {
 	if token != "" {
 		auth = "Bearer " + token
 	}
-	c := newAPIClient(cmp.Or(base, githubAPI), auth, cmp.Or(env.UserAgent, "SiftBot"), env)
+	c := newAPIClient(cmp.Or(base, githubAPI), auth, cmp.Or(env.UserAgent, "SiftBot"), allowPrivate(src), env)
 	c.headers = map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
 	return &github{api: c, repo: repo}, nil
 }

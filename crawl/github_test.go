@@ -133,7 +133,8 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		if to < len(sel) {
 			q := r.URL.Query()
 			q.Set("page", strconv.Itoa(page+1))
-			w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next", <%s%s?page=99>; rel="last"`, f.URL, r.URL.Path, q.Encode(), f.URL, r.URL.Path))
+			self := "http://" + r.Host // the address it was reached at
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s?%s>; rel="next", <%s%s?page=99>; rel="last"`, self, r.URL.Path, q.Encode(), self, r.URL.Path))
 		}
 		json.NewEncoder(w).Encode(sel[from:to])
 	}
@@ -190,7 +191,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 func TestGitHubCrawl(t *testing.T) {
 	f := newFakeGitHub(t)
 	eng := webEngine(t)
-	cfg, err := CheckConfig("github", map[string]any{"repo": "acme/gadget", "token": f.token, "apiBase": f.URL})
+	cfg, err := CheckConfig("github", map[string]any{"repo": "acme/gadget", "token": f.token, "apiBase": f.URL, "allowPrivate": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestGitHubCrawl(t *testing.T) {
 func TestGitHubWithoutToken(t *testing.T) {
 	f := newFakeGitHub(t)
 	eng := webEngine(t)
-	cfg, _ := CheckConfig("github", map[string]any{"repo": "acme/gadget", "apiBase": f.URL})
+	cfg, _ := CheckConfig("github", map[string]any{"repo": "acme/gadget", "apiBase": f.URL, "allowPrivate": true})
 	eng.PutSource(engine.Source{ID: "gh", Name: "G", Type: "github", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()

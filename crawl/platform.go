@@ -15,10 +15,10 @@ import (
 	"time"
 )
 
-// apiClient calls a platform's JSON API (Discord, Slack): one request at a
-// time, waiting out 429s as the platform asks (Retry-After, or a
-// retry_after in the body) and retrying 5xx and network errors a few times
-// with backoff.
+// apiClient calls a platform's JSON API (Discord, Slack, Discourse,
+// GitHub): one request at a time, waiting out 429s as the platform asks
+// (Retry-After, or a retry_after in the body) and retrying 5xx and network
+// errors a few times with backoff.
 type apiClient struct {
 	base      string
 	auth      string // Authorization header
@@ -30,20 +30,32 @@ type apiClient struct {
 	backoff   time.Duration
 }
 
-func newAPIClient(base, auth, userAgent string, env Env) *apiClient {
+// newAPIClient returns a client of the API at base. Unless allowPrivate,
+// it connects to public addresses only (guardedTransport), and its
+// credentials — auth and headers — go to base's origin only: a redirect to
+// another scheme, host or port is followed without them.
+func newAPIClient(base, auth, userAgent string, allowPrivate bool, env Env) *apiClient {
 	c := &apiClient{
 		base: strings.TrimRight(base, "/"), auth: auth, userAgent: userAgent,
 		retries: 5, maxWait: 2 * time.Minute, backoff: cmp.Or(env.backoff, 500*time.Millisecond),
 	}
+	transport := guardedTransport(allowPrivate, env)
+	transport.ForceAttemptHTTP2 = true
 	c.http = &http.Client{
-		Timeout: 60 * time.Second,
-		// Go drops Authorization on a redirect to another host, not our
-		// own credential headers (Discourse's Api-Key): drop them too.
+		Transport: transport,
+		Timeout:   60 * time.Second,
+		// Go keeps Authorization on a redirect to another port, scheme or
+		// subdomain, and all of our own headers (Discourse's Api-Key)
+		// everywhere: drop them off the first request's origin.
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 5 {
 				return errors.New("more than 5 redirects")
 			}
-			if req.URL.Host != via[0].URL.Host {
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("redirect to a %s: URL", req.URL.Scheme)
+			}
+			if urlOrigin(req.URL) != urlOrigin(via[0].URL) {
+				req.Header.Del("Authorization")
 				for k := range c.headers {
 					req.Header.Del(k)
 				}
@@ -113,6 +125,9 @@ func (c *apiClient) do(ctx context.Context, method, u string, body []byte, v any
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if ae, ok := errors.AsType[*AddressError](err); ok {
+				return nil, refusedError(err, ae) // asking again would be refused again
+			}
 			last = err
 			if err := sleep(ctx, c.backoff<<attempt); err != nil {
 				return nil, err
@@ -167,6 +182,17 @@ func (c *apiClient) do(ctx context.Context, method, u string, body []byte, v any
 		return res.Header, nil
 	}
 	return nil, last
+}
+
+// refusedError says which connection the guard refused: "connect to
+// http://127.0.0.1:8080: refused: 127.0.0.1 is a loopback address; …".
+func refusedError(err error, ae *AddressError) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+			return fmt.Errorf("connect to %s://%s: %w", u.Scheme, u.Host, ae)
+		}
+	}
+	return ae
 }
 
 // rateLimitWait reads how long a 429 asks to wait: Retry-After, or the

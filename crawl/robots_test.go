@@ -148,9 +148,9 @@ func TestCheckConfig(t *testing.T) {
 	if masked["token"] != Masked || masked["guildId"] != "1" || masked["apiKey"] != "" {
 		t.Fatalf("masked %v", masked)
 	}
-	merged := MergeConfig(map[string]any{"token": "secret", "guildId": "1", "apiBase": "https://x"},
-		map[string]any{"token": Masked, "guildId": "2", "apiBase": nil})
-	if merged["token"] != "secret" || merged["guildId"] != "2" || merged["apiBase"] != nil {
+	merged := MergeConfig(map[string]any{"token": "secret", "guildId": "1", "apiBase": "https://x", "channelIds": []any{"1"}},
+		map[string]any{"token": Masked, "guildId": "2", "channelIds": nil})
+	if merged["token"] != "secret" || merged["guildId"] != "2" || merged["channelIds"] != nil {
 		t.Fatalf("merged %v", merged)
 	}
 	for _, s := range []string{"", "1m", "6h", "720h"} {

@@ -64,6 +64,10 @@ type RunnerOptions struct {
 	// MaxScheduled bounds scheduled crawls at once (default 2).
 	Tick         time.Duration
 	MaxScheduled int
+	// OnResult and OnImport, when set, learn how each crawl and each
+	// import that got its source ended (metrics); they must not block.
+	OnResult func(sourceID string, r Result, err error)
+	OnImport func(sourceID string, r ImportResult, err error)
 }
 
 // Runner runs the crawls and imports of an engine's sources, one at a time
@@ -216,8 +220,11 @@ func (r *Runner) crawlable(sourceID string) error {
 	return nil
 }
 
-func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) (Result, error) {
-	res := Result{JobID: j.id, Full: full, StartedAt: time.Now().UTC()}
+func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) (res Result, err error) {
+	if r.opts.OnResult != nil {
+		defer func() { r.opts.OnResult(sourceID, res, err) }()
+	}
+	res = Result{JobID: j.id, Full: full, StartedAt: time.Now().UTC()}
 	src, ok := r.eng.Source(sourceID)
 	if !ok {
 		return Result{}, engine.ErrNotFound
@@ -459,7 +466,7 @@ func (r *Runner) Delete(sourceID string) error {
 // Telegram result.json) into a source whose type takes that format. The
 // whole file is parsed before anything is written, so a malformed file
 // imports nothing; importing the same file again changes nothing.
-func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (ImportResult, error) {
+func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (out ImportResult, err error) {
 	src, ok := r.eng.Source(sourceID)
 	if !ok {
 		return ImportResult{}, engine.ErrNotFound
@@ -485,12 +492,15 @@ func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (ImportRe
 		return ImportResult{}, err
 	}
 	defer r.release(sourceID, j)
+	if r.opts.OnImport != nil {
+		defer func() { r.opts.OnImport(sourceID, out, err) }()
+	}
 	x, err := ParseExport(format, file, size, sourceID)
 	if err != nil {
 		return ImportResult{}, err
 	}
 	changed, err := Import(r.eng, x)
-	out := ImportResult{Format: format, Channels: len(x.Channels), Messages: len(x.Messages), Changed: changed}
+	out = ImportResult{Format: format, Channels: len(x.Channels), Messages: len(x.Messages), Changed: changed}
 	if err != nil {
 		return out, err
 	}

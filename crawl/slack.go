@@ -41,7 +41,7 @@ func newSlack(src engine.Source, env Env) (Connector, error) {
 		return nil, invalidConfig("config.token is needed to crawl a slack source (a bot token, xoxb-…; without one the source takes imports only)")
 	}
 	base, _ := src.Config["apiBase"].(string)
-	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent, env), pageSize: 200,
+	s := &slack{api: newAPIClient(cmp.Or(base, slackAPI), "Bearer "+token, env.UserAgent, allowPrivate(src), env), pageSize: 200,
 		channels: configSet(src.Config, "channelIds")}
 	if n, ok := src.Config["pageSize"].(float64); ok && n >= 1 {
 		s.pageSize = int(n)

@@ -191,7 +191,7 @@ func (f *fakeSlack) called() []string {
 func TestSlackCrawl(t *testing.T) {
 	f := newFakeSlack(t)
 	eng := webEngine(t)
-	cfg, err := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api", "pageSize": 20.0})
+	cfg, err := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api", "pageSize": 20.0, "allowPrivate": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestSlackStuckCursor(t *testing.T) {
 	}))
 	defer stuck.Close()
 	eng := webEngine(t)
-	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": stuck.URL + "/api"})
+	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": stuck.URL + "/api", "allowPrivate": true})
 	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
@@ -304,7 +304,7 @@ func TestSlackPrivateChannels(t *testing.T) {
 		f.reply("C2", m, "U1", "noon works")
 	}
 	eng := webEngine(t)
-	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api"})
+	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api", "allowPrivate": true})
 	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()

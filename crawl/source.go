@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -121,37 +122,41 @@ var types = map[string]*sourceType{
 	},
 	"discord": {
 		fields: map[string]field{
-			"token":      {kind: kSecret},
-			"guildId":    {kind: kString, required: true, pattern: snowflake, hint: "a Discord id (digits)"},
-			"channelIds": {kind: kStrings, max: 1000, pattern: snowflake, hint: "Discord ids (digits)"},
-			"apiBase":    {kind: kURL},
+			"token":        {kind: kSecret},
+			"guildId":      {kind: kString, required: true, pattern: snowflake, hint: "a Discord id (digits)"},
+			"channelIds":   {kind: kStrings, max: 1000, pattern: snowflake, hint: "Discord ids (digits)"},
+			"apiBase":      {kind: kURL},
+			"allowPrivate": {kind: kBool, def: false},
 		},
 		newer:  newDiscord,
 		format: "discord",
 	},
 	"slack": {
 		fields: map[string]field{
-			"token":      {kind: kSecret},
-			"channelIds": {kind: kStrings, max: 1000, pattern: slackID, hint: "Slack ids such as C0123ABCD"},
-			"apiBase":    {kind: kURL},
-			"pageSize":   {kind: kInt, min: 1, max: 1000, def: 200.0},
+			"token":        {kind: kSecret},
+			"channelIds":   {kind: kStrings, max: 1000, pattern: slackID, hint: "Slack ids such as C0123ABCD"},
+			"apiBase":      {kind: kURL},
+			"pageSize":     {kind: kInt, min: 1, max: 1000, def: 200.0},
+			"allowPrivate": {kind: kBool, def: false},
 		},
 		newer:  newSlack,
 		format: "slack",
 	},
 	"discourse": {
 		fields: map[string]field{
-			"baseUrl":     {kind: kURL, required: true},
-			"apiKey":      {kind: kSecret},
-			"apiUsername": {kind: kString},
+			"baseUrl":      {kind: kURL, required: true},
+			"apiKey":       {kind: kSecret},
+			"apiUsername":  {kind: kString},
+			"allowPrivate": {kind: kBool, def: false},
 		},
 		newer: newDiscourse,
 	},
 	"github": {
 		fields: map[string]field{
-			"repo":    {kind: kString, required: true, pattern: repoName, hint: "owner/name"},
-			"token":   {kind: kSecret},
-			"apiBase": {kind: kURL},
+			"repo":         {kind: kString, required: true, pattern: repoName, hint: "owner/name"},
+			"token":        {kind: kSecret},
+			"apiBase":      {kind: kURL},
+			"allowPrivate": {kind: kBool, def: false},
 		},
 		newer: newGitHub,
 	},
@@ -310,6 +315,10 @@ func MaskConfig(cfg map[string]any) map[string]any {
 
 // MergeConfig applies a PATCH's config to the stored one key by key: a null
 // removes a key, and a secret sent back as Masked keeps its stored value.
+// Secrets go only to the server they were given for: when the patch moves
+// apiBase or baseUrl to another origin (scheme, host and port; an absent
+// one is the platform's default), the stored secrets are dropped, except
+// those the patch sets anew.
 func MergeConfig(stored, patch map[string]any) map[string]any {
 	out := make(map[string]any, len(stored)+len(patch))
 	for k, v := range stored {
@@ -325,7 +334,38 @@ func MergeConfig(stored, patch map[string]any) map[string]any {
 			out[k] = v
 		}
 	}
+	if endpointMoved(stored, out) {
+		for _, k := range secretKeys {
+			if v, sent := patch[k]; !sent || v == Masked {
+				delete(out, k)
+			}
+		}
+	}
 	return out
+}
+
+// endpointKeys name the settings that say where a source's secrets are sent.
+var endpointKeys = []string{"apiBase", "baseUrl"}
+
+// endpointMoved reports whether after sends requests to another origin than
+// before.
+func endpointMoved(before, after map[string]any) bool {
+	for _, k := range endpointKeys {
+		if endpointOrigin(before[k]) != endpointOrigin(after[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// endpointOrigin is the origin of an endpoint setting: "" when it is absent
+// (the platform's default), the value itself when it is not a URL.
+func endpointOrigin(v any) string {
+	s, _ := v.(string)
+	if s == "" {
+		return ""
+	}
+	return cmp.Or(origin(s), s)
 }
 
 // CheckSchedule accepts "" (manual) or a Go duration of at least a minute
@@ -360,6 +400,13 @@ func configStrings(cfg map[string]any, key string) []string {
 		}
 	}
 	return out
+}
+
+// allowPrivate reads a source's allowPrivate: may its connector reach
+// loopback, private and link-local addresses?
+func allowPrivate(src engine.Source) bool {
+	b, _ := src.Config["allowPrivate"].(bool)
+	return b
 }
 
 // configSet reads a list setting as a set; nil when the list is empty

@@ -224,7 +224,7 @@ func TestConsoleSecrets(t *testing.T) {
 	}))
 	defer discord.Close()
 	o.done(o.form("/dashboard/sources", "type", "discord", "name", "Chat", "id", "chat", "visibility", "public", "enabled", "1",
-		"cfg.token", secret, "cfg.guildId", "81384788765712384", "cfg.apiBase", discord.URL), "added")
+		"cfg.token", secret, "cfg.guildId", "81384788765712384", "cfg.apiBase", discord.URL, "cfg.allowPrivate", "1"), "added")
 	o.done(o.form("/dashboard/sources/chat/test"), "Test failed:", "401")
 	bad := o.form("/dashboard/sources/chat", "name", "Chat", "schedule", "soon", "cfg.token", "another-SECRET-5678", "cfg.guildId", "81384788765712384")
 	o.failed(bad, 400, "schedule")
@@ -240,11 +240,11 @@ func TestConsoleSecrets(t *testing.T) {
 	if !strings.Contains(pages[2], `type="password" id="cfg-token" name="cfg.token" value=""`) || !strings.Contains(pages[2], "a value is stored") {
 		t.Errorf("the token field: %s", regexp.MustCompile(`<input type="password"[^>]*>`).FindString(pages[2]))
 	}
-	o.done(o.form("/dashboard/sources/chat", "name", "Chat 2", "cfg.token", "", "cfg.guildId", "81384788765712384"), "saved")
+	o.done(o.form("/dashboard/sources/chat", "name", "Chat 2", "cfg.token", "", "cfg.guildId", "81384788765712384", "cfg.apiBase", discord.URL, "cfg.allowPrivate", "1"), "saved")
 	if src, _ := ts.eng.Source("chat"); src.Config["token"] != secret || src.Name != "Chat 2" {
 		t.Fatalf("an empty secret field changed the token: %v", src.Config["token"])
 	}
-	o.done(o.form("/dashboard/sources/chat", "name", "Chat 2", "cfg.token", "", "cfg.token.clear", "1", "cfg.guildId", "81384788765712384"), "saved")
+	o.done(o.form("/dashboard/sources/chat", "name", "Chat 2", "cfg.token", "", "cfg.token.clear", "1", "cfg.guildId", "81384788765712384", "cfg.apiBase", discord.URL), "saved")
 	if src, _ := ts.eng.Source("chat"); src.Config["token"] != nil {
 		t.Fatalf("the token was not removed: %v", src.Config["token"])
 	}

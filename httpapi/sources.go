@@ -263,7 +263,8 @@ func (s *Server) newSourceID(name string) string {
 
 // patchSource serves PATCH /api/sources/{id}: the given fields change,
 // config merges key by key (null removes a key; a secret sent back as
-// "***" stays as it was).
+// "***" stays as it was, unless apiBase or baseUrl moves to another
+// server: see crawl.MergeConfig).
 func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
 	in, err := decodeSourceInput(ctx)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -381,4 +382,106 @@ func TestSourceBodyBound(t *testing.T) {
 	ts := start(t)
 	big := `{"name":"x","type":"web","config":{"urls":["https://a.example/` + strings.Repeat("a", 1<<20) + `"]}}`
 	wantError(t, ts.do(t, "POST", "/api/sources", strings.NewReader(big), adminJSON...), 413)
+}
+
+// authLog is a fake GitHub REST API that answers the repository lookup and
+// keeps the Authorization header of every request.
+type authLog struct {
+	*httptest.Server
+	mu   sync.Mutex
+	auth []string
+}
+
+func newAuthLog(t *testing.T) *authLog {
+	a := &authLog{}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.auth = append(a.auth, r.Header.Get("Authorization"))
+		a.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"full_name":"acme/gadget","private":false,"has_issues":true,"has_discussions":false}`)
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+// seen returns and forgets the Authorization headers received.
+func (a *authLog) seen() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.auth
+	a.auth = nil
+	return out
+}
+
+// TestSourcePatchMovesSecrets: a PATCH that points a source at another
+// server drops its stored secrets unless it sends new ones, so a test call
+// after it carries no credentials there.
+func TestSourcePatchMovesSecrets(t *testing.T) {
+	ts := start(t)
+	home, elsewhere := newAuthLog(t), newAuthLog(t)
+	patch := func(id, body string) map[string]any {
+		t.Helper()
+		r := ts.do(t, "PATCH", "/api/sources/"+id, strings.NewReader(body), adminJSON...)
+		if r.status != 200 {
+			t.Fatalf("patch %s: %d %s", body, r.status, r.body)
+		}
+		return r.json(t)["config"].(map[string]any)
+	}
+	test := func(id string) map[string]any {
+		t.Helper()
+		r := ts.do(t, "POST", "/api/sources/"+id+"/test", nil, bearer...)
+		if r.status != 200 {
+			t.Fatalf("test: %d %s", r.status, r.body)
+		}
+		return r.json(t)
+	}
+	r := ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"gh","name":"Gadget","type":"github","config":{"repo":"acme/gadget","token":"`+secretToken+`","apiBase":"`+home.URL+`","allowPrivate":true}}`), adminJSON...)
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	if m := test("gh"); m["ok"] != true || !slices.Equal(home.seen(), []string{"Bearer " + secretToken}) {
+		t.Fatalf("test at home: %v", m)
+	}
+
+	// Other fields change: the token stays.
+	if cfg := patch("gh", `{"name":"Gadget 2","config":{"token":"***","repo":"acme/gizmo"}}`); cfg["token"] != "***" {
+		t.Fatalf("a rename lost the token: %v", cfg)
+	}
+	patch("gh", `{"config":{"repo":"acme/gadget","apiBase":"`+home.URL+`/"}}`) // same origin
+	if src, _ := ts.eng.Source("gh"); src.Config["token"] != secretToken {
+		t.Fatalf("the stored token changed: %v", src.Config["token"])
+	}
+
+	// Moved elsewhere, the token sent back masked: it is dropped.
+	if cfg := patch("gh", `{"config":{"apiBase":"`+elsewhere.URL+`","token":"***"}}`); cfg["token"] != nil {
+		t.Fatalf("the token survived a move: %v", cfg)
+	}
+	if cfg := ts.get(t, "/api/sources/gh", bearer...).json(t)["config"].(map[string]any); cfg["token"] != nil {
+		t.Fatalf("GET after the move shows a token: %v", cfg)
+	}
+	if src, _ := ts.eng.Source("gh"); src.Config["token"] != nil {
+		t.Fatalf("the stored token survived a move: %v", src.Config["token"])
+	}
+	if m := test("gh"); m["ok"] != true || !slices.Equal(elsewhere.seen(), []string{""}) { // GitHub answers anonymous calls
+		t.Fatalf("test elsewhere: %v", m)
+	}
+
+	// Moved with a new token: the new one is kept and used.
+	if cfg := patch("gh", `{"config":{"apiBase":"`+home.URL+`","token":"fresh-token"}}`); cfg["token"] != "***" {
+		t.Fatalf("the new token was dropped: %v", cfg)
+	}
+	if m := test("gh"); m["ok"] != true || !slices.Equal(home.seen(), []string{"Bearer fresh-token"}) {
+		t.Fatalf("test with the new token: %v", m)
+	}
+
+	// A Discord source moved elsewhere has no token left to send.
+	r = ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"dc","name":"Chat","type":"discord","config":{"token":"`+secretToken+`","guildId":"1","apiBase":"`+home.URL+`","allowPrivate":true}}`), adminJSON...)
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	patch("dc", `{"config":{"apiBase":"`+elsewhere.URL+`/api/v10"}}`)
+	if m := test("dc"); m["ok"] != false || !strings.Contains(m["error"].(string), "config.token") || len(elsewhere.seen()) != 0 {
+		t.Fatalf("test of a moved discord source: %v", m)
+	}
 }
