@@ -181,7 +181,7 @@ func (e *Engine) load() error {
 	first, last, err := w.replay(seq, func(s uint64, kind opKind, payload []byte) error {
 		o, err := decodeOp(kind, payload)
 		if err != nil {
-			return &CorruptionError{File: "wal record " + fmt.Sprint(s), Err: err}
+			return fmt.Errorf("record %d does not decode: %w", s, err)
 		}
 		e.apply(&o)
 		replayed++
@@ -201,7 +201,8 @@ func (e *Engine) load() error {
 	}
 	e.seqSeen.Store(e.seq)
 	if err := w.rotate(e.seq + 1); err != nil {
-		return err
+		// Reads can be served; the first write tries again.
+		e.log.Warn("cannot start a write-ahead log segment: writes fail until it can be written", "err", err)
 	}
 	e.wal = w
 	w.written = e.seq

@@ -14,8 +14,10 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrClosed: the engine is closed.
 	ErrClosed = errors.New("engine closed")
-	// ErrUnavailable: the write-ahead log failed; the engine refuses writes
-	// until restarted, so nothing unlogged is ever acknowledged.
+	// ErrUnavailable: the write-ahead log cannot be written (a full disk);
+	// writes succeed again by themselves once it can be. After a failed
+	// fsync the engine refuses writes until restarted. Nothing unlogged is
+	// ever acknowledged.
 	ErrUnavailable = errors.New("storage unavailable")
 )
 

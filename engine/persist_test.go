@@ -43,7 +43,9 @@ func (e *Engine) crash() {
 	<-e.done
 	<-e.semDone
 	e.wal.mu.Lock()
-	e.wal.f.Close()
+	if e.wal.f != nil {
+		e.wal.f.Close()
+	}
 	e.wal.mu.Unlock()
 	e.unlockDir()
 }

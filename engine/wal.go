@@ -36,14 +36,37 @@ type wal struct {
 	noSync   bool
 
 	mu      sync.Mutex // guards the fields below
-	f       *os.File
-	size    int64
-	written uint64 // sequence number of the last record written
-	broken  error  // set when a failed write could not be undone
+	create  func(path string) (segFile, error)
+	f       segFile // the current segment; nil until one could be created
+	first   uint64  // sequence number the current segment is named after
+	size    int64   // bytes of whole records in the current segment
+	torn    bool    // a failed write may have left bytes after size
+	written uint64  // sequence number of the last record written
+	broken  error   // set when an fsync failed; no write succeeds after it
 	buf     []byte
 
 	syncMu sync.Mutex // one fsync at a time; taken before mu
 	synced atomic.Uint64
+}
+
+// segFile is what the log writes a segment through: an *os.File, or in
+// tests a file that fails the way a full disk does.
+type segFile interface {
+	io.Writer
+	Sync() error
+	Truncate(size int64) error
+	Close() error
+}
+
+// createSegmentFile creates a segment file for appending. O_APPEND: after a
+// failed write is truncated away, the next one lands at the new end, not
+// after a hole.
+func createSegmentFile(path string) (segFile, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 type segment struct {
@@ -55,7 +78,12 @@ func openWAL(dir string, segBytes int64, noSync bool, log *slog.Logger) (*wal, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create wal dir: %w", err)
 	}
-	return &wal{dir: dir, log: log, segBytes: segBytes, noSync: noSync}, nil
+	removeTemps(dir, log) // segments whose creation was interrupted
+	return &wal{dir: dir, log: log, segBytes: segBytes, noSync: noSync, create: createSegmentFile}, nil
+}
+
+func segmentPath(dir string, first uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%020d%s", first, walSuffix))
 }
 
 // segments lists the segment files in sequence order.
@@ -80,35 +108,47 @@ func (w *wal) segments() ([]segment, error) {
 	return segs, nil
 }
 
-// replay calls fn for every record with a sequence number above after, in
-// order, and returns the first and last sequence numbers seen (0 when none).
+// replay calls fn for every record with a sequence number above after (the
+// snapshot's), in order, and returns the first and last sequence numbers
+// seen (0 when none).
 //
-// A bad frame is a torn tail — a crash in the middle of a write, never
-// acknowledged — when nothing valid follows it: no later record in its
-// segment and only empty segments after it. The tail is cut off (and the
-// cut synced) and logged. Any other damage is a CorruptionError: replay
-// refuses to drop records that were acknowledged.
+// Damage in a segment the snapshot covers — every record in it numbered at
+// most after, as the next segment's name proves — loses nothing: it is
+// logged and skipped. A bad frame is a torn tail — a crash in the middle of
+// a write, never acknowledged — when nothing valid follows it: no later
+// record in its segment and only empty segments after it. The tail is cut
+// off (and the cut synced) and logged. Any other damage is a
+// CorruptionError naming the file and offset: replay refuses to drop
+// records that were acknowledged.
 func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []byte) error) (first, last uint64, err error) {
 	segs, err := w.segments()
 	if err != nil {
 		return 0, 0, err
 	}
 	for i, s := range segs {
-		end, err := w.replaySegment(s, after, &first, &last, fn)
-		if err == nil {
+		end, ce, err := w.replaySegment(s, after, &first, &last, fn)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ce == nil {
 			continue
 		}
-		var ce *CorruptionError
-		if !errors.As(err, &ce) {
-			return 0, 0, err
+		if i+1 < len(segs) && segs[i+1].first-1 <= after && last < segs[i+1].first {
+			w.log.Warn("skipping damage in a write-ahead log segment the snapshot already holds",
+				"segment", s.path, "offset", ce.Offset, "cause", ce.Err,
+				"records_up_to", segs[i+1].first-1, "snapshot_seq", after)
+			// The next segment must start where this one's name range
+			// ends; the sequence check holds it to that.
+			last = segs[i+1].first - 1
+			continue
 		}
 		for _, later := range segs[i+1:] {
 			if fi, serr := os.Stat(later.path); serr != nil || fi.Size() > walHeaderSize {
-				return 0, 0, err // records follow in a later segment
+				return 0, 0, ce // records follow in a later segment
 			}
 		}
 		if recordsFollow(s.path, end, last) {
-			return 0, 0, fmt.Errorf("%w (valid records follow it: the log is damaged, not torn)", err)
+			return 0, 0, fmt.Errorf("%w (valid records follow it: the log is damaged, not torn)", ce)
 		}
 		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.path, "offset", end, "cause", ce.Err)
 		if err := cutTail(s.path, end); err != nil {
@@ -176,16 +216,17 @@ func recordsFollow(path string, off int64, last uint64) bool {
 }
 
 // replaySegment replays one segment. On a bad frame it returns a
-// CorruptionError and the offset of the last good frame's end.
-func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn func(uint64, opKind, []byte) error) (int64, error) {
+// CorruptionError and the offset of the last good frame's end; err is for
+// what is not damage of the segment (I/O, fn's errors).
+func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn func(uint64, opKind, []byte) error) (int64, *CorruptionError, error) {
 	f, err := os.Open(s.path)
 	if err != nil {
-		return 0, fmt.Errorf("open wal segment: %w", err)
+		return 0, nil, fmt.Errorf("open wal segment: %w", err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	corrupt := func(off int64, err error) (int64, error) {
-		return off, &CorruptionError{File: s.path, Offset: off, Err: err}
+	corrupt := func(off int64, err error) (int64, *CorruptionError, error) {
+		return off, &CorruptionError{File: s.path, Offset: off, Err: err}, nil
 	}
 	var hdr [walHeaderSize]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -195,19 +236,19 @@ func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn fun
 		return corrupt(0, errors.New("bad magic"))
 	}
 	if v := binary.LittleEndian.Uint32(hdr[8:]); v != walVersion {
-		return 0, fmt.Errorf("wal segment %s: unsupported version %d", s.path, v)
+		return 0, nil, fmt.Errorf("wal segment %s: unsupported version %d", s.path, v)
 	}
 	off := int64(walHeaderSize)
 	for {
 		kind, body, err := readFrame(r)
 		if err == io.EOF {
-			return off, nil
+			return off, nil, nil
 		}
 		if err != nil {
 			if errors.Is(err, errTorn) {
 				return corrupt(off, err)
 			}
-			return off, fmt.Errorf("read wal: %w", err)
+			return off, nil, fmt.Errorf("read wal %s: %w", s.path, err)
 		}
 		if len(body) < 8 {
 			return corrupt(off, errors.New("record without sequence number"))
@@ -222,75 +263,118 @@ func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn fun
 		*last = seq
 		if seq > after {
 			if err := fn(seq, opKind(kind), body[8:]); err != nil {
-				return off, err
+				return off, nil, &CorruptionError{File: s.path, Offset: off, Err: err}
 			}
 		}
 		off += int64(frameHeaderSize + 1 + len(body))
 	}
 }
 
-// startSegment makes the current segment durable and closes it, then
-// opens a new one whose first record will be seq. The caller holds syncMu
-// and mu. Syncing the old segment first means a crash can tear only the
-// newest segment. A failure breaks the log.
+// startSegment makes the current segment durable, then starts a new one
+// whose first record will be seq and closes the old one. The caller holds
+// syncMu and mu. Syncing the old segment first means a crash can tear only
+// the newest segment.
+//
+// A new segment that cannot be made (a full disk) is not left behind, and
+// the current segment stays in use: writes go on in it and the next
+// rotation tries again. Only a failed fsync breaks the log.
 func (w *wal) startSegment(seq uint64) error {
 	if w.broken != nil {
-		return fmt.Errorf("%w: %v", ErrUnavailable, w.broken)
+		return w.unavailable()
+	}
+	if w.f != nil && w.first == seq {
+		return nil // the current segment holds no record yet
 	}
 	if w.f != nil {
-		if err := w.closeCurrent(); err != nil {
-			w.broken = err
+		if err := w.cutTorn(); err != nil {
 			return err
 		}
+		if !w.noSync {
+			if err := w.f.Sync(); err != nil {
+				w.broken = fmt.Errorf("sync wal: %w", err)
+				return w.unavailable()
+			}
+		}
+		w.synced.Store(w.written)
 	}
-	path := filepath.Join(w.dir, fmt.Sprintf("%020d%s", seq, walSuffix))
-	// O_APPEND: after a failed write is truncated away, the next one lands
-	// at the new end, not after a hole.
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
+	f, err := w.createSegment(seq)
 	if err != nil {
-		w.broken = err
-		return fmt.Errorf("create wal segment: %w", err)
+		return err
+	}
+	if w.f != nil {
+		if err := w.f.Close(); err != nil {
+			// Its records were synced above; nothing is lost.
+			w.log.Warn("closing a write-ahead log segment failed", "err", err)
+		}
+	}
+	w.f, w.first, w.size = f, seq, walHeaderSize
+	return nil
+}
+
+// createSegment writes the segment named after seq: header in a temporary
+// file, synced, renamed into place, the directory synced. A segment file
+// therefore exists under its name only whole, and only once no record
+// numbered seq or later can go to the previous segment — replay and trim
+// rely on the names. The caller holds mu.
+func (w *wal) createSegment(seq uint64) (segFile, error) {
+	path := segmentPath(w.dir, seq)
+	tmp := path + tmpSuffix
+	f, err := w.create(tmp)
+	if err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("%w: create wal segment: %w", ErrUnavailable, err)
+	}
+	fail := func(err error) (segFile, error) {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	hdr := binary.LittleEndian.AppendUint32([]byte(walMagic), walVersion)
 	if _, err := f.Write(hdr); err != nil {
-		f.Close()
-		w.broken = err
-		return fmt.Errorf("write wal header: %w", err)
+		return fail(fmt.Errorf("write wal header: %w", err))
 	}
 	if !w.noSync {
-		err := f.Sync()
-		if err == nil {
-			err = syncDir(w.dir)
-		}
-		if err != nil {
-			f.Close()
-			w.broken = err
-			return fmt.Errorf("sync new wal segment: %w", err)
+		if err := f.Sync(); err != nil {
+			return fail(fmt.Errorf("sync new wal segment: %w", err))
 		}
 	}
-	w.f, w.size = f, int64(len(hdr))
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(fmt.Errorf("name new wal segment: %w", err))
+	}
+	if !w.noSync {
+		if err := syncDir(w.dir); err != nil {
+			// The new segment may or may not survive a crash: records
+			// in it could vanish, records in the old one would
+			// contradict its name. Stop writing.
+			f.Close()
+			w.broken = err
+			return nil, w.unavailable()
+		}
+	}
+	return f, nil
+}
+
+// cutTorn truncates what a failed write may have left after the last whole
+// record, so the segment stays a clean sequence of frames. The caller
+// holds mu; the next write or rotation retries a cut that failed.
+func (w *wal) cutTorn() error {
+	if !w.torn {
+		return nil
+	}
+	if err := w.f.Truncate(w.size); err != nil {
+		return fmt.Errorf("%w: cut a failed wal write: %v", ErrUnavailable, err)
+	}
+	w.torn = false
 	return nil
 }
 
-// closeCurrent syncs and closes the current segment.
-func (w *wal) closeCurrent() error {
-	f := w.f
-	w.f = nil
-	if !w.noSync {
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return fmt.Errorf("sync wal: %w", err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close wal: %w", err)
-	}
-	w.synced.Store(w.written)
-	return nil
+func (w *wal) unavailable() error {
+	return fmt.Errorf("%w: %v (writes resume after a restart)", ErrUnavailable, w.broken)
 }
 
 // rotate starts a new segment at seq (the next record's number), so that the
-// segments before it hold only records up to seq-1.
+// segments before it hold only records up to seq-1. When it fails the
+// current segment, if any, stays in use.
 func (w *wal) rotate(seq uint64) error {
 	w.syncMu.Lock()
 	defer w.syncMu.Unlock()
@@ -301,37 +385,48 @@ func (w *wal) rotate(seq uint64) error {
 
 // append writes one record. It does not sync; see sync. Appends are
 // serialised by the engine's writer lock. A failed write is cut off again
-// so the log stays a clean sequence of frames; if even that fails, the log
-// is broken and refuses every later write.
+// (now, or before the next write if even that fails), so the log stays a
+// clean sequence of frames and the next write can succeed once the disk
+// has room.
 func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 	if len(payload)+9 > maxFrameBody {
 		return invalidf("write of %d bytes exceeds the %d-byte record limit", len(payload), maxFrameBody)
 	}
 	w.mu.Lock()
-	full := w.size >= w.segBytes
+	due := w.f == nil || w.size >= w.segBytes
 	w.mu.Unlock()
-	if full {
-		if err := w.rotate(seq); err != nil {
-			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	if due {
+		// When the new segment cannot be made, the write goes to the
+		// current one, which grows past its size until a rotation works.
+		if err := w.rotate(seq); err != nil && !w.hasSegment() {
+			return err
 		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.broken != nil {
-		return fmt.Errorf("%w: %v", ErrUnavailable, w.broken)
+		return w.unavailable()
+	}
+	if err := w.cutTorn(); err != nil {
+		return err
 	}
 	var sq [8]byte
 	binary.LittleEndian.PutUint64(sq[:], seq)
 	w.buf = appendFrame(w.buf[:0], byte(kind), sq[:], payload)
 	if _, err := w.f.Write(w.buf); err != nil {
-		if terr := w.f.Truncate(w.size); terr != nil {
-			w.broken = err
-		}
-		return fmt.Errorf("%w: write wal: %v", ErrUnavailable, err)
+		w.torn = true
+		w.cutTorn()
+		return fmt.Errorf("%w: write wal: %w", ErrUnavailable, err)
 	}
 	w.size += int64(len(w.buf))
 	w.written = seq
 	return nil
+}
+
+func (w *wal) hasSegment() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.f != nil
 }
 
 // sync makes every record up to seq durable. Concurrent callers share one
@@ -352,9 +447,12 @@ func (w *wal) sync(seq uint64) error {
 	if broken != nil {
 		return fmt.Errorf("%w: %v", ErrUnavailable, broken)
 	}
+	if f == nil {
+		return fmt.Errorf("%w: the write-ahead log is closed", ErrUnavailable)
+	}
 	if err := f.Sync(); err != nil {
 		w.mu.Lock()
-		w.broken = err
+		w.broken = fmt.Errorf("sync wal: %w", err)
 		w.mu.Unlock()
 		return fmt.Errorf("%w: sync wal: %v", ErrUnavailable, err)
 	}
@@ -397,14 +495,27 @@ func (w *wal) close() error {
 	defer w.syncMu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.f == nil || w.broken != nil {
-		if w.f != nil {
-			w.f.Close()
-			w.f = nil
-		}
+	if w.f == nil {
 		return w.broken
 	}
-	return w.closeCurrent()
+	defer func() { w.f = nil }()
+	if w.broken != nil {
+		w.f.Close()
+		return w.broken
+	}
+	cutErr := w.cutTorn() // if it fails, the next start-up cuts the torn tail
+	if !w.noSync {
+		if err := w.f.Sync(); err != nil {
+			w.f.Close()
+			w.broken = fmt.Errorf("sync wal: %w", err)
+			return w.broken
+		}
+	}
+	w.synced.Store(w.written)
+	if err := w.f.Close(); err != nil {
+		return fmt.Errorf("close wal: %w", err)
+	}
+	return cutErr
 }
 
 // syncDir fsyncs a directory so a file created or renamed in it persists.

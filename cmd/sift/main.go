@@ -4,6 +4,7 @@
 //	sift serve [flags]                         run the service
 //	sift backup --data-dir DIR --out FILE      write a snapshot of DIR to FILE (offline)
 //	sift restore --data-dir DIR FILE           install a backup into an empty DIR
+//	sift verify FILE                           check a snapshot or backup and say what it holds
 //	sift import --data-dir DIR --source ID FILE  import a chat export (offline)
 //	sift version                               print the version
 package main
@@ -24,6 +25,8 @@ commands:
   serve     run the service (sift serve -h lists every setting)
   backup    write a snapshot of an offline data dir: sift backup --data-dir DIR --out FILE
   restore   install a backup into an empty data dir: sift restore --data-dir DIR FILE
+  verify    check every checksum of a snapshot or backup and print what it holds:
+            sift verify FILE
   import    import a chat export into an offline data dir:
             sift import --data-dir DIR --source ID [--name NAME] FILE
             (DiscordChatExporter JSON, Slack export zip, Telegram result.json)
@@ -43,6 +46,8 @@ func main() {
 		err = backup(args)
 	case "restore":
 		err = restore(args)
+	case "verify":
+		err = verify(args)
 	case "import":
 		err = importCmd(args)
 	case "version", "-version", "--version":
