@@ -61,20 +61,14 @@ func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) s
 // merged where they touch, in order. Analysing a whole document for a
 // snippet was most of a search's cost, so it analyses only the
 // whitespace-separated stretches that may hold a match: those containing,
-// in any ASCII case, the first bytes of a marked term (an analysed term
-// begins as its word does, case and accents folded), and those with bytes
-// beyond ASCII, which folding may change. Tokens never span whitespace,
-// so the spans are those of the whole text's analysis.
+// in any ASCII case, the first bytes of a marked term as its word may
+// begin (see needles), those with an apostrophe, which analysis drops, and
+// those with bytes beyond ASCII, which folding may change. Tokens never
+// span whitespace, so the spans are those of the whole text's analysis.
 func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
-	needles := make([][]byte, 0, len(marks))
-	for t := range marks {
-		n := t[:min(len(t), 3)]
-		for i := 0; i < len(n); i++ {
-			if n[i] >= utf8.RuneSelf {
-				return a.spansIn(text, 0, marks, nil) // a term beyond ASCII: analyse everything
-			}
-		}
-		needles = append(needles, []byte(n))
+	needles, ok := needles(marks)
+	if !ok {
+		return a.spansIn(text, 0, marks, nil) // a term beyond ASCII: analyse everything
 	}
 	// The stretches to analyse, as (start, end) pairs in text.
 	var chunks [][2]int
@@ -100,6 +94,13 @@ func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
 			}
 			at = add(at + i)
 		}
+	}
+	for at := 0; at < len(lower); {
+		i := bytes.IndexByte(lower[at:], '\'')
+		if i < 0 {
+			break
+		}
+		at = add(at + i)
 	}
 	for at := wide; at >= 0 && at < len(lower); {
 		if at+8 <= len(lower) && binary.LittleEndian.Uint64(lower[at:])&highBits == 0 {
@@ -159,6 +160,38 @@ func lowerASCII(dst []byte, text string) ([]byte, int) {
 		}
 	}
 	return dst, wide
+}
+
+// needles returns the beginnings the words of marked terms may have: a
+// term's first three bytes, where an 'i' or 'y' after the first may stand
+// for either (the stemmer writes "try" as "tri", "skies" as "sky"), and
+// "dy", "ly", "ty" for "die", "lie", "tie" (of "dying"…, the stemmer's
+// exceptions). ok is false when a term is not ASCII.
+func needles(marks map[string]bool) (out [][]byte, ok bool) {
+	for t := range marks {
+		n := []byte(t[:min(len(t), 3)])
+		for _, c := range n {
+			if c >= utf8.RuneSelf {
+				return nil, false
+			}
+		}
+		variants := [][]byte{n}
+		for i := 1; i < len(n); i++ {
+			if n[i] != 'i' && n[i] != 'y' {
+				continue
+			}
+			for _, v := range variants[:len(variants):len(variants)] {
+				w := slices.Clone(v)
+				w[i] = 'i' + 'y' - v[i]
+				variants = append(variants, w)
+			}
+		}
+		if t == "die" || t == "lie" || t == "tie" {
+			variants = append(variants, []byte{t[0], 'y'})
+		}
+		out = append(out, variants...)
+	}
+	return out, true
 }
 
 // spansIn appends the spans of the marked terms of text, which starts at

@@ -27,8 +27,10 @@ func TestMatchSpansAsFullAnalysis(t *testing.T) {
 		"",
 		"   ",
 		"ret re retr retry",
+		"Dying lying tying; TRY cry fly; the skies; O'Reilly's don't; a file, the fyle",
 	}
-	for _, q := range []string{"retry backoff", "naive resume", "angstrom", "再試行", "back off", "x", "ret", `"retry policy"`} {
+	for _, q := range []string{"retry backoff", "naive resume", "angstrom", "再試行", "back off", "x", "ret", `"retry policy"`,
+		"die", "lie tie", "try", "cry flies", "sky", "oreilly", "o'reilly", "dont", "file", "reilly"} {
 		m := marksOf(a, q)
 		for _, text := range texts {
 			want := fullSpans(a, text, m)
