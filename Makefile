@@ -3,6 +3,7 @@ GO        ?= go
 PKGS      := ./...
 FUZZTIME  ?= 20s
 BENCHTIME ?= 1x
+GOVULNDB  ?= https://vuln.go.dev
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
@@ -36,9 +37,10 @@ fmt-check:
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## lint: vet, staticcheck, formatting and module tidiness
+## lint: vet, staticcheck, formatting, module tidiness and govulncheck (GOVULNDB=file:///dir for a local database copy)
 lint: vet fmt-check tidy-check
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
+	$(GO) run golang.org/x/vuln/cmd/govulncheck@v1.9.0 -db $(GOVULNDB) $(PKGS)
 
 tidy-check:
 	@cp go.mod /tmp/sift-go.mod.bak && cp go.sum /tmp/sift-go.sum.bak; \

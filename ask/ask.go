@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
@@ -80,6 +81,7 @@ type Asker struct {
 	log    *slog.Logger
 	slots  chan struct{} // model calls running
 	admits chan struct{} // questions admitted: running or waiting
+	busy   atomic.Int64  // questions Admit refused
 }
 
 // New returns an Asker; zero options take DefaultOptions' values.
@@ -119,9 +121,13 @@ func (a *Asker) Admit() (release func(), err error) {
 	case a.admits <- struct{}{}:
 		return func() { <-a.admits }, nil
 	default:
+		a.busy.Add(1)
 		return nil, ErrBusy
 	}
 }
+
+// Refused counts the questions Admit has refused with ErrBusy.
+func (a *Asker) Refused() int64 { return a.busy.Load() }
 
 // Ask answers req through sink and returns the token usage: the model's
 // own count when it reports one, else the estimate of EstimateTokens.

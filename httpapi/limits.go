@@ -81,9 +81,16 @@ func (s *Server) admitBody(ctx *fasthttp.RequestCtx) (release func(), ok bool) {
 		// A body nobody reads (GET), or one the handler reads after its
 		// auth check, within MAX_UPLOAD_BYTES (fasthttp refuses a larger
 		// announced body): what is left unread must not be taken for the
-		// next request.
+		// next request, and a refused upload is dropped as it comes, up to
+		// maxDrain, so the client reads the refusal.
 		ctx.SetConnectionClose()
-		return none, true
+		return func() {
+			if ctx.Response.StatusCode() >= 400 && announced > 0 && announced <= maxDrain {
+				if stream := ctx.RequestBodyStream(); stream != nil {
+					io.Copy(io.Discard, io.LimitReader(stream, int64(announced)))
+				}
+			}
+		}, true
 	}
 	if announced > maxAPIBody {
 		if stream := ctx.RequestBodyStream(); announced <= maxDrain && stream != nil {

@@ -232,6 +232,7 @@ func (s *Server) spend(ctx *fasthttp.RequestCtx) (retry int, ok bool) {
 	if v.ok {
 		return 0, true
 	}
+	s.metrics.rateLimited.Inc()
 	retry = max(1, ceilSeconds(v.retryAfter))
 	hd.Set("Retry-After", strconv.Itoa(retry))
 	return retry, false

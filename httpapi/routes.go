@@ -14,6 +14,7 @@ func (s *Server) routes() *router.Router {
 	r := router.New()
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
+	r.SaveMatchedRoutePath = true // the route's pattern labels its metrics
 
 	// Pages and the health check answer HEAD too (fasthttp drops the body).
 	page := func(path string, h fasthttp.RequestHandler) { r.GET(path, h); r.HEAD(path, h) }
@@ -45,6 +46,7 @@ func (s *Server) routes() *router.Router {
 	r.DELETE("/api/sources/{id}/optouts/{author}", s.admin(s.deleteOptOut))
 	r.GET("/api/settings", s.admin(s.getSettings))
 	r.PATCH("/api/settings", s.admin(s.patchSettings))
+	r.GET("/metrics", s.metricsAccess(s.serveMetrics))
 
 	page("/", s.homePage)
 	r.POST("/", s.homePage) // the ask box without JavaScript

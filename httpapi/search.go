@@ -34,6 +34,8 @@ type documentJSON struct {
 	Content   string  `json:"content"`
 	Score     float64 `json:"score"`
 	Highlight string  `json:"highlight"`
+
+	updated time.Time // keys the content's escaped form (jsonenc.go)
 }
 
 type searchJSON struct {
@@ -96,9 +98,10 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 	for _, d := range res.Documents {
 		out.Documents = append(out.Documents, documentJSON{
 			ID: d.ID, Title: d.Title, Slug: d.Slug, Content: d.Content, Score: round4(d.Score), Highlight: d.Highlight,
+			updated: d.UpdatedAt,
 		})
 	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	s.writeSearch(ctx, &out)
 }
 
 func formatTime(t time.Time) string {

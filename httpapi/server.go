@@ -51,6 +51,10 @@ type Options struct {
 	// Crawler runs crawls and imports of the sources; nil = a runner of
 	// the server's own, without a scheduler, closed by Shutdown.
 	Crawler *crawl.Runner
+	// MetricsAccess is who may GET /metrics: "admin" (default) or "public".
+	// Metrics is what it serves; nil = the server's own.
+	MetricsAccess string
+	Metrics       *Metrics
 
 	sitemapMaxURLs int // tests: a smaller split than the sitemaps.org 50,000
 }
@@ -64,7 +68,7 @@ func maxConnsPerIP(behindProxy bool) int {
 	if behindProxy {
 		return 0
 	}
-	return 256
+	return 1024
 }
 
 // Server is the HTTP front of an engine.
@@ -77,6 +81,8 @@ type Server struct {
 	handler     fasthttp.RequestHandler
 	pages       *pages
 	stats       *stats
+	metrics     *Metrics
+	contents    contentCache // documents' contents escaped for answers
 	shed        logEvery
 	bodies      bodyBudget
 	sitemap     sitemapCache
@@ -121,15 +127,18 @@ func New(eng *engine.Engine, opts Options) *Server {
 	if opts.PublicRateLimit > 0 {
 		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))
 	}
+	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
 	if s.crawler == nil {
-		s.crawler = crawl.NewRunner(eng, crawl.RunnerOptions{Logger: s.log, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)}})
+		s.crawler = crawl.NewRunner(eng, crawl.RunnerOptions{Logger: s.log, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)},
+			OnResult: s.metrics.ObserveCrawl, OnImport: s.metrics.ObserveImport})
 		s.ownsCrawler = true
 	}
 	s.console = newConsole()
 	s.pages = newPages(s.siteName)
 	s.stats = newStats()
-	s.handler = s.middleware(s.routes().Handler)
+	s.contents.maxBytes = maxCachedContent
+	s.handler = s.metrics.instrument(s.middleware(s.routes().Handler))
 	s.srv = &fasthttp.Server{
 		Handler:                      s.handler,
 		ErrorHandler:                 s.errorHandler,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -112,6 +113,7 @@ func TestBadSettings(t *testing.T) {
 	}{
 		{[]string{"serve", "--port", "0"}, "", "port 0"},
 		{[]string{"serve", "--search-access", "everyone"}, "", "search access"},
+		{[]string{"serve"}, "METRICS_ACCESS=everyone", "metrics access"},
 		{[]string{"serve"}, "PORT=eighty", "PORT"},
 		{[]string{"serve", "--admin-user", "x"}, "", "ADMIN_PASSWORD"},
 		{[]string{"serve", "--base-url", "localhost"}, "", "base URL"},
@@ -205,6 +207,21 @@ func TestModelServers(t *testing.T) {
 	}
 	if last := srv.Received()[len(srv.Received())-1]; last.Body["stream"] != true || last.Body["model"] != "tiny" {
 		t.Fatalf("the chat request %+v", last.Body)
+	}
+	// GET /metrics counts the model servers' calls (admin access by default).
+	req, _ := http.NewRequest("GET", p.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	res3, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res3.Body.Close()
+	metrics, _ := io.ReadAll(res3.Body)
+	for _, want := range []string{`sift_model_calls_total{kind="chat",outcome="ok"} 2`, `sift_model_calls_total{kind="embeddings",outcome="ok"}`,
+		`sift_http_requests_total{code="200",method="POST",route="/api/ask"} 1`} {
+		if res3.StatusCode != 200 || !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics: %d, no %s", res3.StatusCode, want)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ type config struct {
 	AdminPassword    string
 	PublicRateLimit  int
 	SearchAccess     string
+	MetricsAccess    string
 	LLMBaseURL       string
 	LLMAPIKey        string
 	LLMModel         string
@@ -103,6 +104,7 @@ func parseServe(args []string) (*config, error) {
 	b.str(&c.AdminPassword, "admin-password", "ADMIN_PASSWORD", "", "Basic Auth password (prefer the env var)")
 	b.int(&c.PublicRateLimit, "public-rate-limit", "PUBLIC_RATE_LIMIT", 10, "requests per minute per IP on public API endpoints; 0 = off")
 	b.str(&c.SearchAccess, "search-access", "SEARCH_ACCESS", "public", "who may call GET /api/search: public or bearer")
+	b.str(&c.MetricsAccess, "metrics-access", "METRICS_ACCESS", "admin", "who may read GET /metrics: admin or public")
 	b.str(&c.LLMBaseURL, "llm-base-url", "LLM_BASE_URL", "", "OpenAI-compatible chat API; unset = extractive answerer")
 	b.str(&c.LLMAPIKey, "llm-api-key", "LLM_API_KEY", "", "API key of the chat API")
 	b.str(&c.LLMModel, "llm-model", "LLM_MODEL", "", "chat model name")
@@ -146,6 +148,9 @@ func (c *config) validate(b *binder) {
 	}
 	if c.SearchAccess != "public" && c.SearchAccess != "bearer" {
 		bad("search access %q must be public or bearer", c.SearchAccess)
+	}
+	if c.MetricsAccess != "admin" && c.MetricsAccess != "public" {
+		bad("metrics access %q must be admin or public", c.MetricsAccess)
 	}
 	if c.LLMMaxConcurrent < 1 || c.LLMMaxConcurrent > 1024 {
 		bad("LLM max concurrent %d is out of 1..1024", c.LLMMaxConcurrent)

@@ -57,7 +57,7 @@ func TestHeaderOnlyFlood(t *testing.T) {
 	}()
 	send := func(i, length int, part string) {
 		// From four loopback addresses, as four clients (one address may
-		// hold 256 connections).
+		// hold 1024 connections).
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(10+i%4))}}
 		c, err := d.Dial("tcp", addr)
 		if err != nil {

@@ -41,9 +41,11 @@ func serve(args []string) error {
 		return err
 	}
 	log := newLogger(cfg.LogLevel)
+	metrics := httpapi.NewMetrics()
 	opts := engine.Options{DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log}
 	if cfg.EmbedBaseURL != "" {
 		emb := embed.NewOpenAI(cfg.EmbedBaseURL, cfg.EmbedAPIKey, cfg.EmbedModel)
+		emb.Client().Observe = metrics.ObserveModelCall
 		pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		if err := emb.Probe(pctx); err != nil {
 			log.Warn("the embeddings server does not answer yet; semantic search uses BM25 until it does", "err", err)
@@ -54,6 +56,7 @@ func serve(args []string) error {
 	var chat *llm.Client
 	if cfg.LLMBaseURL != "" {
 		chat = llm.New(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
+		chat.Transport().Observe = metrics.ObserveModelCall
 		opts.Hypothesize = chat.Hypothesize
 	}
 	eng, err := engine.Open(opts)
@@ -66,13 +69,15 @@ func serve(args []string) error {
 			return fmt.Errorf("load demo content: %w", err)
 		}
 	}
-	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, cfg.BaseURL)}})
+	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, cfg.BaseURL)},
+		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport})
 	srv := httpapi.New(eng, httpapi.Options{
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
 		PublicRateLimit: cfg.PublicRateLimit, Ask: askOptions(cfg, chat), Crawler: runner,
+		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -131,7 +136,7 @@ func logSettings(log *slog.Logger, c *config) {
 		"data_dir", c.DataDir, "search_access", c.SearchAccess, "api_secret_key", set(c.APISecretKey),
 		"admin_user", set(c.AdminUser), "max_upload_bytes", c.MaxUploadBytes,
 		"embeddings", orBuiltin(c.EmbedBaseURL, "built-in"), "llm", orBuiltin(c.LLMBaseURL, "none (extractive)"),
-		"public_rate_limit", c.PublicRateLimit, "trust_proxy", c.TrustProxy)
+		"public_rate_limit", c.PublicRateLimit, "trust_proxy", c.TrustProxy, "metrics_access", c.MetricsAccess)
 	if c.APISecretKey == "" && c.AdminUser == "" {
 		log.Warn("admin endpoints are disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD, to enable them")
 	}

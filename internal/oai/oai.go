@@ -50,6 +50,10 @@ type Client struct {
 	MaxRetries int           // retries after the first attempt, on 429, 5xx and network errors
 	Backoff    time.Duration // first wait; doubles per retry, with jitter
 	MaxBody    int64         // response size limit
+	// Observe, when set, learns of every call once it is answered or given
+	// up, retries included: its path, the time to the response (to its
+	// headers, for a stream) and the error. Set it before the first call.
+	Observe func(path string, took time.Duration, err error)
 }
 
 // New returns a Client with Sift's defaults: 60 s per attempt (60 s to the
@@ -90,7 +94,10 @@ func (c *Client) DoStream(ctx context.Context, path string, in any) (*http.Respo
 	return c.do(ctx, c.Streaming, path, in)
 }
 
-func (c *Client) do(ctx context.Context, hc *http.Client, path string, in any) (*http.Response, error) {
+func (c *Client) do(ctx context.Context, hc *http.Client, path string, in any) (_ *http.Response, err error) {
+	if c.Observe != nil {
+		defer func(start time.Time) { c.Observe(path, time.Since(start), err) }(time.Now())
+	}
 	body, err := json.Marshal(in)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
