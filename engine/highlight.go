@@ -62,7 +62,8 @@ func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) s
 // snippet was most of a search's cost, so it analyses only the
 // whitespace-separated stretches that may hold a match: those containing,
 // in any ASCII case, the first bytes of a marked term as its word may
-// begin (see needles), those with an apostrophe, which analysis drops, and
+// begin (see needles) where a word or a part of one may start (not inside a
+// run of small letters), those with an apostrophe, which analysis drops, and
 // those with bytes beyond ASCII, which folding may change. Tokens never
 // span whitespace, so the spans are those of the whole text's analysis.
 func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
@@ -91,6 +92,10 @@ func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
 			i := bytes.Index(lower[at:], n)
 			if i < 0 {
 				break
+			}
+			if p := at + i; p > 0 && isLower(text[p-1]) && isLower(text[p]) {
+				at = p + 1 // inside a run of small letters ("secret"): no word starts there
+				continue
 			}
 			at = add(at + i)
 		}
@@ -163,13 +168,21 @@ func lowerASCII(dst []byte, text string) ([]byte, int) {
 }
 
 // needles returns the beginnings the words of marked terms may have: a
-// term's first three bytes, where an 'i' or 'y' after the first may stand
+// term but its last byte, up to six bytes and at least three (the stemmer
+// rewrites a word's end, and of the stem it leaves only the last byte may
+// differ from the word: "make" of "making"; TestMatchSpansOnRealText
+// checks it on two collections), where
+// an 'i' or 'y' after the first may stand
 // for either (the stemmer writes "try" as "tri", "skies" as "sky"), and
 // "dy", "ly", "ty" for "die", "lie", "tie" (of "dying"…, the stemmer's
 // exceptions). ok is false when a term is not ASCII.
 func needles(marks map[string]bool) (out [][]byte, ok bool) {
 	for t := range marks {
-		n := []byte(t[:min(len(t), 3)])
+		k := 3
+		if len(t) > 4 {
+			k = min(len(t)-1, 6)
+		}
+		n := []byte(t[:min(len(t), k)])
 		for _, c := range n {
 			if c >= utf8.RuneSelf {
 				return nil, false
@@ -211,6 +224,8 @@ func (a *analyzer) spansIn(text string, off int, marks map[string]bool, spans []
 	}
 	return spans
 }
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'

@@ -1,9 +1,15 @@
 package engine
 
 import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sift-search/sift/internal/textcut"
 )
 
 // fullSpans is matchSpans without its shortcut: the whole text analysed.
@@ -28,6 +34,7 @@ func TestMatchSpansAsFullAnalysis(t *testing.T) {
 		"   ",
 		"ret re retr retry",
 		"Dying lying tying; TRY cry fly; the skies; O'Reilly's don't; a file, the fyle",
+		"callbackHandler retryBackoff HTTPRetry x2retry feedBack secret.retry snake_retry_case RETRYING BackOff",
 	}
 	for _, q := range []string{"retry backoff", "naive resume", "angstrom", "再試行", "back off", "x", "ret", `"retry policy"`,
 		"die", "lie tie", "try", "cry flies", "sky", "oreilly", "o'reilly", "dont", "file", "reilly"} {
@@ -80,4 +87,58 @@ func TestLowerASCII(t *testing.T) {
 			t.Errorf("lowerASCII(%q): first wide byte %d, found from %d", s, first, wide)
 		}
 	}
+}
+
+// TestMatchSpansOnRealText checks the shortcut against the whole-text
+// analysis on real English: every query of the CISI and Cranfield
+// collections over a sample of their documents (skipped without them).
+func TestMatchSpansOnRealText(t *testing.T) {
+	a := newAnalyzer(0)
+	checked := 0
+	for _, set := range []string{"cisi", "cranfield"} {
+		dir := filepath.Join("..", "..", "shared", "datasets", set)
+		docs := readJSONL(t, filepath.Join(dir, "corpus.jsonl"), "text", 300)
+		queries := readJSONL(t, filepath.Join(dir, "queries.jsonl"), "text", 0)
+		if len(docs) == 0 || len(queries) == 0 {
+			continue
+		}
+		for i := 0; i < len(docs); i += 3 { // the documents' own words as queries, more of the vocabulary
+			queries = append(queries, textcut.Prefix(docs[i], 400))
+		}
+		for qi, q := range queries {
+			m := marksOf(a, q)
+			for di := qi % 7; di < len(docs); di += 7 {
+				if got, want := a.matchSpans(docs[di], m), fullSpans(a, docs[di], m); !slices.Equal(got, want) {
+					t.Fatalf("%s query %q, document %d: spans %v, want %v", set, q, di, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Skip("no datasets in ../shared/datasets")
+	}
+	t.Logf("%d query-document pairs agree", checked)
+}
+
+// readJSONL reads the field of up to n lines of a JSON-lines file (all
+// when n is 0); nothing when the file is missing.
+func readJSONL(t *testing.T, path, field string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() && (n == 0 || len(out) < n) {
+		var rec map[string]any
+		if json.Unmarshal(sc.Bytes(), &rec) == nil {
+			if s, ok := rec[field].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
