@@ -11,12 +11,14 @@ LDFLAGS   := -X main.version=$(VERSION)
 
 ## run: start the service on its embedded defaults with demo content and dev credentials
 run:
+	@echo "Building sift (the first build fetches modules and compiles for a minute or two)…"
+	@$(GO) build -ldflags "$(LDFLAGS)" -o bin/sift ./cmd/sift
 	@echo "Dev credentials (override with the environment):"
 	@echo "  Basic Auth:  ADMIN_USER=$${ADMIN_USER:-admin} ADMIN_PASSWORD=$${ADMIN_PASSWORD:-sift-dev}"
 	@echo "  Bearer:      API_SECRET_KEY=$${API_SECRET_KEY:-sift-dev-key}"
 	ADMIN_USER=$${ADMIN_USER:-admin} ADMIN_PASSWORD=$${ADMIN_PASSWORD:-sift-dev} \
 	API_SECRET_KEY=$${API_SECRET_KEY:-sift-dev-key} \
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/sift serve --demo
+	./bin/sift serve --demo
 
 ## build: build bin/sift
 build:
