@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -448,7 +449,7 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 	src, _ := s.eng.Source(doc.SourceID)
 	body := renderText(doc.Content)
 	if doc.Format == engine.FormatMarkdown {
-		body = renderMarkdown(doc.Content, doc.Title)
+		body = renderMarkdown(doc.Content, doc.Title, s.docLinker(&doc))
 	}
 	canonical := s.opts.BaseURL + "/d/" + slug
 	ld := map[string]any{
@@ -464,6 +465,72 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 		Head: head{Title: s.title(doc.Title), Description: description(doc.Content), Canonical: canonical, Type: "article", JSONLD: ld},
 		Doc:  doc, Source: src, Body: body,
 	})
+}
+
+// docLinker maps a link in doc to the page of the document it names, if
+// Sift holds one in the same source, keeping the #fragment; other links
+// stay as they are. A relative link resolves against doc's URL when it has
+// one (a crawled page: the target is the document with that URL), else
+// against its key (a file name: the target's key, with or without .md).
+// A fragment naming one of the page's own ids is given the prefix that
+// heading ids clashing with them get.
+func (s *Server) docLinker(doc *engine.Document) func(string) string {
+	base, err := url.Parse(doc.URL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
+		base = nil
+	}
+	return func(dest string) string {
+		u, err := url.Parse(dest)
+		if err != nil {
+			return dest
+		}
+		if pageIDs[u.Fragment] {
+			u.Fragment, u.RawFragment = "h-"+u.Fragment, "" // see headingIDs
+		}
+		if strings.HasPrefix(dest, "#") {
+			return "#" + u.EscapedFragment()
+		}
+		var keys []string
+		switch {
+		case base != nil:
+			abs := base.ResolveReference(u)
+			abs.Fragment, abs.RawFragment = "", ""
+			keys = []string{abs.String()}
+		case u.Scheme == "" && u.Host == "" && u.Path != "":
+			keys = fileKeys(doc.Key, u.Path)
+		}
+		for _, k := range keys {
+			if k == doc.Key && u.Fragment != "" && base == nil {
+				return "#" + u.EscapedFragment()
+			}
+			if d, ok := s.eng.Document(engine.DocumentID(doc.SourceID, k)); ok && !d.Hidden {
+				if u.Fragment != "" {
+					return "/d/" + d.Slug + "#" + u.EscapedFragment()
+				}
+				return "/d/" + d.Slug
+			}
+		}
+		return dest
+	}
+}
+
+// fileKeys are the keys a relative link p in the file named key may name,
+// best first: the path resolved against key's folder, then, since uploads
+// keep only file names, its last element; each as written, with ".md"
+// added when it has no extension, or with ".md" cut.
+func fileKeys(key, p string) []string {
+	resolved := strings.TrimPrefix(path.Join("/", path.Dir(key), p), "/")
+	var keys []string
+	for _, k := range []string{resolved, path.Base(resolved)} {
+		keys = append(keys, k)
+		switch ext := path.Ext(k); ext {
+		case "":
+			keys = append(keys, k+".md", k+".markdown")
+		case ".md", ".markdown":
+			keys = append(keys, strings.TrimSuffix(k, ext))
+		}
+	}
+	return keys
 }
 
 // sourcesData is the /sources page.

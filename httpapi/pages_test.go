@@ -200,7 +200,7 @@ func TestDocumentPage(t *testing.T) {
 	r := htmlGet(t, ts, "/d/"+guide)
 	page := string(r.body)
 	for _, want := range []string{
-		`<h1 id="doc-h">Guide</h1>`, `<h2 id="h-install">Install</h2>`, `<pre><code class="language-sh">make install`, `<table>`,
+		`<h1 id="doc-h">Guide</h1>`, `<h2 id="install">Install</h2>`, `<pre><code class="language-sh">make install`, `<table>`,
 		`<strong>zebrafish</strong>`, `<a href="https://docs.example/guide" rel="nofollow noopener">original</a>`,
 		`<time datetime="`, `<a href="https://example.com" rel="nofollow">good</a>`, `<link rel="canonical" href="` + ts.url + `/d/` + guide + `">`,
 	} {
@@ -541,7 +541,7 @@ func FuzzRenderMessage(f *testing.F) {
 	f.Add("```js\n<script>x</script>\n``` `a<b` https://x.example/?a=<b>&c\n[x](javascript:y)")
 	f.Add("<a href='java\tscript:x'>y</a> ![i](javascript:z) <IMG SRC=x ONERROR=y>")
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{string(renderMessage(s)), string(renderMarkdown(s, "T")), string(renderText(s))} {
+		for _, out := range []string{string(renderMessage(s)), string(renderMarkdown(s, "T", nil)), string(renderText(s))} {
 			inert(t, "render", []byte("<!doctype html><html><body>"+out+"</body></html>"))
 		}
 	})
