@@ -13,12 +13,14 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 
+	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/extract"
 )
 
 // page is what the crawler reads from a fetched page.
 type page struct {
 	title, text       string
+	format            string // engine.FormatText or engine.FormatMarkdown
 	links             []*url.URL
 	canonical         *url.URL
 	noindex, nofollow bool
@@ -30,7 +32,7 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 	if err != nil && res.contentType != "" {
 		return nil, fmt.Errorf("content type %q", res.contentType)
 	}
-	p := &page{}
+	p := &page{format: engine.FormatText}
 	robotsDirectives(res.robotsTag, p)
 	switch mt {
 	case "text/plain", "text/markdown", "text/x-markdown", "text/html", "application/xhtml+xml", "":
@@ -51,6 +53,7 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 		p.text = cleanText(string(b))
 		if mt != "text/plain" {
 			p.title = cleanLine(extract.MarkdownTitle(p.text))
+			p.format = engine.FormatMarkdown
 		}
 		return p, nil
 	}
@@ -58,7 +61,14 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("HTML: %w", err)
 	}
-	p.title, p.text = extract.HTMLNode(doc)
+	// Markdown keeps the page's structure for its /d/ page; plain text
+	// only if the converter fails.
+	p.format = engine.FormatMarkdown
+	p.title, p.text, err = extract.HTMLMarkdown(doc, base)
+	if err != nil {
+		p.format = engine.FormatText
+		p.title, p.text = extract.HTMLNode(doc)
+	}
 	p.title, p.text = cleanLine(p.title), cleanText(p.text)
 	links := map[string]bool{}
 	var walk func(n *html.Node)

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/sift-search/sift/engine"
 )
 
 func TestRobots(t *testing.T) {
@@ -179,8 +182,34 @@ func TestParsePage(t *testing.T) {
 		t.Fatal("a PDF parsed as a page")
 	}
 	p, err = parsePage(&response{contentType: "text/markdown", body: []byte("# Title\n\nBody"), robotsTag: "noindex"}, base)
-	if err != nil || p.title != "Title" || !p.noindex {
+	if err != nil || p.title != "Title" || !p.noindex || p.format != engine.FormatMarkdown {
 		t.Fatalf("markdown %+v %v", p, err)
+	}
+	p, err = parsePage(&response{contentType: "text/plain", body: []byte("# not a heading")}, base)
+	if err != nil || p.format != engine.FormatText || p.text != "# not a heading" {
+		t.Fatalf("plain text %+v %v", p, err)
+	}
+}
+
+// TestParsePageMarkdown: an HTML page becomes Markdown with its structure,
+// links made short (root-relative on the page's host) or dropped to their
+// text, and no first heading repeating the title.
+func TestParsePageMarkdown(t *testing.T) {
+	base, _ := url.Parse("https://a.example/docs/page")
+	res := &response{contentType: "text/html", body: []byte(`<html><head><title>Setup</title></head><body>
+<nav><a href="/">Home</a></nav><h1>Setup</h1><h2>Steps</h2>
+<ol><li>Get <a href="../dl">the binary</a><ul><li>or <a href="https://b.example/` + strings.Repeat("x", 200) + `">build</a></li></ul></li></ol>
+<pre><code class="language-sh">make run</code></pre></body></html>`)}
+	p, err := parsePage(res, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "## Steps\n\n1. Get [the binary](/dl)\n   \n   - or build\n\n```sh\nmake run\n```"
+	if p.format != engine.FormatMarkdown || p.title != "Setup" || p.text != want {
+		t.Fatalf("format %q, title %q, text:\n%s\n--- want ---\n%s", p.format, p.title, p.text, want)
+	}
+	if len(p.links) != 3 { // the nav link is still followed
+		t.Errorf("links %v", p.links)
 	}
 }
 
@@ -217,6 +246,7 @@ func FuzzSitemap(f *testing.F) {
 func FuzzParsePage(f *testing.F) {
 	f.Add("text/html", []byte(`<html><head><link rel=canonical href="/x"><base href="//evil/"></head><a href="y">y</a></html>`))
 	f.Add("text/plain", []byte("hello"))
+	f.Add("text/html; charset=latin1", []byte("<h1>\xe9</h1><ul><li>a<ol><li><code>b</code></ol></ul><pre><code class=language-go>x</code></pre>"))
 	f.Fuzz(func(t *testing.T, ct string, body []byte) {
 		base, _ := url.Parse("https://a.example/p")
 		p, err := parsePage(&response{contentType: ct, body: body}, base)
@@ -227,6 +257,9 @@ func FuzzParsePage(f *testing.F) {
 			if l.Scheme != "http" && l.Scheme != "https" {
 				t.Fatalf("link %s", l)
 			}
+		}
+		if !utf8.ValidString(p.text) || !utf8.ValidString(p.title) || (p.format != engine.FormatText && p.format != engine.FormatMarkdown) {
+			t.Fatalf("format %q, title %q, text %q", p.format, p.title, p.text)
 		}
 	})
 }

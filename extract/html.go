@@ -1,6 +1,7 @@
 // Package extract turns uploaded and crawled files into a title and plain
-// text for indexing: HTML through golang.org/x/net/html, Markdown by its
-// first heading. Of Sift, it uses only internal/textcut.
+// text for indexing: HTML through golang.org/x/net/html (or, for crawled
+// pages, into Markdown through html-to-markdown), Markdown by its first
+// heading. Of Sift, it uses only internal/textcut.
 package extract
 
 import (
