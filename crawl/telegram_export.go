@@ -236,6 +236,9 @@ func tgMessageOf(m *tgMessage, sourceID, chat string) (engine.Message, error) {
 		if edited, err = tgTime(m.EditedUnix, m.Edited, "edited"); err != nil {
 			return engine.Message{}, err
 		}
+		if !edited.After(ts) {
+			edited = time.Time{} // exports of 2020 mark every message edited at 1970
+		}
 	}
 	if m.Text.bad != "" {
 		return engine.Message{}, errors.New(m.Text.bad)

@@ -219,3 +219,19 @@ func FuzzTelegramExport(f *testing.F) {
 		checkExport(t, x, true)
 	})
 }
+
+// TestTelegramEditBeforeDate: exports of 2020 mark every message "edited"
+// at 1970; an edit time not after the message's own is no edit.
+func TestTelegramEditBeforeDate(t *testing.T) {
+	in := `{"name":"c","type":"public_channel","id":5,"messages":[
+	  {"id":1,"type":"message","date":"2020-05-01T10:00:00","edited":"1970-01-01T05:00:00","from":"Ana","text":"old export"},
+	  {"id":2,"type":"message","date_unixtime":"1700000000","edited_unixtime":"1700000060","from":"Ana","text":"really edited"}
+	]}`
+	x, err := ParseTelegramExport(strings.NewReader(in), "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Messages) != 2 || !x.Messages[0].EditedAt.IsZero() || !x.Messages[1].EditedAt.Equal(unixUTC(1700000060, 0)) {
+		t.Fatalf("edit times %v, %v", x.Messages[0].EditedAt, x.Messages[1].EditedAt)
+	}
+}
