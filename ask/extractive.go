@@ -3,7 +3,6 @@ package ask
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -13,21 +12,32 @@ import (
 )
 
 // The extractive answerer answers without a language model: it picks the
-// sentences of the sources that share the most informative words with the
-// question and joins them, each cited [n].
+// passages of the sources (passages.go) that share the most informative
+// words with the question and joins them, each cited [n].
 //
-//	score(sentence) = Σ idf(t) over the question's words t in the sentence
-//	                  × a length factor (long sentences carry more words by chance)
-//	                  + 0.5 × max idf × the source's search score
+//	score(passage) = ( Σ idf(t) over the question's words t in its text
+//	                 + askedWeight × Σ idf(t) over those only in the question it answers
+//	                   (replyWeight in a chat message before it that asks nothing)
+//	                 + listWeight × Σ idf(t) over those only in its list or table
+//	                   (codeWeight in its code)
+//	                 + headWeight × Σ idf(t) over those only in its heading )
+//	                 × a length factor (long passages hold more words by chance)
+//	                 + 0.5 × max idf × the source's search score
 //
-// where idf(t) = ln(1 + S/(1 + s(t))) over the S candidate sentences, s(t)
-// of which hold t. The best sentences are taken while they score at least
-// a third of the best, up to maxPicked sentences or maxAnswerWords words,
-// skipping one that repeats a picked sentence's words; they are read in
-// source order.
+// where idf(t) = ln(1 + S/(1 + s(t))) over the S candidate passages, s(t)
+// of which hold t. An FAQ's answer shares few words with its question, so
+// the question's words count for it. The best passages are taken while
+// they score at least a third of the best, up to maxPicked passages or
+// maxAnswerWords words, skipping one that repeats a picked one; they are
+// read in source order.
 const (
-	followers      = 2   // sentences after the best one that come with it
-	chatWeight     = 0.7 // chat sentences answer less often than documentation
+	followers      = 2   // passages after the best one that come with it
+	chatWeight     = 0.7 // chat answers less often than documentation
+	askedWeight    = 0.8
+	replyWeight    = 0.4 // a chat message's words answered by one that asks nothing
+	listWeight     = 0.5
+	codeWeight     = 0.25
+	headWeight     = 0.3
 	maxPicked      = 4
 	maxAnswerWords = 110
 	minWords       = 4
@@ -36,7 +46,7 @@ const (
 
 // questionFiller are the function words of questions. Other stop words
 // ("twice", "first", "seconds") can carry a question, and the idf weights
-// of the sentences sort out the common ones.
+// of the passages sort out the common ones.
 var questionFiller = map[string]bool{}
 
 func init() {
@@ -48,51 +58,85 @@ func init() {
 	}
 }
 
-// NoAnswer is the extractive answer when no sentence shares a word with the
-// question.
+// NoAnswer is the extractive answer when no passage shares enough words
+// with the question.
 const NoAnswer = "The indexed content does not seem to answer this question."
-
-type sentence struct {
-	text   string
-	source int // index in the sources
-	pos    int // order within the source
-	words  int
-	terms  map[string]bool
-	score  float64
-}
 
 // extract composes the answer to question from sources.
 func extract(question string, sources []Source) string {
 	a := tokenizer.New(tokenizer.Options{Stem: true, StemCacheSize: 1024})
 	want := map[string]bool{}
+	word := map[string]int32{} // a term's word in the question: a compound's parts ("SQLite": sq, lite) are of it
+	var whole tokenizer.Token
 	for _, t := range a.Append(nil, question, 0) {
-		if t.Flags&tokenizer.Stop == 0 || !questionFiller[t.Term] {
-			want[t.Term] = true
+		if t.Flags&tokenizer.Stop != 0 && questionFiller[t.Term] {
+			continue
+		}
+		want[t.Term] = true
+		if t.Flags&tokenizer.Whole != 0 {
+			whole = t
+		}
+		if _, ok := word[t.Term]; !ok {
+			word[t.Term] = t.Start
+			if t.Flags&tokenizer.Part != 0 && t.Start >= whole.Start && t.End <= whole.End {
+				word[t.Term] = whole.Start
+			}
 		}
 	}
-	var cands []*sentence
+	terms := func(text string) map[string]bool {
+		out := map[string]bool{}
+		for _, t := range a.Append(nil, text, 0) {
+			if want[t.Term] {
+				out[t.Term] = true
+			}
+		}
+		return out
+	}
+	var cands []*passage
 	for i, s := range sources {
-		for j, text := range sentences(s) {
-			words := len(strings.Fields(text))
-			if words < minWords || words > maxWords {
+		for _, p := range passages(i, s) {
+			p.words = wordCount(p.text)
+			if p.words > maxWords || p.words < minWords && p.lines == nil && p.question == "" {
 				continue
 			}
-			sn := &sentence{text: text, source: i, pos: j, words: words, terms: map[string]bool{}}
-			for _, t := range a.Append(nil, text, 0) {
-				if want[t.Term] {
-					sn.terms[t.Term] = true
-				}
-			}
-			cands = append(cands, sn)
+			p.block = p.shown(func(line string) bool { return len(terms(line)) > 0 })
+			p.terms, p.asked, p.headed, p.listed = terms(p.text), terms(p.question), terms(p.heading), terms(p.block)
+			p.matched = matched(word, p.terms, p.asked, p.listed)
+			cands = append(cands, &p)
 		}
 	}
 	if len(want) == 0 || len(cands) == 0 {
 		return NoAnswer
 	}
+	best, need := score(cands, sources, want, word)
+	if best == 0 {
+		return NoAnswer
+	}
+	return compose(pick(cands, best, need))
+}
+
+// matched counts the words of the question that sets of its terms hold.
+func matched(word map[string]int32, sets ...map[string]bool) int {
+	seen := map[int32]bool{}
+	for _, set := range sets {
+		for t := range set {
+			seen[word[t]] = true
+		}
+	}
+	return len(seen)
+}
+
+// score scores the candidates and returns the best score and how many of
+// the question's words a passage must hold. The best must hold at least
+// two of them (or the only one), as sharing one common word with the
+// question is chance; the best score is 0 when none does.
+func score(cands []*passage, sources []Source, want map[string]bool, word map[string]int32) (best float64, need int) {
 	df := map[string]int{}
 	for _, c := range cands {
-		for t := range c.terms {
-			df[t]++
+		for t := range want {
+			if c.terms[t] || c.asked[t] || c.listed[t] {
+				df[t]++
+			}
 		}
 	}
 	idf := func(t string) float64 { return math.Log(1 + float64(len(cands))/float64(1+df[t])) }
@@ -100,13 +144,30 @@ func extract(question string, sources []Source) string {
 	for t := range want {
 		maxIDF = max(maxIDF, idf(t))
 	}
-	best := 0.0
+	words := map[int32]bool{}
+	for t := range want {
+		words[word[t]] = true
+	}
+	need = min(2, len(words))
 	for _, c := range cands {
-		for t := range c.terms {
-			c.score += idf(t)
-		}
-		if c.score == 0 {
+		if c.matched < need {
 			continue
+		}
+		for t := range want {
+			switch {
+			case c.terms[t]:
+				c.score += idf(t)
+			case c.asked[t] && lastQuestion(c.question) == "":
+				c.score += replyWeight * idf(t)
+			case c.asked[t]:
+				c.score += askedWeight * idf(t)
+			case c.listed[t] && c.code:
+				c.score += codeWeight * idf(t)
+			case c.listed[t]:
+				c.score += listWeight * idf(t)
+			case c.headed[t]:
+				c.score += headWeight * idf(t)
+			}
 		}
 		c.score /= 1 + 0.02*float64(max(0, c.words-25))
 		if sources[c.source].Type == "message" {
@@ -115,64 +176,81 @@ func extract(question string, sources []Source) string {
 		c.score += 0.5 * maxIDF * sources[c.source].Score
 		best = max(best, c.score)
 	}
-	// The best sentence must hold at least two of the question's words (or
-	// its only one), or the sources do not answer it: sharing one common
-	// word with the question is chance.
-	need := min(2, len(want))
-	if best == 0 || !slices.ContainsFunc(cands, func(c *sentence) bool { return len(c.terms) >= need }) {
-		return NoAnswer
-	}
+	return best, need
+}
+
+// pick takes the best passages, the best one with those after it, and
+// returns them in source order.
+func pick(cands []*passage, best float64, need int) []*passage {
 	ranked := slices.Clone(cands)
-	slices.SortStableFunc(ranked, func(x, y *sentence) int { return cmpFloat(y.score, x.score) })
-	var picked []*sentence
+	slices.SortStableFunc(ranked, func(x, y *passage) int { return cmpFloat(y.score, x.score) })
+	var picked []*passage
 	words := 0
 	for _, c := range ranked {
-		if len(picked) == maxPicked || c.score < best/3 || len(c.terms) == 0 {
+		if len(picked) >= maxPicked || c.score < best/3 || c.score == 0 {
 			break
 		}
-		if len(c.terms) < need {
-			continue
-		}
-		if words > 0 && words+c.words > maxAnswerWords || repeats(c, picked) {
+		if c.matched < need || words > 0 && words+c.size() > maxAnswerWords || repeats(c, picked) {
 			continue
 		}
 		picked = append(picked, c)
-		words += c.words
-		if len(picked) == 1 {
-			// The best sentence brings the ones after it in its passage
-			// (the steps after "To verify:", the fix after the symptom)
-			// while they fit.
-			for _, next := range cands {
-				if next.source == c.source && next.pos > c.pos && next.pos <= c.pos+followers &&
-					len(picked) < maxPicked && words+next.words <= maxAnswerWords/2+c.words {
-					picked = append(picked, next)
-					words += next.words
-				}
+		words += c.size()
+		if len(picked) > 1 {
+			continue
+		}
+		// The best passage brings the ones after it in its section (the
+		// fix after the symptom), but not the next item of its list, while
+		// they fit.
+		for _, next := range cands {
+			if next.source == c.source && next.section == c.section && (next.para == c.para || !c.item && !next.item) &&
+				next.pos > c.pos && next.pos <= c.pos+followers &&
+				len(picked) < maxPicked && words+next.size() <= maxAnswerWords/2+c.size() && !restates(next, picked) {
+				picked = append(picked, next)
+				words += next.size()
 			}
 		}
 	}
-	slices.SortFunc(picked, func(x, y *sentence) int {
+	slices.SortFunc(picked, func(x, y *passage) int {
 		if x.source != y.source {
 			return x.source - y.source
 		}
 		return x.pos - y.pos
 	})
+	return picked
+}
+
+// size is the words a passage adds to the answer.
+func (p *passage) size() int { return p.words + wordCount(p.block) }
+
+// compose joins the passages, each cited: "text [n]." within a line of
+// prose, or "text [n]:" on a line of its own above its block.
+func compose(picked []*passage) string {
 	var b strings.Builder
-	for i, c := range picked {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
+	for _, c := range picked {
 		text := strings.TrimRightFunc(c.text, unicode.IsSpace)
 		end := ""
 		if r, _ := utf8.DecodeLastRuneInString(text); strings.ContainsRune(".!?:;", r) {
 			text, end = text[:len(text)-utf8.RuneLen(r)], string(r)
 		}
-		if end == "" || end == ":" || end == ";" {
+		switch {
+		case c.block != "":
+			end = ":"
+		case end == "" || end == ":" || end == ";":
 			end = "."
 		}
+		switch {
+		case b.Len() == 0:
+		case c.block != "":
+			b.WriteByte('\n')
+		case !strings.HasSuffix(b.String(), "\n"):
+			b.WriteByte(' ')
+		}
 		fmt.Fprintf(&b, "%s [%d]%s", text, c.source+1, end)
+		if c.block != "" {
+			b.WriteString("\n" + c.block + "\n")
+		}
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 func cmpFloat(a, b float64) int {
@@ -185,9 +263,10 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// repeats reports whether c's question words are mostly those of a picked
-// sentence of the same source.
-func repeats(c *sentence, picked []*sentence) bool {
+// repeats reports whether c adds little to the picked passages: it
+// restates one, or its question words are all those of a picked passage of
+// its source, or most of those of any.
+func repeats(c *passage, picked []*passage) bool {
 	for _, p := range picked {
 		shared := 0
 		for t := range c.terms {
@@ -195,110 +274,84 @@ func repeats(c *sentence, picked []*sentence) bool {
 				shared++
 			}
 		}
-		if shared == len(c.terms) && p.source == c.source || float64(shared) > 0.8*float64(max(len(c.terms), len(p.terms))) && len(c.terms) > 2 {
+		if shared == len(c.terms) && p.source == c.source && shared > 0 ||
+			float64(shared) > 0.8*float64(max(len(c.terms), len(p.terms))) && len(c.terms) > 2 {
 			return true
+		}
+	}
+	return restates(c, picked)
+}
+
+// restates reports whether a sentence of c is the same or nearly as one of
+// a picked passage (a document and a chat message quoting it).
+func restates(c *passage, picked []*passage) bool {
+	for _, p := range picked {
+		for _, x := range c.sentences() {
+			for _, y := range p.sentences() {
+				if nearlySame(x, y) {
+					return true
+				}
+			}
 		}
 	}
 	return false
 }
 
-// sentences splits a source into clean sentences. Lines are first put
-// back into paragraphs — a chat message with its continuation lines, a
-// Markdown paragraph wrapped over several lines, a list item; an intro
-// ending in ":" takes the list that follows — then cut into sentences.
-// Headings, tables, code (fenced blocks and text that reads as code) and
-// questions are left out: they do not answer.
-func sentences(s Source) []string {
-	var paras []string
-	var cur strings.Builder
-	list := false // cur is a list item
-	flush := func() {
-		if cur.Len() > 0 {
-			paras = append(paras, cur.String())
-			cur.Reset()
-		}
-		list = false
-	}
-	fence := false
-	for _, line := range strings.Split(s.Text, "\n") {
-		t := strings.TrimSpace(line)
-		if n := strings.Count(t, "```") + strings.Count(t, "~~~"); n > 0 {
-			flush()
-			fence = fence != (n%2 == 1)
-			continue
-		}
-		if fence {
-			continue
-		}
-		if s.Type == "message" {
-			if rest, ok := cutAuthor(t, s.Authors); ok {
-				flush()
-				t = rest
+// sentences returns the word sets of a passage's sentences and block
+// lines.
+func (p *passage) sentences() []map[string]bool {
+	var out []map[string]bool
+	for _, line := range append([]string{p.text}, strings.Split(p.block, "\n")...) {
+		for _, s := range splitSentences(line) {
+			w := map[string]bool{}
+			for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+				w[f] = true
 			}
-		}
-		intro := cur.Len() > 0 && !list && strings.HasSuffix(cur.String(), ":")
-		switch {
-		case t == "" && intro:
-			continue // the list it introduces may follow a blank line
-		case t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|"):
-			flush()
-			continue
-		case listItem(t) != "":
-			item := listItem(t)
-			if cur.Len() > 0 && (list || intro) {
-				cur.WriteString(" ") // the item continues its intro's sentence
-			} else {
-				flush()
+			if len(w) > 0 {
+				out = append(out, w)
 			}
-			cur.WriteString(item)
-			list = true
-			continue
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(t)
-	}
-	flush()
-	var out []string
-	for _, p := range paras {
-		p = mdLink.ReplaceAllString(p, "$1")
-		p = strings.NewReplacer("**", "", "__", "", "`", "").Replace(p)
-		for _, sn := range splitSentences(p) {
-			if strings.HasSuffix(sn, "?") || strings.HasSuffix(sn, ":") || codeLike(sn) {
-				continue
-			}
-			// In documents a sentence starts with a capital or a digit and
-			// ends with a stop; other pieces were cut by code blocks.
-			first, _ := utf8.DecodeRuneInString(sn)
-			last, _ := utf8.DecodeLastRuneInString(sn)
-			if s.Type == "document" && (unicode.IsLower(first) || !strings.ContainsRune(".!)\"'”", last)) {
-				continue
-			}
-			out = append(out, sn)
 		}
 	}
 	return out
 }
 
-// mdLink is a Markdown link; its text is kept.
-var mdLink = regexp.MustCompile(`\[([^\]]+)\]\([^)\s]*\)`)
-
-// cutAuthor strips the "name: " of a chat line by one of authors.
-func cutAuthor(line string, authors []string) (string, bool) {
-	for _, a := range authors {
-		if rest, ok := strings.CutPrefix(line, a+": "); ok {
-			return rest, true
+// nearlySame reports whether two sentences' words are the same but for a
+// few: all of them, four fifths of the longer's, or nine tenths of the
+// shorter's when it has six or more (a sentence quoted in a longer one).
+func nearlySame(a, b map[string]bool) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	shared := 0
+	for w := range a {
+		if b[w] {
+			shared++
 		}
 	}
-	return line, false
+	return shared == len(b) || len(a) >= 3 && 5*shared >= 4*len(b) || len(a) >= 6 && 10*shared >= 9*len(a)
+}
+
+// cutAuthor strips the "name: " of a chat line by one of authors.
+func cutAuthor(line string, authors []string) (rest, author string, ok bool) {
+	for _, a := range authors {
+		if rest, ok := strings.CutPrefix(line, a+": "); ok {
+			return rest, a, true
+		}
+		if line == a+":" {
+			return "", a, true
+		}
+	}
+	return line, "", false
 }
 
 // listItem returns the text of a Markdown list item line ("- x", "* x",
-// "1. x"), or "".
+// "1. x") or a chat bullet ("• x"), or "".
 func listItem(line string) string {
 	if len(line) > 2 && strings.ContainsRune("-*+", rune(line[0])) && line[1] == ' ' {
 		return strings.TrimSpace(line[2:])
+	}
+	if rest, ok := strings.CutPrefix(line, "• "); ok {
+		return strings.TrimSpace(rest)
 	}
 	if n := len(line) - len(strings.TrimLeft(line, "0123456789")); n > 0 && n+1 < len(line) && line[n] == '.' && line[n+1] == ' ' {
 		return strings.TrimSpace(line[n+2:])

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/mdtext"
 )
 
 // Source is a passage an answer is grounded in, numbered by its place in
@@ -85,7 +86,7 @@ const previewChars = 200
 // Preview is the beginning of the passage on one line, cut at a word
 // boundary with "…" when longer than previewChars characters.
 func (s *Source) Preview() string {
-	text := strings.Join(strings.Fields(plain(s.Text)), " ")
+	text := strings.Join(strings.Fields(mdtext.Plain(s.Text)), " ")
 	if utf8.RuneCountInString(text) <= previewChars {
 		return text
 	}
@@ -98,29 +99,4 @@ func (s *Source) Preview() string {
 		end = cut
 	}
 	return strings.TrimRightFunc(text[:end], func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
-}
-
-// plain strips Markdown markup for display: fences, heading marks, table
-// rules and pipes, list markers, emphasis, backticks and link targets.
-func plain(text string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"),
-			strings.Trim(t, "|-: ") == "" && strings.Contains(t, "---"):
-			continue
-		case strings.HasPrefix(t, "#"):
-			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
-		case strings.HasPrefix(t, "|"):
-			t = strings.Join(strings.FieldsFunc(t, func(r rune) bool { return r == '|' }), " ·")
-		}
-		if item := listItem(t); item != "" {
-			t = item
-		}
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
-	out := mdLink.ReplaceAllString(b.String(), "$1")
-	return strings.NewReplacer("**", "", "__", "", "`", "").Replace(out)
 }

@@ -83,22 +83,28 @@ func isHeading(line string) bool {
 // too long for one chunk is cut at sentence ends (else at spaces), and each
 // chunk that does not start a section reaches back up to chunkOverlapBytes
 // into the one before, from a sentence or word boundary, so text cut at a
-// boundary is whole in one of them.
+// boundary is whole in one of them. A heading with nothing under it (a
+// title right above its first section) joins the next heading's chunk, or
+// is left out at the end: a heading alone answers nothing.
 func splitDocument(text string) []docSpan {
 	var out []docSpan
 	heading := ""
 	cur := docSpan{start: -1}
 	body := false // cur holds more than its heading
 	flush := func() {
-		if cur.start >= 0 && strings.TrimSpace(text[cur.start:cur.end]) != "" {
+		if body && strings.TrimSpace(text[cur.start:cur.end]) != "" {
 			out = append(out, cur)
 		}
 		cur, body = docSpan{start: -1}, false
 	}
 	for _, b := range splitBlocks(text) {
 		if b.heading {
-			flush()
 			heading = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text[b.start:b.end]), "#"))
+			if cur.start >= 0 && !body {
+				cur.end, cur.heading = b.end, heading
+				continue
+			}
+			flush()
 			cur = docSpan{start: b.start, end: b.end, heading: heading, section: true}
 			continue
 		}
@@ -194,4 +200,15 @@ func overlapStart(text string, prevStart, start int) int {
 		return lo + i + w
 	}
 	return start
+}
+
+// headingsOnly reports whether text holds nothing but headings: no chunk
+// made now is such, but an index made before may hold one.
+func headingsOnly(text string) bool {
+	for _, b := range splitBlocks(text) {
+		if !b.heading {
+			return false
+		}
+	}
+	return true
 }

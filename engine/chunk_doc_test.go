@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -29,8 +30,12 @@ func checkSpans(t *testing.T, name, text string, spans []docSpan) {
 			covered[j] = true
 		}
 	}
+	end := 0 // headings after the last chunk may be left out
+	if len(spans) > 0 {
+		end = spans[len(spans)-1].end
+	}
 	for i, c := range covered {
-		if !c && !strings.ContainsRune(" \n\t", rune(text[i])) {
+		if !c && !strings.ContainsRune(" \n\t", rune(text[i])) && (i < end || !headingsOnly(text[end:])) {
 			t.Fatalf("%s: byte %d (%q) in no chunk", name, i, text[max(0, i-20):min(len(text), i+20)])
 		}
 	}
@@ -84,6 +89,31 @@ func TestSplitDocument(t *testing.T) {
 	}
 	if got := splitDocument("   \n\n  "); len(got) != 0 {
 		t.Errorf("blank text: %+v", got)
+	}
+}
+
+// TestHeadingOnlyChunks: a heading with nothing under it is no chunk of its
+// own; it leads the next section's chunk, or is left out at the end.
+func TestHeadingOnlyChunks(t *testing.T) {
+	text := "# FAQ\n\n## General\n\n**Is it free?**\nYes.\n\n## Last\n\nEnd.\n\n## Empty\n"
+	spans := splitDocument(text)
+	checkSpans(t, "headings", text, spans)
+	var got []string
+	for _, s := range spans {
+		got = append(got, s.heading+"="+text[s.start:s.end])
+		if headingsOnly(text[s.start:s.end]) {
+			t.Errorf("heading-only chunk %q", text[s.start:s.end])
+		}
+	}
+	want := []string{"General=# FAQ\n\n## General\n\n**Is it free?**\nYes.\n", "Last=## Last\n\nEnd.\n"}
+	if !slices.Equal(got, want) {
+		t.Errorf("chunks %q, want %q", got, want)
+	}
+	if spans := splitDocument("# Only a title\n"); len(spans) != 0 {
+		t.Errorf("a lone title: %+v", spans)
+	}
+	if headingsOnly("## A\n\ntext") || !headingsOnly("## A\n\n### B\n") {
+		t.Error("headingsOnly")
 	}
 }
 

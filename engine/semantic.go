@@ -168,9 +168,11 @@ type candidate struct {
 	score float64
 }
 
-// SemanticSearch finds the chunks closest in meaning to a query. The query
-// is plain text: no search syntax, so what an agent sends (flags such as
-// --dry-run, identifiers) is searched as written.
+// SemanticSearch finds the chunks closest in meaning to a query, one result
+// per document section (overlapping chunks of a section merged into one
+// passage) or conversation window. The query is plain text: no search
+// syntax, so what an agent sends (flags such as --dry-run, identifiers) is
+// searched as written.
 func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*SemanticResult, error) {
 	start := time.Now()
 	text := strings.TrimSpace(req.Query)
@@ -247,16 +249,92 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 	}
 	ranked := e.fuse(cands, req, useVectors)
 	res := &SemanticResult{Vectors: useVectors}
-	for _, cd := range ranked {
-		if len(res.Hits) == limit {
-			break
-		}
-		if h, ok := e.semanticHit(cd, req.MaxChars); ok {
-			res.Hits = append(res.Hits, h)
-		}
+	for _, r := range e.st.results(ranked, limit) {
+		res.Hits = append(res.Hits, e.semanticHit(r, req.MaxChars))
 	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// result is a hit to be: a chunk, or the span of a document section that
+// overlapping chunks of it cover.
+type result struct {
+	cd         *candidate
+	start, end int32 // a document passage's span
+	section    int32 // where its section starts
+}
+
+// results picks the limit best results from the ranked candidates, one per
+// document section: the best chunk of a section absorbs the others that
+// overlap it (directly or through one another), and the rest of the
+// section's chunks are left out, as are dead chunks and heading-only ones.
+// The caller holds mu.RLock.
+func (st *state) results(ranked []*candidate, limit int) []result {
+	var out []result
+	var spans [][]result // per result: the chunks of its section, best first
+	for _, cd := range ranked {
+		c := &st.chunks[cd.id]
+		if !st.chunkLive(c) {
+			continue
+		}
+		r := result{cd: cd}
+		if c.kind == chunkDoc {
+			d := st.docs[c.owner]
+			if headingsOnly(d.Content[c.start:c.end]) {
+				continue
+			}
+			r.start, r.end, r.section = c.start, c.end, st.sectionStart(c)
+			if i := slices.IndexFunc(out, func(o result) bool {
+				return st.chunks[o.cd.id].kind == chunkDoc && st.chunks[o.cd.id].owner == c.owner && o.section == r.section
+			}); i >= 0 {
+				spans[i] = append(spans[i], r)
+				continue
+			}
+		}
+		if len(out) < limit {
+			out, spans = append(out, r), append(spans, []result{r})
+		}
+	}
+	for i := range out {
+		out[i].start, out[i].end = mergeSpans(spans[i])
+	}
+	return out
+}
+
+// mergeSpans returns the span of the first chunk grown by the others that
+// overlap it or what it has grown to.
+func mergeSpans(chunks []result) (start, end int32) {
+	start, end = chunks[0].start, chunks[0].end
+	for grown := true; grown; {
+		grown = false
+		for _, c := range chunks[1:] {
+			if c.start <= end && c.end >= start && (c.start < start || c.end > end) {
+				start, end, grown = min(start, c.start), max(end, c.end), true
+			}
+		}
+	}
+	return start, end
+}
+
+// sectionStart returns where the section of document chunk c starts: at
+// the last chunk of its document, c or one before it, that opens with a
+// heading; 0 when none does. The caller holds mu.RLock.
+func (st *state) sectionStart(c *chunkRec) int32 {
+	content := st.docs[c.owner].Content
+	var at int32
+	for _, slot := range st.docChunks[c.owner] {
+		o := &st.chunks[slot]
+		if o.start <= c.start && o.start > at && opensWithHeading(content[o.start:o.end]) {
+			at = o.start
+		}
+	}
+	return at
+}
+
+// opensWithHeading reports whether text's first line is a Markdown heading.
+func opensWithHeading(text string) bool {
+	line, _, _ := strings.Cut(text, "\n")
+	return isHeading(strings.TrimSpace(line))
 }
 
 // sourceChunks returns the chunks of the given sources, or nil for all.
@@ -414,15 +492,12 @@ func (e *Engine) fuse(cands map[uint32]*candidate, req SemanticRequest, vectors 
 	return out
 }
 
-// semanticHit builds a result from a chunk, or reports it is gone. The
-// caller holds mu.RLock.
-func (e *Engine) semanticHit(cd *candidate, maxChars int) (SemanticHit, bool) {
+// semanticHit builds the hit of a live result. The caller holds
+// mu.RLock.
+func (e *Engine) semanticHit(r result, maxChars int) SemanticHit {
 	st := e.st
-	c := &st.chunks[cd.id]
-	if !st.chunkLive(c) {
-		return SemanticHit{}, false
-	}
-	h := SemanticHit{Score: cd.score, SourceID: st.chunkSource(c)}
+	c := &st.chunks[r.cd.id]
+	h := SemanticHit{Score: r.cd.score, SourceID: st.chunkSource(c)}
 	if src := st.sources[h.SourceID]; src != nil {
 		h.Source, h.SourceType = src.Name, src.Type
 	}
@@ -430,9 +505,10 @@ func (e *Engine) semanticHit(cd *candidate, maxChars int) (SemanticHit, bool) {
 	switch c.kind {
 	case chunkDoc:
 		d := st.docs[c.owner]
+		body = d.Content[r.start:r.end]
 		h.Type, h.Title = "document", title
 		h.DocumentID, h.DocSlug, h.DocURL = d.ID, d.Slug, d.URL
-		h.Fragment = textFragment(d.Content, int(c.start), int(c.end))
+		h.Fragment = textFragment(d.Content, int(r.start), int(r.end))
 		h.Time = d.UpdatedAt
 	case chunkChat:
 		ch := st.chans[c.owner]
@@ -456,7 +532,7 @@ func (e *Engine) semanticHit(cd *candidate, maxChars int) (SemanticHit, bool) {
 	}
 	h.ContentLength = utf8.RuneCountInString(body)
 	h.Content, h.Truncated = cutWords(body, maxChars)
-	return h, true
+	return h
 }
 
 // cutWords cuts s to at most n characters, at a word boundary when there is

@@ -746,3 +746,45 @@ func TestQueryEmbeddingFailurePauses(t *testing.T) {
 		t.Fatalf("%d embedding requests for the query", calls)
 	}
 }
+
+// TestOneResultPerSection: the overlapping chunks of a long section are one
+// result covering them, other sections of the document are results of
+// their own, and a heading alone is never one.
+func TestOneResultPerSection(t *testing.T) {
+	e, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var long strings.Builder
+	long.WriteString("# Guide\n\n## Pool sizing\n\nThe zanzibar pool holds connections.")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&long, " Filler sentence %d about nothing in particular.", i)
+	}
+	long.WriteString(" The zanzibar limit is twenty.\n\n## Other\n\nA zanzibar note in another section.\n\n## Empty\n")
+	if _, err := e.PutDocuments([]Document{{Title: "Guide", Content: long.String()}, {Title: "Bare", Content: "# Zanzibar\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	e.mu.RLock()
+	n := len(e.st.chunks)
+	e.mu.RUnlock()
+	if n < 4 {
+		t.Fatalf("%d chunks: the section is not cut", n)
+	}
+	hits := semSearch(t, e, SemanticRequest{Query: "zanzibar pool limit", MaxChars: 100000})
+	var sections []string
+	for _, h := range hits {
+		if strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(h.Content), "#")) == "Zanzibar" {
+			t.Errorf("a heading alone is a result: %+v", h)
+		}
+		sections = append(sections, h.Title)
+		if h.Title == "Guide — Pool sizing" && (!strings.Contains(h.Content, "zanzibar pool holds") || !strings.Contains(h.Content, "zanzibar limit is twenty")) {
+			t.Errorf("the section's chunks are not merged: %q", h.Content)
+		}
+	}
+	slices.Sort(sections)
+	if !slices.Equal(sections, []string{"Guide — Other", "Guide — Pool sizing"}) {
+		t.Errorf("results %q, want one per section", sections)
+	}
+}

@@ -31,7 +31,8 @@ func startSemantic(t *testing.T) (*testServer, *atomic.Int32) {
 	ts := serve(t, eng, Options{APISecretKey: testKey})
 	var docs []engine.Document
 	for i := 0; i < 14; i++ {
-		docs = append(docs, engine.Document{Title: fmt.Sprintf("Guide %d", i), Content: strings.Repeat(fmt.Sprintf("Paragraph about connection pools and schedules, part %d. ", i), 60)})
+		part := strings.Repeat(fmt.Sprintf("Paragraph about connection pools and schedules, part %d. ", i), 30)
+		docs = append(docs, engine.Document{Title: fmt.Sprintf("Guide %d", i), Content: "## Pools\n\n" + part + "\n\n## Schedules\n\n" + part}) // two sections, two results
 	}
 	docs = append(docs, engine.Document{Title: "Origin page", URL: "https://docs.example/origin", Content: "Crawled page about webhooks and signatures."},
 		engine.Document{Title: "Section page", URL: "https://docs.example/guide#install", Content: "Installing the zephyr agent on a fresh host."})

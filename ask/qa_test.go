@@ -1,0 +1,134 @@
+package ask
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// qaCase is a question a user of the demo product would ask, the facts of
+// which a correct answer holds one, and where the answer is.
+type qaCase struct {
+	Question string   `json:"question"`
+	Facts    []string `json:"facts"`
+	From     string   `json:"from"`
+}
+
+// qaMinScore is the share of testdata/qa.json the extractive answerer must
+// answer.
+const qaMinScore = 0.8
+
+// TestQuestionAnswerSet asks the questions of testdata/qa.json over the
+// demo content through the extractive answerer, as POST /api/ask does
+// without a model, and scores the answers that hold an answering fact.
+// No answer may give a sentence twice.
+func TestQuestionAnswerSet(t *testing.T) {
+	b, err := os.ReadFile("testdata/qa.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []qaCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 30 {
+		t.Fatalf("%d questions, want at least 30", len(cases))
+	}
+	a := New(demoEngine(t), Options{BaseURL: "http://sift.test"})
+	hits := 0
+	for _, c := range cases {
+		var r recorder
+		if _, err := a.Ask(context.Background(), Request{Question: c.Question}, &r); err != nil {
+			t.Fatal(err)
+		}
+		ans := r.answer()
+		if testing.Verbose() {
+			t.Logf("%s\n%s", c.Question, ans)
+		}
+		if answers(ans, c.Facts) {
+			hits++
+		} else {
+			t.Logf("miss: %s (from %s; want one of %q)\n  -> %s\n  sources: %s", c.Question, c.From, c.Facts, ans, sourceTitles(r.sources))
+		}
+		if s1, s2, ok := repeatedSentence(ans); ok {
+			t.Errorf("%q: the answer repeats a sentence:\n  %s\n  %s", c.Question, s1, s2)
+		}
+	}
+	score := float64(hits) / float64(len(cases))
+	t.Logf("QA score: %d of %d = %.0f%%", hits, len(cases), 100*score)
+	if score < qaMinScore {
+		t.Errorf("QA score %.2f, want at least %.2f", score, qaMinScore)
+	}
+}
+
+// sourceTitles lists the sources' origins, numbered as cited.
+func sourceTitles(sources []Source) string {
+	var b strings.Builder
+	for i, s := range sources {
+		fmt.Fprintf(&b, "\n    [%d] %s", i+1, s.Metadata(false))
+	}
+	return b.String()
+}
+
+// answers reports whether answer holds one of facts, compared without case
+// and with runs of spaces as one.
+func answers(answer string, facts []string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	a := norm(answer)
+	for _, f := range facts {
+		if strings.Contains(a, norm(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatedSentence finds two sentences of answer that are the same or
+// nearly so (nine tenths of their words shared).
+func repeatedSentence(answer string) (string, string, bool) {
+	var sents []string
+	var words []map[string]bool
+	for _, line := range strings.Split(answer, "\n") {
+		for _, s := range splitSentences(strings.TrimSpace(line)) {
+			w := map[string]bool{}
+			for _, f := range strings.Fields(strings.ToLower(wordChars.ReplaceAllString(citation.ReplaceAllString(s, ""), " "))) {
+				w[f] = true
+			}
+			if len(w) < 4 {
+				continue
+			}
+			for i, prev := range words {
+				shared := 0
+				for f := range w {
+					if prev[f] {
+						shared++
+					}
+				}
+				if shared*10 >= 9*max(len(w), len(prev)) {
+					return sents[i], s, true
+				}
+			}
+			sents, words = append(sents, s), append(words, w)
+		}
+	}
+	return "", "", false
+}
+
+var wordChars = regexp.MustCompile(`[^\pL\pN]+`)
+
+func TestRepeatedSentence(t *testing.T) {
+	f := func(answer string, want bool) {
+		t.Helper()
+		if _, _, got := repeatedSentence(answer); got != want {
+			t.Errorf("repeatedSentence(%q) = %v, want %v", answer, got, want)
+		}
+	}
+	f("Use overlap: skip on the job [1]. Put them in one queue [2].", false)
+	f("Use overlap: skip on the job [1]. Use `overlap: skip` on the job! [2].", true)
+	f("The default is UTC [1].\nSet tz on each job [2]. The default is UTC [3].", true)
+	f("Ok [1]. Ok [2].", false) // too short to count
+}
