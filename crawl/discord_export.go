@@ -16,8 +16,49 @@ import (
 
 // Export is the content of one chat export, ready for the engine.
 type Export struct {
+	Format   string // discord, slack, telegram
 	Channels []engine.Channel
 	Messages []engine.Message
+	// Skipped counts the messages of the file left out, by reason ("empty
+	// message": 3): with Messages, they are every message the file holds.
+	Skipped map[string]int
+	// GuildID is the Discord server a DiscordChatExporter file comes from
+	// ("0" for direct messages); empty for the other formats.
+	GuildID string
+}
+
+// InFile is how many messages the export's file holds: those kept and
+// those skipped.
+func (x *Export) InFile() int {
+	n := len(x.Messages)
+	for _, c := range x.Skipped {
+		n += c
+	}
+	return n
+}
+
+// Reasons a message of an export is skipped; the others name the type or
+// subtype the importer does not keep ("unsupported subtype channel_join").
+const (
+	skipDuplicate = "duplicate id in file"
+	skipEmpty     = "empty message"
+	skipOther     = "other reasons"
+)
+
+// maxSkipReasons bounds the reasons an export's skips are counted by: they
+// are stored with the source, and a hostile file could name many types.
+const maxSkipReasons = 20
+
+// skip counts a message left out for reason.
+func (x *Export) skip(reason string) {
+	if x.Skipped == nil {
+		x.Skipped = map[string]int{}
+	}
+	reason = visibleName(reason, 80, skipOther)
+	if _, ok := x.Skipped[reason]; !ok && len(x.Skipped) >= maxSkipReasons {
+		reason = skipOther
+	}
+	x.Skipped[reason]++
 }
 
 // ErrFormat wraps every error about the content of an export file.
@@ -102,9 +143,11 @@ func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 	if threadTypes[in.Channel.Type] {
 		ch.Kind, ch.ParentID = "thread", in.Channel.CategoryID
 	}
-	out := &Export{Channels: []engine.Channel{ch}}
+	out := &Export{Format: "discord", Channels: []engine.Channel{ch}, GuildID: in.Guild.ID}
+	seen := make(map[string]bool, len(in.Messages))
 	for i, m := range in.Messages {
 		if m.Type != "Default" && m.Type != "Reply" {
+			out.skip("unsupported type " + m.Type)
 			continue
 		}
 		if m.ID == "" {
@@ -114,11 +157,17 @@ func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 		if err != nil || ts.IsZero() {
 			return nil, formatErr("message %s: timestamp %q is not RFC 3339", m.ID, m.Timestamp)
 		}
+		if seen[m.ID] {
+			out.skip(skipDuplicate) // the first one is kept
+			continue
+		}
+		seen[m.ID] = true
 		content := m.Content
 		for _, a := range m.Attachments {
 			content = strings.TrimSpace(content + "\n[attachment: " + a.FileName + "]")
 		}
 		if strings.TrimSpace(content) == "" {
+			out.skip(skipEmpty)
 			continue
 		}
 		if !utf8.ValidString(content) {
@@ -161,12 +210,18 @@ func discordURL(guild, channel, message string) string {
 // imported first.) It returns how many messages were new or changed;
 // importing the same export again changes nothing.
 func Import(e *engine.Engine, x *Export) (int, error) {
+	c, err := importCounted(e, x)
+	return c.New + c.Updated, err
+}
+
+// importCounted is Import, saying what became of each message.
+func importCounted(e *engine.Engine, x *Export) (engine.PutCounts, error) {
 	if _, err := e.PutChannels(x.Channels); err != nil {
-		return 0, fmt.Errorf("import channels: %w", err)
+		return engine.PutCounts{}, fmt.Errorf("import channels: %w", err)
 	}
-	n, err := e.PutMessages(x.Messages)
+	c, err := e.PutMessagesCounted(x.Messages)
 	if err != nil {
-		return n, fmt.Errorf("import messages: %w", err)
+		return c, fmt.Errorf("import messages: %w", err)
 	}
-	return n, nil
+	return c, nil
 }

@@ -144,6 +144,7 @@ func TestImportDemoExportIsIdempotent(t *testing.T) {
 
 func FuzzParseDiscordExport(f *testing.F) {
 	f.Add(sampleDCE)
+	f.Add(string(dceFile("1", dceMessage("11", "Default", "a"), dceMessage("11", "Default", "b"), dceMessage("12", "ChannelPinnedMessage", ""))))
 	f.Fuzz(func(t *testing.T, in string) {
 		x, err := ParseDiscordExport(strings.NewReader(in), "s")
 		if err != nil {
@@ -152,10 +153,16 @@ func FuzzParseDiscordExport(f *testing.F) {
 			}
 			return
 		}
+		checkSkips(t, x)
+		ids := map[string]bool{}
 		for _, m := range x.Messages {
 			if m.ID == "" || m.Timestamp.IsZero() || strings.TrimSpace(m.Content) == "" {
 				t.Fatalf("message the engine would refuse: %+v", m)
 			}
+			if ids[m.ID] {
+				t.Fatalf("message %q twice", m.ID)
+			}
+			ids[m.ID] = true
 		}
 	})
 }

@@ -9,6 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"path"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,13 +44,42 @@ type Result struct {
 	Error      string
 }
 
-// ImportResult is the outcome of one import.
+// ImportResult is the outcome of one import. Every message of the file
+// is counted once: Messages = Stored + Updated + Unchanged + the Skipped
+// counts.
 type ImportResult struct {
-	Format   string // discord, slack, telegram
-	Channels int    // channels in the file
-	Messages int    // messages in the file
-	Changed  int    // messages new or changed; 0 when the file was imported before
+	JobID      string
+	File       string         // the file's name, if given
+	Format     string         // discord, slack, telegram
+	Channels   int            // channels in the file
+	Messages   int            // messages in the file
+	Stored     int            // new
+	Updated    int            // stored before, changed
+	Unchanged  int            // stored before, the same
+	Skipped    map[string]int // left out, by reason: "empty message" → 3
+	Changed    int            // Stored + Updated; 0 when the file was imported before
+	StartedAt  time.Time
+	FinishedAt time.Time
 }
+
+// SkippedTotal is how many messages of the file were left out.
+func (r *ImportResult) SkippedTotal() int {
+	n := 0
+	for _, c := range r.Skipped {
+		n += c
+	}
+	return n
+}
+
+// ImportFile is an export file to import.
+type ImportFile struct {
+	Name string      // as its owner named it (a path's last element is kept); may be empty
+	R    io.ReaderAt // the file
+	Size int64
+}
+
+// skipKeptOut counts the messages an operator keeps out of the source.
+const skipKeptOut = "kept out by an operator (excluded channel or opted-out author)"
 
 // TestResult is a connector's verdict on its source.
 type TestResult struct {
@@ -105,14 +138,22 @@ func NewRunner(eng *engine.Engine, opts RunnerOptions) *Runner {
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for _, s := range eng.Sources() {
-		if s.LastCrawl != nil && s.LastCrawl.Status == "running" {
-			_, err := eng.UpdateSource(s.ID, func(s *engine.Source) error {
+		crawl := s.LastCrawl != nil && s.LastCrawl.Status == "running"
+		imp := s.LastImport != nil && s.LastImport.Status == "running"
+		if !crawl && !imp {
+			continue
+		}
+		_, err := eng.UpdateSource(s.ID, func(s *engine.Source) error {
+			if crawl {
 				s.LastCrawl.Status, s.LastCrawl.Error = "error", "interrupted: the server stopped during the crawl"
-				return nil
-			})
-			if err != nil {
-				r.log.Warn("could not mark an interrupted crawl", "source", s.ID, "err", err)
 			}
+			if imp {
+				s.LastImport.Status, s.LastImport.Error = "error", "interrupted: the server stopped during the import"
+			}
+			return nil
+		})
+		if err != nil {
+			r.log.Warn("could not mark an interrupted crawl or import", "source", s.ID, "err", err)
 		}
 	}
 	return r
@@ -464,9 +505,13 @@ func (r *Runner) Delete(sourceID string) error {
 
 // Import reads an export file (DiscordChatExporter JSON, Slack export zip,
 // Telegram result.json) into a source whose type takes that format. The
-// whole file is parsed before anything is written, so a malformed file
-// imports nothing; importing the same file again changes nothing.
-func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (out ImportResult, err error) {
+// whole file is parsed and checked before anything is written, so a
+// malformed file, or a DiscordChatExporter file of another server than the
+// source's guildId, is refused and changes nothing; importing the same
+// file again changes nothing but the record. An import that gets to
+// writing is a job, recorded on the source as its LastImport, whether it
+// ends well or not.
+func (r *Runner) Import(sourceID string, f ImportFile) (ImportResult, error) {
 	src, ok := r.eng.Source(sourceID)
 	if !ok {
 		return ImportResult{}, engine.ErrNotFound
@@ -475,18 +520,58 @@ func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (out Impo
 	if want == "" {
 		return ImportResult{}, invalidConfig("sources of type %s do not take imports (discord, slack and telegram sources do)", src.Type)
 	}
-	head := make([]byte, DetectBytes)
-	n, err := file.ReadAt(head, 0)
-	if err != nil && err != io.EOF {
+	format, err := DetectFile(f.R)
+	if err != nil {
 		return ImportResult{}, err
-	}
-	format := DetectFormat(head[:n])
-	if format == "" {
-		return ImportResult{}, formatErr("not a DiscordChatExporter JSON file, a Slack export zip or a Telegram result.json")
 	}
 	if format != want {
 		return ImportResult{}, invalidConfig("this file is a %s export; source %s has type %s and imports %s exports", format, sourceID, src.Type, want)
 	}
+	return r.runImport(sourceID, f.Name, format, func() (*Export, error) {
+		return ParseExport(format, f.R, f.Size, sourceID)
+	})
+}
+
+// ImportExport imports an export read by ReadExport, as Import does.
+func (r *Runner) ImportExport(sourceID, fileName string, x *Export) (ImportResult, error) {
+	src, ok := r.eng.Source(sourceID)
+	if !ok {
+		return ImportResult{}, engine.ErrNotFound
+	}
+	if want := ImportFormat(src.Type); want != x.Format {
+		return ImportResult{}, invalidConfig("this file is a %s export; source %s has type %s", x.Format, sourceID, src.Type)
+	}
+	return r.runImport(sourceID, fileName, x.Format, func() (*Export, error) { return x, nil })
+}
+
+// DetectFile names the export format of a file (see DetectFormat); a file
+// of no format Sift reads is an ErrFormat.
+func DetectFile(file io.ReaderAt) (string, error) {
+	head := make([]byte, DetectBytes)
+	n, err := file.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	format := DetectFormat(head[:n])
+	if format == "" {
+		return "", formatErr("not a DiscordChatExporter JSON file, a Slack export zip or a Telegram result.json")
+	}
+	return format, nil
+}
+
+// ReadExport detects the format of an export file and parses all of it,
+// for sourceID.
+func ReadExport(file io.ReaderAt, size int64, sourceID string) (*Export, error) {
+	format, err := DetectFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExport(format, file, size, sourceID)
+}
+
+// runImport runs one import job: it parses the file, checks it against the
+// source, stores it and records the outcome on the source.
+func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Export, error)) (out ImportResult, err error) {
 	j, _, err := r.claim(sourceID, "import", false)
 	if err != nil {
 		return ImportResult{}, err
@@ -495,18 +580,121 @@ func (r *Runner) Import(sourceID string, file io.ReaderAt, size int64) (out Impo
 	if r.opts.OnImport != nil {
 		defer func() { r.opts.OnImport(sourceID, out, err) }()
 	}
-	x, err := ParseExport(format, file, size, sourceID)
-	if err != nil {
-		return ImportResult{}, err
+	fileName = visibleName(path.Base(strings.ReplaceAll(fileName, `\`, "/")), 200, "")
+	if fileName == "." || fileName == "/" {
+		fileName = ""
 	}
-	changed, err := Import(r.eng, x)
-	out = ImportResult{Format: format, Channels: len(x.Channels), Messages: len(x.Messages), Changed: changed}
+	out = ImportResult{JobID: j.id, File: fileName, Format: format, StartedAt: time.Now().UTC()}
+	// A file refused (malformed, of another guild) changes nothing, not
+	// even the record: what was refused is said to the one who sent it.
+	x, err := parse()
 	if err != nil {
 		return out, err
 	}
+	guild, err := r.checkGuild(sourceID, x) // the file's, to record on a discord source without one
+	if err != nil {
+		return out, err
+	}
+	_, err = r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+		s.LastImport = &engine.ImportInfo{JobID: j.id, Status: "running", StartedAt: out.StartedAt, File: fileName, Format: format}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	r.log.Info("import started", "source", sourceID, "job", j.id, "format", format, "file", fileName)
+
+	err = r.store(sourceID, x, &out)
+	out.FinishedAt = time.Now().UTC()
+	info := &engine.ImportInfo{
+		JobID: j.id, Status: "ok", StartedAt: out.StartedAt, FinishedAt: out.FinishedAt, File: fileName, Format: format,
+		Channels: out.Channels, Messages: out.Messages, Stored: out.Stored, Updated: out.Updated,
+		Unchanged: out.Unchanged, Skipped: out.Skipped,
+	}
+	if err != nil {
+		info.Status, info.Error = "error", err.Error()
+		for _, e := range []error{ErrInvalid, engine.ErrInvalid, engine.ErrConflict} {
+			info.Error = strings.TrimPrefix(info.Error, e.Error()+": ")
+		}
+	}
+	_, uerr := r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+		s.LastImport = info
+		if err == nil && guild != "" {
+			if _, set := s.Config["guildId"]; !set {
+				s.Config["guildId"] = guild
+			}
+		}
+		return nil
+	})
+	if uerr != nil && !errors.Is(uerr, engine.ErrNotFound) {
+		r.log.Error("could not record an import", "source", sourceID, "job", j.id, "err", uerr)
+	}
+	if err != nil {
+		r.log.Warn("import failed", "source", sourceID, "job", j.id, "format", format, "file", fileName, "err", err)
+		return out, err
+	}
 	r.log.Info("import finished", "source", sourceID, "job", j.id, "format", format, "channels", out.Channels,
-		"messages", out.Messages, "changed", out.Changed)
+		"messages", out.Messages, "stored", out.Stored, "updated", out.Updated, "unchanged", out.Unchanged,
+		"skipped", out.SkippedTotal(), "duration", out.FinishedAt.Sub(out.StartedAt).Round(time.Millisecond))
 	return out, nil
+}
+
+// checkGuild refuses a DiscordChatExporter file of another server than
+// the discord source's guildId. Direct messages (the "Direct Messages"
+// pseudo-guild, id 0) are of no server and go into any discord source.
+// For a source without a guildId, it returns the file's guild id, to be
+// recorded once the import succeeds.
+func (r *Runner) checkGuild(sourceID string, x *Export) (string, error) {
+	src, ok := r.eng.Source(sourceID)
+	if !ok {
+		return "", engine.ErrNotFound
+	}
+	if src.Type != "discord" || x.GuildID == "" {
+		return "", nil
+	}
+	want, _ := src.Config["guildId"].(string)
+	switch {
+	case want == "" && x.GuildID != "0" && snowflake.MatchString(x.GuildID):
+		return x.GuildID, nil
+	case want == "" || want == x.GuildID || x.GuildID == "0":
+		return "", nil
+	}
+	return "", fmt.Errorf("%w: this export is of Discord guild %s, but source %s is for guild %s (config.guildId); import it into a source for guild %s",
+		engine.ErrConflict, x.GuildID, sourceID, want, x.GuildID)
+}
+
+// store writes an export to the engine and counts what became of each of
+// its messages. A message id the file holds twice is stored once.
+func (r *Runner) store(sourceID string, x *Export, out *ImportResult) error {
+	skipped := maps.Clone(x.Skipped)
+	if skipped == nil {
+		skipped = map[string]int{}
+	}
+	seen := make(map[string]bool, len(x.Messages))
+	msgs := x.Messages[:0:0]
+	for _, m := range x.Messages {
+		if seen[m.ID] {
+			skipped[skipDuplicate]++
+			continue
+		}
+		seen[m.ID] = true
+		m.SourceID = sourceID
+		msgs = append(msgs, m)
+	}
+	chans := slices.Clone(x.Channels)
+	for i := range chans {
+		chans[i].SourceID = sourceID
+	}
+	out.Channels, out.Messages = len(x.Channels), x.InFile()
+	c, err := importCounted(r.eng, &Export{Channels: chans, Messages: msgs})
+	if c.KeptOut > 0 {
+		skipped[skipKeptOut] += c.KeptOut
+	}
+	out.Stored, out.Updated, out.Unchanged, out.Changed = c.New, c.Updated, c.Unchanged, c.New+c.Updated
+	if len(skipped) > 0 {
+		out.Skipped = skipped
+	}
+	return err
 }
 
 // Schedule starts the crawls that are due until ctx ends: an enabled

@@ -3,6 +3,7 @@ package crawl
 import (
 	"archive/zip"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,7 @@ type slackProfile struct {
 	Name        string `json:"name"` // set in a message's user_profile only
 	DisplayName string `json:"display_name"`
 	RealName    string `json:"real_name"`
+	BotID       string `json:"bot_id"` // set in users.json for a bot user
 }
 
 // slackUser is an entry of users.json or org_users.json.
@@ -92,13 +94,23 @@ type slackMessage struct {
 	BotProfile  *struct {
 		Name string `json:"name"`
 	} `json:"bot_profile"`
+	// Of a file_comment (older exports): the comment, {user, comment},
+	// and the file it is on. Read leniently: only file_comment's matter.
+	Comment json.RawMessage `json:"comment"`
+	File    json.RawMessage `json:"file"`
+}
+
+// slackComment is the comment of a file_comment message.
+type slackComment struct {
+	User    string `json:"user"`
+	Comment string `json:"comment"`
 }
 
 // slackKept are the subtypes that carry what people wrote; joins, leaves,
 // topic changes, pins and the like are skipped.
 var slackKept = map[string]bool{
 	"": true, "thread_broadcast": true, "reply_broadcast": true, "bot_message": true,
-	"me_message": true, "file_share": true,
+	"me_message": true, "file_share": true, "file_comment": true,
 }
 
 // slackConversationFiles list the conversations of an export, in the order
@@ -125,7 +137,8 @@ func ParseSlackExport(r io.ReaderAt, size int64, sourceID string) (*Export, erro
 		return nil, formatErr("channels.json: missing from the Slack export")
 	}
 	p := &slackParser{source: sourceID, users: map[string]*slackUser{}, chanNames: map[string]string{}, unnamed: map[string]bool{},
-		private: map[string]bool{}, seen: map[string]int{}, threads: map[string]*slackThread{}}
+		private: map[string]bool{}, seen: map[string]int{}, threads: map[string]*slackThread{},
+		bots: map[string]string{}, botMsgs: map[int]string{}, skipped: &Export{}}
 	for _, name := range []string{"users.json", "org_users.json"} {
 		if err := p.readUsers(z, name); err != nil {
 			return nil, err
@@ -277,6 +290,19 @@ type slackParser struct {
 	msgs      []engine.Message
 	seen      map[string]int // message id → index in msgs
 	threads   map[string]*slackThread
+	bots      map[string]string // bot id → name, from users.json and the messages that name it
+	// botMsgs, of an export (nil for a crawl, which stores as it goes),
+	// holds the bot messages that did not name their bot: index in msgs →
+	// bot id, named by export.
+	botMsgs map[int]string
+	skipped *Export // counts the messages of an export left out; nil for a crawl
+}
+
+// skip counts a message left out of an export.
+func (p *slackParser) skip(reason string) {
+	if p.skipped != nil {
+		p.skipped.skip(reason)
+	}
 }
 
 func (p *slackParser) readUsers(z *slackZip, name string) error {
@@ -291,6 +317,9 @@ func (p *slackParser) readUsers(z *slackZip, name string) error {
 		if u := &users[i]; u.ID != "" && p.users[u.ID] == nil {
 			u.bound()
 			p.users[u.ID] = u
+			if bot := u.Profile.BotID; bot != "" && p.bots[bot] == "" {
+				p.bots[bot] = cmp.Or(u.Profile.RealName, u.RealName, u.Name)
+			}
 		}
 	}
 	return nil
@@ -393,14 +422,31 @@ func (p *slackParser) add(channel string, m *slackMessage, file string, i int) e
 			return formatErr("%s: message %d: edited.ts %q is not a Slack timestamp", file, i, m.Edited.TS)
 		}
 	}
-	if m.Type != "message" && m.Type != "" || !slackKept[m.Subtype] {
+	switch {
+	case m.Type != "message" && m.Type != "":
+		p.skip("unsupported type " + m.Type)
+		return nil
+	case !slackKept[m.Subtype]:
+		p.skip("unsupported subtype " + m.Subtype)
 		return nil
 	}
 	id := channel + "-" + m.TS
 	if _, dup := p.seen[id]; dup {
+		p.skip(skipDuplicate)
 		return nil
 	}
-	content := p.render(m.Text)
+	text, commenter := m.Text, ""
+	if m.Subtype == "file_comment" {
+		var c slackComment
+		if json.Unmarshal(m.Comment, &c) == nil && strings.TrimSpace(c.Comment) != "" {
+			text, commenter = c.Comment, c.User
+		}
+		var f struct{ Name, Title string }
+		if json.Unmarshal(m.File, &f) == nil && cmp.Or(f.Title, f.Name) != "" && text != m.Text {
+			text += "\n[comment on file: " + cmp.Or(f.Title, f.Name) + "]"
+		}
+	}
+	content := p.render(text)
 	if strings.TrimSpace(content) == "" {
 		for _, a := range m.Attachments {
 			content += "\n" + p.render(cmp.Or(a.Text, a.Fallback))
@@ -413,10 +459,21 @@ func (p *slackParser) add(channel string, m *slackMessage, file string, i int) e
 	}
 	content = textcut.Prefix(strings.TrimSpace(content), engine.MaxMessageBytes)
 	if content == "" {
+		p.skip(skipEmpty)
 		return nil
 	}
 	msg := engine.Message{SourceID: p.source, ChannelID: channel, ID: id, Content: content, Timestamp: ts, EditedAt: edited}
+	if commenter != "" && m.User == "" {
+		m.User = commenter
+	}
 	msg.Author, msg.AuthorName = p.author(m)
+	if msg.Author == "" && m.BotID != "" {
+		if p.botMsgs != nil {
+			p.botMsgs[len(p.msgs)] = m.BotID // named once every message is read
+		} else {
+			msg.Author = "bot"
+		}
+	}
 	if m.ThreadTS != "" && m.ThreadTS != m.TS {
 		tid := channel + "-" + m.ThreadTS
 		t := p.threads[tid]
@@ -433,14 +490,31 @@ func (p *slackParser) add(channel string, m *slackMessage, file string, i int) e
 }
 
 // author returns the handle and, if it differs, the display name of a
-// message's author. A bot is named by its username or id.
+// message's author. A bot's message (subtype bot_message, or any with a
+// bot_id) is named by its username or bot profile, else by the users.json
+// entry of its bot or user; failing those, it comes back without a name,
+// for export to name it after another message of the same bot, and never
+// after its raw id.
 func (p *slackParser) author(m *slackMessage) (string, string) {
-	if m.Subtype == "bot_message" || m.User == "" {
+	if m.Subtype == "bot_message" || m.BotID != "" || m.User == "" {
 		bot := ""
 		if m.BotProfile != nil {
 			bot = m.BotProfile.Name
 		}
-		if name := cmp.Or(m.Username, bot, m.BotID); name != "" {
+		name := textcut.Prefix(strings.TrimSpace(cmp.Or(m.Username, bot)), engine.MaxNameBytes)
+		if name != "" && m.BotID != "" && p.bots[m.BotID] == "" {
+			if p.bots == nil {
+				p.bots = map[string]string{}
+			}
+			p.bots[m.BotID] = name
+		}
+		if name == "" && m.BotID != "" {
+			name = p.bots[m.BotID]
+		}
+		if name == "" && m.User != "" && p.users[m.User] != nil {
+			name = p.users[m.User].Name
+		}
+		if name != "" || m.BotID != "" {
 			return textcut.Prefix(name, engine.MaxNameBytes), ""
 		}
 	}
@@ -461,6 +535,9 @@ func (p *slackParser) author(m *slackMessage) (string, string) {
 // export adds the thread channels, links replies to their parents and
 // sorts everything.
 func (p *slackParser) export() (*Export, error) {
+	for i, bot := range p.botMsgs {
+		p.msgs[i].Author = cmp.Or(p.bots[bot], "bot")
+	}
 	convs := make(map[string]bool, len(p.channels))
 	for _, c := range p.channels {
 		convs[c.ID] = true
@@ -471,7 +548,9 @@ func (p *slackParser) export() (*Export, error) {
 		}
 		p.channels = append(p.channels, p.threadChannel(t))
 	}
-	return sortExport(p.channels, p.msgs, strings.Compare), nil
+	x := sortExport(p.channels, p.msgs, strings.Compare)
+	x.Format, x.Skipped = "slack", p.skipped.Skipped
+	return x, nil
 }
 
 // threadChannel is the channel of a thread's replies, named after its

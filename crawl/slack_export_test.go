@@ -149,6 +149,7 @@ func compareExport(t *testing.T, got *Export, want Export) {
 // engine's limits, which the Slack and Telegram parsers guarantee.
 func checkExport(t *testing.T, x *Export, strict bool) {
 	t.Helper()
+	checkSkips(t, x)
 	chans := map[string]engine.Channel{}
 	for _, c := range x.Channels {
 		if c.ID == "" || c.Name == "" {
@@ -189,6 +190,26 @@ func checkExport(t *testing.T, x *Export, strict bool) {
 			len(m.Author) > engine.MaxNameBytes || len(m.AuthorName) > engine.MaxNameBytes {
 			t.Fatalf("message the engine would refuse: %+v", m)
 		}
+	}
+}
+
+// checkSkips asserts what every parsed export's skips must hold: a known
+// format, a bounded set of readable reasons, each counting some message.
+func checkSkips(t *testing.T, x *Export) {
+	t.Helper()
+	if x.Format != "discord" && x.Format != "slack" && x.Format != "telegram" {
+		t.Fatalf("format %q", x.Format)
+	}
+	if len(x.Skipped) > maxSkipReasons+1 {
+		t.Fatalf("%d skip reasons", len(x.Skipped))
+	}
+	for why, n := range x.Skipped {
+		if n <= 0 || strings.TrimSpace(why) == "" || len(why) > engine.MaxNameBytes || !utf8.ValidString(why) || strings.ContainsFunc(why, unicode.IsControl) {
+			t.Fatalf("skip reason %q counts %d", why, n)
+		}
+	}
+	if x.InFile() < len(x.Messages) {
+		t.Fatalf("%d in the file, %d kept", x.InFile(), len(x.Messages))
 	}
 }
 
@@ -510,6 +531,8 @@ func TestImportSlackExportIsIdempotent(t *testing.T) {
 
 func FuzzSlackExport(f *testing.F) {
 	f.Add(zipFiles(f, slackFiles(f), zip.Deflate))
+	older, _ := slackExportAt(f, "slack-export-2016")
+	f.Add(zipFiles(f, older, zip.Store))
 	f.Add(zipFiles(f, slackFiles(f), zip.Store))
 	f.Add(zipFiles(f, map[string][]byte{
 		"channels.json":            []byte(`[{"id":"C1","name":"a"}]`),

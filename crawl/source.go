@@ -123,10 +123,18 @@ var types = map[string]*sourceType{
 	"discord": {
 		fields: map[string]field{
 			"token":        {kind: kSecret},
-			"guildId":      {kind: kString, required: true, pattern: snowflake, hint: "a Discord id (digits)"},
+			"guildId":      {kind: kString, pattern: snowflake, hint: "a Discord id (digits)"},
 			"channelIds":   {kind: kStrings, max: 1000, pattern: snowflake, hint: "Discord ids (digits)"},
 			"apiBase":      {kind: kURL},
 			"allowPrivate": {kind: kBool, def: false},
+		},
+		// A bot crawls one server; a source that takes imports only may
+		// leave it out (its first import records the file's).
+		check: func(cfg map[string]any) error {
+			if token, _ := cfg["token"].(string); token != "" && cfg["guildId"] == nil {
+				return invalidConfig("config.guildId is required for discord sources with a token (the server to crawl); a source without a token, for imports only, may leave it out")
+			}
+			return nil
 		},
 		newer:  newDiscord,
 		format: "discord",

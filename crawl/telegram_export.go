@@ -45,6 +45,7 @@ type tgMessage struct {
 	Edited     string          `json:"edited"`
 	EditedUnix tgScalar        `json:"edited_unixtime"`
 	From       string          `json:"from"`
+	Action     json.RawMessage `json:"action"` // of a service message: "pin_message"…
 	FromID     tgScalar        `json:"from_id"`
 	ReplyTo    json.Number     `json:"reply_to_message_id"`
 	ReplyPeer  tgScalar        `json:"reply_to_peer_id"`
@@ -178,6 +179,7 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 	}
 	x := &Export{}
 	seen := map[string]bool{}
+	ids := map[string]bool{} // message ids, which name their chat
 	for i := range chats {
 		c := &chats[i]
 		id, err := strconv.ParseInt(c.ID.String(), 10, 64)
@@ -185,8 +187,13 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 			return nil, formatErr("Telegram result.json: chat %d: id %q is not an integer", i, c.ID)
 		}
 		ch := engine.Channel{SourceID: sourceID, ID: strconv.FormatInt(id, 10), Kind: "channel", Private: !tgPublic[c.Type]}
-		if seen[ch.ID] {
-			continue // a chat both current and left
+		if seen[ch.ID] { // a chat both current and left: the first is read
+			if c.Messages != nil {
+				for range *c.Messages {
+					x.skip("chat twice in the file")
+				}
+			}
+			continue
 		}
 		seen[ch.ID] = true
 		fallback := "chat " + ch.ID
@@ -198,21 +205,26 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 		if c.Messages == nil {
 			continue
 		}
-		ids := map[string]bool{}
 		for j := range *c.Messages {
-			m, err := tgMessageOf(&(*c.Messages)[j], sourceID, ch.ID)
-			if err != nil {
+			m, skip, err := tgMessageOf(&(*c.Messages)[j], sourceID, ch.ID)
+			switch {
+			case err != nil:
 				return nil, formatErr("Telegram result.json: chat %s: message %d: %v", ch.ID, j, err)
-			}
-			if m.ID != "" && !ids[m.ID] {
+			case skip != "":
+				x.skip(skip)
+			case ids[m.ID]:
+				x.skip(skipDuplicate)
+			default:
 				ids[m.ID] = true
 				x.Messages = append(x.Messages, m)
 			}
 		}
 	}
-	return sortExport(x.Channels, x.Messages, func(a, b string) int {
+	out := sortExport(x.Channels, x.Messages, func(a, b string) int {
 		return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) // numeric ids of one chat
-	}), nil
+	})
+	out.Format, out.Skipped = "telegram", x.Skipped
+	return out, nil
 }
 
 // tgPublic are the chat types anyone may read; every other type (personal,
@@ -220,30 +232,30 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 // missing) is private.
 var tgPublic = map[string]bool{"public_channel": true, "public_supergroup": true}
 
-// tgMessageOf validates a message and maps it; a message with nothing to
-// keep comes back without an id.
-func tgMessageOf(m *tgMessage, sourceID, chat string) (engine.Message, error) {
+// tgMessageOf validates a message and maps it; for a message with nothing
+// to keep, it says why instead.
+func tgMessageOf(m *tgMessage, sourceID, chat string) (msg engine.Message, skip string, err error) {
 	id, err := strconv.ParseInt(m.ID.String(), 10, 64)
 	if err != nil {
-		return engine.Message{}, errors.New("id " + strconv.Quote(m.ID.String()) + " is not an integer")
+		return engine.Message{}, "", errors.New("id " + strconv.Quote(m.ID.String()) + " is not an integer")
 	}
 	ts, err := tgTime(m.Unix, m.Date, "date")
 	if err != nil {
-		return engine.Message{}, err
+		return engine.Message{}, "", err
 	}
 	var edited time.Time
 	if m.EditedUnix != "" || m.Edited != "" {
 		if edited, err = tgTime(m.EditedUnix, m.Edited, "edited"); err != nil {
-			return engine.Message{}, err
+			return engine.Message{}, "", err
 		}
 		if !edited.After(ts) {
 			edited = time.Time{} // exports of 2020 mark every message edited at 1970
 		}
 	}
 	if m.Text.bad != "" {
-		return engine.Message{}, errors.New(m.Text.bad)
+		return engine.Message{}, "", errors.New(m.Text.bad)
 	}
-	msg := engine.Message{
+	msg = engine.Message{
 		SourceID: sourceID, ChannelID: chat, ID: chat + "-" + strconv.FormatInt(id, 10),
 		Author:    textcut.Prefix(cmp.Or(m.From, string(m.FromID)), engine.MaxNameBytes),
 		Timestamp: ts, EditedAt: edited,
@@ -251,7 +263,7 @@ func tgMessageOf(m *tgMessage, sourceID, chat string) (engine.Message, error) {
 	if m.ReplyTo != "" && m.ReplyPeer == "" { // a reply to another chat cannot be linked
 		to, err := strconv.ParseInt(m.ReplyTo.String(), 10, 64)
 		if err != nil {
-			return engine.Message{}, errors.New("reply_to_message_id " + strconv.Quote(m.ReplyTo.String()) + " is not an integer")
+			return engine.Message{}, "", errors.New("reply_to_message_id " + strconv.Quote(m.ReplyTo.String()) + " is not an integer")
 		}
 		msg.ReplyTo = chat + "-" + strconv.FormatInt(to, 10)
 	}
@@ -259,10 +271,17 @@ func tgMessageOf(m *tgMessage, sourceID, chat string) (engine.Message, error) {
 	if msg.Content == "" {
 		msg.Content = tgMedia(m)
 	}
-	if m.Type != "message" || msg.Content == "" {
-		return engine.Message{}, nil
+	switch {
+	case m.Type == "service":
+		var action string
+		json.Unmarshal(m.Action, &action) // a name, if it is one
+		return engine.Message{}, strings.TrimSpace("service message " + action), nil
+	case m.Type != "message":
+		return engine.Message{}, "unsupported type " + m.Type, nil
+	case msg.Content == "":
+		return engine.Message{}, skipEmpty, nil
 	}
-	return msg, nil
+	return msg, "", nil
 }
 
 // tgMedia describes the media of a message without text: "[photo]",

@@ -208,6 +208,7 @@ func FuzzTelegramExport(f *testing.F) {
 	f.Add(string(readTestdata(f, "telegram-chat.json")))
 	f.Add(`{"id":1,"messages":[{"id":1,"type":"message","date_unixtime":"1","text":["a",{"type":"text_link","text":"b","href":"c"}]}]}`)
 	f.Add(`{"chats":{"list":[{"id":2,"type":"saved_messages","messages":[{"id":3,"type":"message","date":"2020-01-01T00:00:00","photo":"p","text":""}]}]},"left_chats":{"list":[{"id":2}]}}`)
+	f.Add(`{"id":1,"messages":[{"id":1,"type":"service","date_unixtime":"1","action":"pin_message","text":""},{"id":1,"type":"message","date_unixtime":"1","text":"a"},{"id":1,"type":"message","date_unixtime":"2","text":"b"},{"id":2,"type":"x","date_unixtime":"1","action":{"y":1},"text":""}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		x, err := ParseTelegramExport(strings.NewReader(in), "src")
 		if err != nil {

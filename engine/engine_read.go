@@ -43,6 +43,11 @@ func copySource(s *Source) Source {
 		lc := *s.LastCrawl
 		c.LastCrawl = &lc
 	}
+	if s.LastImport != nil {
+		li := *s.LastImport
+		li.Skipped = maps.Clone(s.LastImport.Skipped)
+		c.LastImport = &li
+	}
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -147,6 +148,20 @@ func checkSource(s *Source) error {
 		lc.StartedAt, lc.FinishedAt = exactTime(lc.StartedAt), exactTime(lc.FinishedAt)
 		s.LastCrawl = &lc
 	}
+	if s.LastImport != nil {
+		li := *s.LastImport
+		li.StartedAt, li.FinishedAt = exactTime(li.StartedAt), exactTime(li.FinishedAt)
+		li.Skipped = maps.Clone(li.Skipped)
+		for k, n := range li.Skipped {
+			if n <= 0 {
+				delete(li.Skipped, k)
+			}
+		}
+		if len(li.Skipped) == 0 {
+			li.Skipped = nil
+		}
+		s.LastImport = &li
+	}
 	return nil
 }
 
@@ -261,6 +276,22 @@ func cleanName(s string) string {
 // repeated import writes nothing. It returns how many were new or changed.
 // Author names lose control characters; times are kept to the microsecond.
 func (e *Engine) PutMessages(msgs []Message) (int, error) {
+	c, err := e.PutMessagesCounted(msgs)
+	return c.New + c.Updated, err
+}
+
+// PutCounts says what PutMessagesCounted did with each message.
+type PutCounts struct {
+	New       int // stored, not there before
+	Updated   int // replaced a stored message that differed
+	Unchanged int // the same as the stored one: nothing written
+	KeptOut   int // not stored: its channel is excluded or its author opted out
+}
+
+// PutMessagesCounted is PutMessages, counting what became of each message
+// written; on an error, the counts are those of what was written before it.
+func (e *Engine) PutMessagesCounted(msgs []Message) (PutCounts, error) {
+	var counts PutCounts
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
 		m := &msgs[i]
@@ -280,34 +311,45 @@ func (e *Engine) PutMessages(msgs []Message) (int, error) {
 			{"message url", m.URL, maxURLBytes, false, true},
 		} {
 			if err := checkText(f.name, f.val, f.max, f.required, f.line); err != nil {
-				return 0, err
+				return counts, err
 			}
 		}
 		if m.Timestamp.IsZero() {
-			return 0, invalidf("message %q: timestamp is required", m.ID)
+			return counts, invalidf("message %q: timestamp is required", m.ID)
 		}
 	}
 	e.mu.RLock()
 	for i := range msgs {
 		if _, ok := e.st.chanKey[recKey{msgs[i].SourceID, msgs[i].ChannelID}]; !ok && !e.st.skipsMessage(&msgs[i]) {
 			e.mu.RUnlock()
-			return 0, invalidf("message %q: unknown channel %q of source %q", msgs[i].ID, msgs[i].ChannelID, msgs[i].SourceID)
+			return counts, invalidf("message %q: unknown channel %q of source %q", msgs[i].ID, msgs[i].ChannelID, msgs[i].SourceID)
 		}
 	}
 	e.mu.RUnlock()
 
-	changed, lastSeq := 0, uint64(0)
+	lastSeq := uint64(0)
 	for start := 0; start < len(msgs); {
 		e.writeMu.Lock()
 		var batch []Message
+		var step PutCounts
 		bytes := 0
 		for ; start < len(msgs) && len(batch) < maxMessagesPerOp && bytes < maxOpPayloadBytes; start++ {
 			m := msgs[start]
 			if len(batch) > 0 && m.SourceID != batch[0].SourceID {
 				break // one source per record
 			}
-			if old, ok := e.st.findMessage(m.SourceID, m.ID); ok && e.st.sameMessage(old, &m) || e.st.skipsMessage(&m) {
-				continue // unchanged, or an operator keeps it out
+			old, found := e.st.findMessage(m.SourceID, m.ID)
+			switch {
+			case e.st.skipsMessage(&m):
+				step.KeptOut++ // an operator keeps it out
+				continue
+			case found && e.st.sameMessage(old, &m):
+				step.Unchanged++
+				continue
+			case found:
+				step.Updated++
+			default:
+				step.New++
 			}
 			batch = append(batch, m)
 			bytes += len(m.Content) + len(m.ID) + len(m.ChannelID) + len(m.Author) + len(m.AuthorName) + len(m.ReplyTo) + len(m.URL) + 64
@@ -316,13 +358,15 @@ func (e *Engine) PutMessages(msgs []Message) (int, error) {
 			seq, err := e.commit(&op{kind: opPutMessages, messages: batch})
 			if err != nil {
 				e.writeMu.Unlock()
-				return changed, err
+				return counts, err
 			}
-			changed, lastSeq = changed+len(batch), seq
+			lastSeq = seq
 		}
+		counts.New, counts.Updated = counts.New+step.New, counts.Updated+step.Updated
+		counts.Unchanged, counts.KeptOut = counts.Unchanged+step.Unchanged, counts.KeptOut+step.KeptOut
 		e.writeMu.Unlock()
 	}
-	return changed, e.sync(lastSeq)
+	return counts, e.sync(lastSeq)
 }
 
 // DeleteMessages deletes messages of a source by id; unknown ids are

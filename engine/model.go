@@ -8,16 +8,17 @@ const UploadsSourceID = "uploads"
 // Source is a configured origin of content: a platform instance, a web site,
 // or the uploads bucket.
 type Source struct {
-	ID        string
-	Name      string
-	Type      string         // discord, slack, discourse, github, web, upload, …
-	Config    map[string]any // type-specific settings; secrets included (callers mask them)
-	Schedule  string         // crawl interval such as "1h"; empty = manual
-	Enabled   bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	Cursor    string     // connector-defined crawl position, opaque to the engine
-	LastCrawl *CrawlInfo // nil before the first crawl
+	ID         string
+	Name       string
+	Type       string         // discord, slack, discourse, github, web, upload, …
+	Config     map[string]any // type-specific settings; secrets included (callers mask them)
+	Schedule   string         // crawl interval such as "1h"; empty = manual
+	Enabled    bool
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Cursor     string      // connector-defined crawl position, opaque to the engine
+	LastCrawl  *CrawlInfo  // nil before the first crawl
+	LastImport *ImportInfo // nil before the first import of an export file
 
 	// What callers without credentials may see, and what an operator has
 	// removed; see visibility.go. Logged with the source, so each change
@@ -38,6 +39,34 @@ type CrawlInfo struct {
 	Messages   int
 	Documents  int
 	Error      string
+}
+
+// ImportInfo describes the latest import of an export file into a source.
+// Messages = Stored + Updated + Unchanged + the Skipped counts, once the
+// import has read its file.
+type ImportInfo struct {
+	JobID      string
+	Status     string // running, ok, error
+	StartedAt  time.Time
+	FinishedAt time.Time
+	File       string         // the file's name as given, if any
+	Format     string         // discord, slack, telegram
+	Channels   int            // channels in the file
+	Messages   int            // messages in the file
+	Stored     int            // new
+	Updated    int            // stored before, changed
+	Unchanged  int            // stored before, the same
+	Skipped    map[string]int // messages left out, by reason: "empty message" → 3
+	Error      string
+}
+
+// SkippedTotal is how many messages the import left out.
+func (c *ImportInfo) SkippedTotal() int {
+	n := 0
+	for _, v := range c.Skipped {
+		n += v
+	}
+	return n
 }
 
 // SourceStats counts what a source holds.

@@ -184,11 +184,32 @@ func encodeSource(e *bin.Enc, s *Source) error {
 	encodeStringMap(e, s.ChannelVisibility)
 	encodeStrings(e, s.ExcludedChannels)
 	encodeStrings(e, s.OptOuts)
+	e.Bool(s.LastImport != nil)
+	if c := s.LastImport; c != nil {
+		e.String(c.JobID)
+		e.String(c.Status)
+		encodeTime(e, c.StartedAt)
+		encodeTime(e, c.FinishedAt)
+		e.String(c.File)
+		e.String(c.Format)
+		for _, n := range []int{c.Channels, c.Messages, c.Stored, c.Updated, c.Unchanged} {
+			e.Uvarint(uint64(n))
+		}
+		e.Uvarint(uint64(len(c.Skipped)))
+		for _, k := range sortedKeys(c.Skipped) {
+			e.String(k)
+			e.Uvarint(uint64(c.Skipped[k]))
+		}
+		e.String(c.Error)
+	}
 	return nil
 }
 
 // decodeSource reads a source; ext says the record has the fields added
-// with visibility (opPutSource, snapshots from version 3).
+// with visibility (opPutSource, snapshots from version 3). The last import
+// came later still, at the end of the same record: a source record is a
+// whole payload (of its log record or snapshot frame), so one that ends
+// after the opted-out usernames was written before and has none.
 func decodeSource(d *bin.Dec, ext bool) Source {
 	var s Source
 	s.ID = d.String()
@@ -221,11 +242,36 @@ func decodeSource(d *bin.Dec, ext bool) Source {
 		s.ChannelVisibility = decodeStringMap(d)
 		s.ExcludedChannels = decodeStrings(d)
 		s.OptOuts = decodeStrings(d)
+		if d.Err == nil && d.Len() > 0 && d.Bool() {
+			s.LastImport = decodeImportInfo(d)
+		}
 	}
 	if s.Visibility == "" {
 		s.Visibility = VisibilityPublic
 	}
 	return s
+}
+
+func decodeImportInfo(d *bin.Dec) *ImportInfo {
+	c := &ImportInfo{}
+	c.JobID = d.String()
+	c.Status = d.String()
+	c.StartedAt = decodeTime(d)
+	c.FinishedAt = decodeTime(d)
+	c.File = d.String()
+	c.Format = d.String()
+	for _, n := range []*int{&c.Channels, &c.Messages, &c.Stored, &c.Updated, &c.Unchanged} {
+		*n = int(d.Uvarint())
+	}
+	if n := d.Count(2); n > 0 {
+		c.Skipped = make(map[string]int, n)
+		for range n {
+			k := d.String()
+			c.Skipped[k] = int(d.Uvarint())
+		}
+	}
+	c.Error = d.String()
+	return c
 }
 
 func encodeChannel(e *bin.Enc, c *Channel) {

@@ -2,9 +2,12 @@ package httpapi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/crawl"
 )
 
 // The console's actions on a source: test, crawl, import. Each outcome is
@@ -69,11 +72,29 @@ func (s *Server) consoleImport(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	defer file.Close()
-	res, err := s.crawler.Import(id, file, files[0].Size)
+	res, err := s.crawler.Import(id, crawl.ImportFile{Name: files[0].Filename, R: file, Size: files[0].Size})
 	if err != nil {
 		s.showSource(ctx, id, failure(sourceNotFound(err, id)), nil)
 		return
 	}
-	s.consoleDone(ctx, "/dashboard/sources/"+id, flash{Text: fmt.Sprintf("Imported a %s export: %s, %s in the file; %s new or changed.",
-		res.Format, count(res.Channels, "channel"), count(res.Messages, "message"), thousands(res.Changed))})
+	s.consoleDone(ctx, "/dashboard/sources/"+id, flash{Text: fmt.Sprintf("Imported a %s export: %s, %s in the file; %s new or changed: %s.",
+		res.Format, count(res.Channels, "channel"), count(res.Messages, "message"), thousands(res.Changed),
+		importFigures(res.Stored, res.Updated, res.Unchanged, res.Skipped))})
+}
+
+// importFigures says what became of an import's messages: "320 stored,
+// 0 updated, 0 unchanged, 5 skipped (unsupported type GuildMemberJoin: 5)".
+func importFigures(stored, updated, unchanged int, skipped map[string]int) string {
+	total := 0
+	reasons := make([]string, 0, len(skipped))
+	for why, n := range skipped {
+		total += n
+		reasons = append(reasons, why+": "+thousands(n))
+	}
+	out := fmt.Sprintf("%s stored, %s updated, %s unchanged, %s skipped", thousands(stored), thousands(updated), thousands(unchanged), thousands(total))
+	if len(reasons) > 0 {
+		slices.Sort(reasons)
+		out += " (" + strings.Join(reasons, ", ") + ")"
+	}
+	return out
 }

@@ -380,7 +380,7 @@ func TestConsoleRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.eng.PutSource(engine.Source{ID: "wren", Name: "Wren", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}}); err != nil {
+	if _, err := ts.eng.PutSource(engine.Source{ID: "wren", Name: "Wren", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1102345678901234567"}}); err != nil {
 		t.Fatal(err)
 	}
 	web := engine.Source{ID: "web", Name: "Web", Type: "web", Enabled: true,

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -55,6 +57,7 @@ type dashboardSource struct {
 	Stats     engine.SourceStats
 	Running   string // kind of the job running for it, if any
 	Crawlable bool   // its type has a crawler
+	Skips     string // why its last import skipped messages: "empty message: 3, …"
 }
 
 // settingsView is the site settings form: the stored values (empty = the
@@ -68,6 +71,14 @@ func (s *Server) dashboardSource(src engine.Source) dashboardSource {
 	ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true), Crawlable: crawl.Crawlable(src.Type)}
 	if _, kind, ok := s.crawler.Running(src.ID); ok {
 		ds.Running = kind
+	}
+	if li := src.LastImport; li != nil && len(li.Skipped) > 0 {
+		reasons := make([]string, 0, len(li.Skipped))
+		for why, n := range li.Skipped {
+			reasons = append(reasons, why+": "+thousands(n))
+		}
+		slices.Sort(reasons)
+		ds.Skips = strings.Join(reasons, ", ")
 	}
 	return ds
 }

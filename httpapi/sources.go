@@ -34,7 +34,8 @@ type sourceJSON struct {
 		Messages  int `json:"messages"`
 		Documents int `json:"documents"`
 	} `json:"stats"`
-	LastCrawl *crawlInfoJSON `json:"lastCrawl"` // null before the first crawl
+	LastCrawl  *crawlInfoJSON  `json:"lastCrawl"`  // null before the first crawl
+	LastImport *importInfoJSON `json:"lastImport"` // null before the first import
 }
 
 type crawlInfoJSON struct {
@@ -46,6 +47,41 @@ type crawlInfoJSON struct {
 	Messages   int        `json:"messages"`
 	Documents  int        `json:"documents"`
 	Error      string     `json:"error"`
+}
+
+// importInfoJSON is a source's last import: messages = stored + updated +
+// unchanged + skipped, and skippedReasons says why by reason.
+type importInfoJSON struct {
+	JobID          string         `json:"jobId"`
+	Status         string         `json:"status"`
+	StartedAt      time.Time      `json:"startedAt"`
+	FinishedAt     *time.Time     `json:"finishedAt"` // null while running
+	File           string         `json:"file"`
+	Format         string         `json:"format"`
+	Channels       int            `json:"channels"`
+	Messages       int            `json:"messages"`
+	Stored         int            `json:"stored"`
+	Updated        int            `json:"updated"`
+	Unchanged      int            `json:"unchanged"`
+	Skipped        int            `json:"skipped"`
+	SkippedReasons map[string]int `json:"skippedReasons"`
+	Error          string         `json:"error"`
+}
+
+func importInfoView(li *engine.ImportInfo) *importInfoJSON {
+	out := &importInfoJSON{
+		JobID: li.JobID, Status: li.Status, StartedAt: li.StartedAt, File: li.File, Format: li.Format,
+		Channels: li.Channels, Messages: li.Messages, Stored: li.Stored, Updated: li.Updated, Unchanged: li.Unchanged,
+		Skipped: li.SkippedTotal(), SkippedReasons: li.Skipped, Error: li.Error,
+	}
+	if out.SkippedReasons == nil {
+		out.SkippedReasons = map[string]int{}
+	}
+	if !li.FinishedAt.IsZero() {
+		t := li.FinishedAt
+		out.FinishedAt = &t
+	}
+	return out
 }
 
 func (s *Server) sourceView(src engine.Source) sourceJSON {
@@ -64,6 +100,9 @@ func (s *Server) sourceView(src engine.Source) sourceJSON {
 			t := lc.FinishedAt
 			out.LastCrawl.FinishedAt = &t
 		}
+	}
+	if li := src.LastImport; li != nil {
+		out.LastImport = importInfoView(li)
 	}
 	return out
 }
@@ -108,7 +147,7 @@ const maxSourceBody = 1 << 20
 
 var errSourceTooLarge = &sizeErr{fmt.Sprintf("a source's JSON is at most %d bytes", maxSourceBody)}
 
-var readOnlySourceFields = map[string]bool{"createdAt": true, "updatedAt": true, "stats": true, "lastCrawl": true}
+var readOnlySourceFields = map[string]bool{"createdAt": true, "updatedAt": true, "stats": true, "lastCrawl": true, "lastImport": true}
 
 func decodeSourceInput(ctx *fasthttp.RequestCtx) (*sourceInput, error) {
 	if mt, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType())); err != nil || mt != "application/json" {
@@ -386,11 +425,13 @@ func (s *Server) testSource(ctx *fasthttp.RequestCtx) {
 }
 
 // importSource serves POST /api/sources/{id}/import: an export file as the
-// multipart part "file", or as the body itself.
+// multipart part "file", or as the body itself. It answers when the import
+// ends, with what became of every message of the file.
 func (s *Server) importSource(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	var file io.ReaderAt
 	var size int64
+	var name string
 	mt, _, _ := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
 	if mt == "multipart/form-data" {
 		form, err := ctx.MultipartForm()
@@ -410,7 +451,7 @@ func (s *Server) importSource(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		defer f.Close()
-		file, size = f, files[0].Size
+		file, size, name = f, files[0].Size, files[0].Filename
 	} else {
 		body := ctx.PostBody()
 		if len(body) == 0 {
@@ -419,13 +460,20 @@ func (s *Server) importSource(ctx *fasthttp.RequestCtx) {
 		}
 		file, size = bytes.NewReader(body), int64(len(body))
 	}
-	res, err := s.crawler.Import(id, file, size)
+	res, err := s.crawler.Import(id, crawl.ImportFile{Name: name, R: file, Size: size})
 	if err != nil {
 		writeErr(ctx, sourceNotFound(err, id))
 		return
 	}
+	reasons := res.Skipped
+	if reasons == nil {
+		reasons = map[string]int{}
+	}
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{
-		"format": res.Format, "channels": res.Channels, "messages": res.Messages, "changed": res.Changed,
+		"jobId": res.JobID, "file": res.File, "format": res.Format, "channels": res.Channels, "messages": res.Messages,
+		"stored": res.Stored, "updated": res.Updated, "unchanged": res.Unchanged,
+		"skipped": res.SkippedTotal(), "skippedReasons": reasons, "changed": res.Changed,
+		"startedAt": res.StartedAt, "finishedAt": res.FinishedAt,
 	})
 }
 

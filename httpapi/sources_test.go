@@ -52,7 +52,7 @@ func TestSourcesCRUD(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	rec := r.json(t)
-	if got := keys(rec); strings.Join(got, ",") != "config,createdAt,enabled,id,lastCrawl,name,schedule,stats,type,updatedAt,visibility" {
+	if got := keys(rec); strings.Join(got, ",") != "config,createdAt,enabled,id,lastCrawl,lastImport,name,schedule,stats,type,updatedAt,visibility" {
 		t.Fatalf("record keys %v", got)
 	}
 	cfg := rec["config"].(map[string]any)
@@ -259,7 +259,7 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 	body, ct := multipartBody(t, map[string]string{"export.json": string(export)})
 	r = ts.do(t, "POST", "/api/sources/chat/import", body, "Content-Type", ct, "Authorization", "Bearer "+testKey)
 	imp := r.json(t)
-	if r.status != 200 || imp["format"] != "discord" || imp["messages"].(float64) < 100 || imp["changed"] != imp["messages"] {
+	if r.status != 200 || imp["format"] != "discord" || imp["messages"].(float64) < 100 || imp["changed"] != imp["stored"] {
 		t.Fatalf("import: %d %s", r.status, r.body)
 	}
 	r = ts.do(t, "POST", "/api/sources/chat/import", bytes.NewReader(export), bearer...) // the file as the body, again
@@ -269,7 +269,7 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 	wantError(t, ts.do(t, "POST", "/api/sources/chat/import", strings.NewReader(`{"guild":{"id":"1"},"channel":{"id":"2","name":"x"},"messages":[{"id":"3","type":"Default","timestamp":"yesterday","content":"hi"}]}`), bearer...), 400, "timestamp")
 	wantError(t, ts.do(t, "POST", "/api/sources/chat/import", strings.NewReader(`just text`), bearer...), 400, "export")
 	wantError(t, ts.do(t, "POST", "/api/sources/docs/import", bytes.NewReader(export), bearer...), 400, "imports")
-	if st := eng.SourceStats("chat", true); st.Messages != int(imp["messages"].(float64)) {
+	if st := eng.SourceStats("chat", true); st.Messages != int(imp["stored"].(float64)) {
 		t.Fatalf("a malformed import changed the source: %+v", st)
 	}
 
