@@ -94,6 +94,7 @@ type Engine struct {
 	hydeSlots chan struct{} // bounds concurrent hypothetical answers
 	hydeDown  breaker       // pauses HyDE after a failure
 	embedDown breaker       // pauses query embedding after a failure
+	plain     *plainCache   // documents' plain text, for snippets
 }
 
 // SnapshotInfo describes the newest snapshot.
@@ -129,7 +130,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
 		semWake: make(chan struct{}, 1), semDone: make(chan struct{}), hyde: newHydeCache(hydeCacheSize),
-		hydeSlots: make(chan struct{}, hydeConcurrent)}
+		plain: newPlainCache(plainCacheBytes), hydeSlots: make(chan struct{}, hydeConcurrent)}
 	e.bg, e.bgCancel = context.WithCancel(context.Background())
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)

@@ -6,6 +6,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/internal/mdtext"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -41,14 +42,16 @@ type MessageHit struct {
 	SourceName  string
 	SourceType  string
 	Score       float64
-	Highlight   string // HTML: escaped text with <mark> around matches
+	Highlight   string // HTML: escaped plain text (see mdtext) with <mark> around matches
 }
 
 // DocumentHit is a found document.
 type DocumentHit struct {
 	Document
 	Score     float64
-	Highlight string
+	Highlight string // HTML, as MessageHit's; of the plain text of Markdown
+
+	stored *Document // the record, the plain-text cache's key
 }
 
 // SearchResult holds both ranked lists and how many matched in all.
@@ -166,10 +169,12 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	e.mu.RUnlock()
 
 	for i := range res.Messages {
-		res.Messages[i].Highlight = a.highlight(res.Messages[i].Content, c.marks, highlightChars)
+		res.Messages[i].Highlight = a.highlight(mdtext.PlainChat(res.Messages[i].Content), c.marks, highlightChars)
 	}
 	for i := range res.Documents {
-		res.Documents[i].Highlight = a.highlight(res.Documents[i].Content, c.marks, highlightChars)
+		d := &res.Documents[i]
+		d.Highlight = a.highlight(e.plain.text(d.stored), c.marks, highlightChars)
+		d.stored = nil
 	}
 	return res, nil
 }
@@ -253,7 +258,7 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	r := st.docIdx.Search(&q, offset+limit)
 	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
-		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score)})
+		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score), stored: st.docs[h.ID]})
 	}
 	return hits, r.Total
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sift-search/sift/internal/mdtext"
 )
 
 // highlightChars is the length of a search hit's snippet, in bytes.
@@ -18,6 +20,9 @@ const highlightChars = 240
 const highlightScan = 64 << 10
 
 type span struct{ start, end int }
+
+// cellSep is what separates table cells in plain text, without its spaces.
+var cellSep = strings.TrimSpace(mdtext.CellSep)
 
 // highlight returns a snippet of text around its densest cluster of terms
 // from marks, as HTML: escaped text with <mark> around each match and "…"
@@ -81,7 +86,9 @@ func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
 		for hi < len(text) && !isSpace(text[hi]) {
 			hi++
 		}
-		chunks = append(chunks, [2]int{lo, hi})
+		if text[lo:hi] != cellSep { // the separator of plain tables' cells holds no term
+			chunks = append(chunks, [2]int{lo, hi})
+		}
 		return hi
 	}
 	var wide int // the first byte beyond ASCII, or -1
@@ -258,6 +265,9 @@ func window(text string, spans []span, maxBytes int) (int, int) {
 		if i := strings.LastIndexAny(text[lo:hi], " \n\t"); i > 0 && (bestN == 0 || lo+i >= spans[best].end) {
 			hi = lo + i
 		}
+	}
+	if lo > 0 && strings.HasPrefix(text[lo:], cellSep+" ") {
+		lo += len(cellSep) + 1 // a table cell's separator does not start a snippet
 	}
 	for lo < len(text) && !utf8.RuneStart(text[lo]) {
 		lo++

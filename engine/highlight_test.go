@@ -30,6 +30,7 @@ func TestMatchSpansAsFullAnalysis(t *testing.T) {
 		"**Retries** are `retry_backoff_ms`-bound; see RETRY.md#back-off (naïve retrying).",
 		"Café naïve résumé — Ångström units, «retry» and “backoff”. 日本語のテキストで再試行",
 		"x\ty\nretry\r\nBACKOFF\fback\voff",
+		"Key · Default · retry.backoff · 10s ·retry· ·",
 		"",
 		"   ",
 		"ret re retr retry",
@@ -141,4 +142,82 @@ func readJSONL(t *testing.T, path, field string, n int) []string {
 		}
 	}
 	return out
+}
+
+// TestMarkdownHighlightIsPlain: a Markdown document's snippet is cut from
+// its text, not its syntax, and follows a new version of the document.
+func TestMarkdownHighlightIsPlain(t *testing.T) {
+	e := openMem(t)
+	md := "# Installing Heron\n\n## Raspberry Pi\n\nUse **apt** and `heron-cli`; see [the guide](guide.md#pi).\n\n" +
+		"| Board | Heron support |\n|---|---|\n| Pi 4 | **full** |\n| Pi Zero | `partial` |\n"
+	put := func(content string) {
+		t.Helper()
+		if _, err := e.PutDocuments([]Document{{Title: "Installing", Format: FormatMarkdown, Content: content}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(md)
+	for _, q := range []string{"raspberry", "heron support", "guide", "partial"} {
+		for range 2 { // the second answer comes from the cache
+			r := search(t, e, SearchRequest{Query: q})
+			if len(r.Documents) != 1 {
+				t.Fatalf("%q: %d documents", q, len(r.Documents))
+			}
+			h := r.Documents[0].Highlight
+			if !strings.Contains(h, "<mark>") || strings.ContainsAny(h, "#*`|[]") || strings.Contains(h, "guide.md") {
+				t.Errorf("%q: highlight %q", q, h)
+			}
+			if r.Documents[0].Content != md {
+				t.Errorf("%q: content changed: %q", q, r.Documents[0].Content)
+			}
+		}
+	}
+	put("## Raspberry Pi\n\nNow with **swift** support.")
+	r := search(t, e, SearchRequest{Query: "raspberry"})
+	if h := r.Documents[0].Highlight; h != "<mark>Raspberry</mark> Pi\nNow with swift support." {
+		t.Errorf("after an update: highlight %q", h)
+	}
+}
+
+func TestPlainCacheBound(t *testing.T) {
+	c := newPlainCache(100)
+	docs := make([]*Document, 5)
+	for i := range docs {
+		docs[i] = &Document{Format: FormatMarkdown, Content: "**" + strings.Repeat("x", 40) + "**"}
+		if got := c.text(docs[i]); got != strings.Repeat("x", 40) {
+			t.Fatalf("text %q", got)
+		}
+	}
+	if c.size > 100 || c.order.Len() != 2 || len(c.byDoc) != 2 {
+		t.Errorf("size %d, %d entries, %d keys", c.size, c.order.Len(), len(c.byDoc))
+	}
+	text := &Document{Format: FormatText, Content: "**as is**"}
+	if got := c.text(text); got != "**as is**" {
+		t.Errorf("plain text document: %q", got)
+	}
+}
+
+// TestMessageHighlightIsPlain: a chat message's snippet shows its text
+// without the platform's markers, the API's content keeps them.
+func TestMessageHighlightIsPlain(t *testing.T) {
+	e := openMem(t)
+	msg := "ana: The **retry** delay is `min(backoff, max_backoff)`; see [the docs](https://x.example/retries):\n```yaml\nretry: 3\n```"
+	seed(t, e, msg)
+	r := search(t, e, SearchRequest{Query: "retry backoff"})
+	want := "The <mark>retry</mark> delay is min(<mark>backoff</mark>, max_<mark>backoff</mark>); see the docs:\n<mark>retry</mark>: 3"
+	if len(r.Messages) != 1 || r.Messages[0].Highlight != want {
+		t.Fatalf("highlight\n got  %v\n want %s", r.Messages, want)
+	}
+	if _, text, _ := strings.Cut(msg, ": "); r.Messages[0].Content != text {
+		t.Errorf("content %q", r.Messages[0].Content)
+	}
+}
+
+func TestHighlightSkipsCellSeparator(t *testing.T) {
+	a := newAnalyzer(0)
+	text := strings.Repeat("filler ", 40) + "· alpha · needle · omega " + strings.Repeat("filler ", 40)
+	h := a.highlight(text, marksOf(a, "needle"), 40)
+	if !strings.Contains(h, "<mark>needle</mark>") || strings.HasPrefix(h, "…·") {
+		t.Errorf("highlight %q", h)
+	}
 }

@@ -15,7 +15,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/mdtext"
 )
 
 //go:embed templates/*.html
@@ -61,9 +62,26 @@ type head struct {
 	Script      bool   // the page uses /static/app.js
 }
 
-// description cuts a text to a meta description.
-func description(s string) string {
-	return textcut.Prefix(strings.Join(strings.Fields(s), " "), 300)
+// descriptionBytes bounds a meta description.
+const descriptionBytes = 300
+
+// description is a meta description of a document: its plain text, cut.
+func description(d *engine.Document) string {
+	if d.Format == engine.FormatMarkdown {
+		return mdtext.PlainLine(d.Content, descriptionBytes)
+	}
+	return oneLine(d.Content)
+}
+
+// chatDescription is a meta description of chat text (see
+// mdtext.PlainChat).
+func chatDescription(s string) string {
+	return oneLine(mdtext.PlainChat(s))
+}
+
+// oneLine is plain text on one line, cut to a meta description.
+func oneLine(s string) string {
+	return mdtext.Cut(strings.Join(strings.Fields(s), " "), descriptionBytes)
 }
 
 // changeClock dates the engine's content for Last-Modified: the moment

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"html"
 	"html/template"
 	"regexp"
 	"strconv"
@@ -15,80 +14,6 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 )
-
-// renderMessage turns a chat message into safe HTML: fenced code blocks
-// (```) and inline code, http(s) links, line breaks; everything else is
-// escaped text. Nothing a message holds becomes markup of its own.
-func renderMessage(content string) template.HTML {
-	var b strings.Builder
-	for content != "" {
-		start := strings.Index(content, "```")
-		if start < 0 {
-			inline(&b, content)
-			break
-		}
-		end := strings.Index(content[start+3:], "```")
-		if end < 0 {
-			inline(&b, content)
-			break
-		}
-		inline(&b, content[:start])
-		code := content[start+3 : start+3+end]
-		// A language tag on the fence's first line is not code.
-		if nl := strings.IndexByte(code, '\n'); nl >= 0 && !strings.ContainsAny(code[:nl], " \t") {
-			code = code[nl+1:]
-		}
-		b.WriteString("<pre><code>")
-		b.WriteString(html.EscapeString(strings.TrimRight(code, "\n")))
-		b.WriteString("</code></pre>")
-		content = strings.TrimPrefix(content[start+3+end+3:], "\n")
-	}
-	return template.HTML(b.String())
-}
-
-// linkPattern finds web addresses in message text; only http and https
-// become links.
-var linkPattern = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `]+`)
-
-// inline writes text with `code` spans, links and line breaks.
-func inline(b *strings.Builder, s string) {
-	parts := strings.Split(s, "`")
-	for i, p := range parts {
-		switch {
-		case i%2 == 1 && i < len(parts)-1: // between two backticks
-			b.WriteString("<code>")
-			b.WriteString(html.EscapeString(p))
-			b.WriteString("</code>")
-		default:
-			if i%2 == 1 {
-				b.WriteString("`") // an unmatched backtick stays text
-			}
-			links(b, p)
-		}
-	}
-}
-
-func links(b *strings.Builder, s string) {
-	for {
-		loc := linkPattern.FindStringIndex(s)
-		if loc == nil {
-			breaks(b, s)
-			return
-		}
-		u := strings.TrimRight(s[loc[0]:loc[1]], ".,;:!?)]}")
-		breaks(b, s[:loc[0]])
-		b.WriteString(`<a href="`)
-		b.WriteString(html.EscapeString(u))
-		b.WriteString(`" rel="nofollow ugc noopener">`)
-		b.WriteString(html.EscapeString(u))
-		b.WriteString("</a>")
-		s = s[loc[0]+len(u):]
-	}
-}
-
-func breaks(b *strings.Builder, s string) {
-	b.WriteString(strings.ReplaceAll(html.EscapeString(s), "\n", "<br>\n"))
-}
 
 // markdown renders documents: GitHub-flavoured Markdown, raw HTML left
 // out (goldmark's default). Heading ids and links are set on the parsed

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"container/list"
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/sift-search/sift/internal/mdtext"
+)
+
+// plainCacheBytes bounds the plain texts kept for snippets, in bytes.
+const plainCacheBytes = 32 << 20
+
+// plainInput bounds how much of a Markdown document becomes plain text for
+// its snippet: a match further in than highlightScan is not highlighted
+// anyway, and turning a megabyte of Markdown into text costs milliseconds.
+const plainInput = 2 * highlightScan
+
+// plainCache keeps the plain text of Markdown documents (see mdtext) for
+// their search snippets, least recently used first out, so a search over
+// documents it has seen costs no Markdown parsing. Stored documents never
+// change (a new version takes a new record), so a record is its own key;
+// keys are weak, so a replaced document is not kept alive.
+type plainCache struct {
+	mu    sync.Mutex
+	max   int // bytes
+	size  int
+	order *list.List // of *plainEntry, most recent first
+	byDoc map[weak.Pointer[Document]]*list.Element
+}
+
+type plainEntry struct {
+	doc  weak.Pointer[Document]
+	text string
+}
+
+func newPlainCache(max int) *plainCache {
+	return &plainCache{max: max, order: list.New(), byDoc: map[weak.Pointer[Document]]*list.Element{}}
+}
+
+// text returns what a snippet of stored document d is cut from: its
+// content, or for Markdown its plain text.
+func (c *plainCache) text(d *Document) string {
+	if d.Format != FormatMarkdown {
+		return d.Content
+	}
+	key := weak.Make(d)
+	c.mu.Lock()
+	if el, ok := c.byDoc[key]; ok {
+		c.order.MoveToFront(el)
+		c.mu.Unlock()
+		return el.Value.(*plainEntry).text
+	}
+	c.mu.Unlock()
+	t := mdtext.Plain(markdownHead(d.Content))
+	c.put(key, t)
+	return t
+}
+
+func (c *plainCache) put(key weak.Pointer[Document], t string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byDoc[key]; ok {
+		return // another search was first
+	}
+	c.byDoc[key] = c.order.PushFront(&plainEntry{key, t})
+	c.size += len(t)
+	for c.size > c.max && c.order.Len() > 1 {
+		old := c.order.Remove(c.order.Back()).(*plainEntry)
+		delete(c.byDoc, old.doc)
+		c.size -= len(old.text)
+	}
+}
+
+// markdownHead is the first plainInput bytes of Markdown md, cut at a line
+// break.
+func markdownHead(md string) string {
+	if len(md) <= plainInput {
+		return md
+	}
+	md = md[:plainInput]
+	if i := strings.LastIndexByte(md, '\n'); i > 0 {
+		md = md[:i]
+	}
+	return md
+}

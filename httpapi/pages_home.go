@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/engine"
+)
+
+// homeData is the home page: search results and, without JavaScript, an
+// answer rendered on the server.
+type homeData struct {
+	Head        head
+	Site        string
+	Description string
+	Query       string
+	Searched    bool
+	Error       string
+	Result      *engine.SearchResult
+	Counts      engine.Counts
+	Question    string
+	Answer      *pageAnswer
+	AskError    string
+	Sources     []engine.Source // for the search's source filter
+	Source      string          // the filter chosen
+	Keep        url.Values      // the other filter parameters, kept by the form
+	Hits        []hitView       // messages and documents, alternately
+	Two         bool            // both lists have hits: two columns where there is room
+	Filters     []filterView    // in force, each with a link that drops it
+	Empty       bool            // nothing matched
+	Suggestions []suggestion    // then, wider searches
+	Prev        string          // links to the previous and next results, if any
+	Next        string
+	From, To    int // the results shown, 1-based
+}
+
+// pageAnswer is an answer cut into text and citation links.
+type pageAnswer struct {
+	Parts   []answerPart
+	Sources []answerSource
+}
+
+type answerPart struct {
+	Text string
+	N    int
+	Href string
+}
+
+type answerSource struct {
+	Title, Meta, Href string
+}
+
+var citation = regexp.MustCompile(`\[(\d+)\]`)
+
+func newPageAnswer(text string, sources []ask.Source) *pageAnswer {
+	a := &pageAnswer{}
+	last := 0
+	for _, m := range citation.FindAllStringSubmatchIndex(text, -1) {
+		n, _ := strconv.Atoi(text[m[2]:m[3]])
+		if n < 1 || n > len(sources) {
+			continue
+		}
+		a.Parts = append(a.Parts, answerPart{Text: text[last:m[0]]}, answerPart{N: n, Href: sources[n-1].PageURL})
+		last = m[1]
+	}
+	a.Parts = append(a.Parts, answerPart{Text: text[last:]})
+	for i := range sources {
+		src := &sources[i]
+		a.Sources = append(a.Sources, answerSource{Title: src.Metadata(false), Meta: src.Preview(), Href: src.PageURL})
+	}
+	return a
+}
+
+// homePage serves GET /: a search form with server-rendered results, and an
+// ask box (streamed by /static/app.js, or answered here with ?ask=).
+func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
+	data := homeData{
+		Head: head{Title: s.siteName(), Canonical: s.opts.BaseURL + "/", Script: true,
+			Description: cmp.Or(s.siteDescription(), "Search and ask the messages and documents of "+s.siteName()+".")},
+		Description: s.siteDescription(),
+		Site:        s.siteName(),
+		Counts:      s.eng.Counts(false),
+	}
+	for _, src := range s.eng.Sources() {
+		if st := s.eng.SourceStats(src.ID, false); st.Messages+st.Documents > 0 {
+			data.Sources = append(data.Sources, src)
+		}
+	}
+	o := pageOpts{}
+	bearerOnly := s.opts.SearchAccess == "bearer" && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx)
+	if len(ctx.QueryArgs().Peek("q")) > 0 && bearerOnly {
+		data.Error = "Search on this server needs the API key (SEARCH_ACCESS=bearer)."
+		o.status = fasthttp.StatusUnauthorized
+	} else if req, err := searchRequest(ctx); err == nil {
+		data.Query, data.Searched = req.Query, true
+		data.Head.Title = s.title(req.Query)
+		data.Head.NoIndex = true
+		start := time.Now()
+		if data.Result, err = s.eng.Search(req); err != nil {
+			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
+		} else {
+			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
+			params := filterParams(ctx)
+			data.Source, data.Keep = req.Source, maps.Clone(params)
+			data.Keep.Del("source")
+			s.searchView(&data, req.Query, params)
+			resultPages(&data, req, params)
+		}
+	} else if len(ctx.QueryArgs().Peek("q")) > 0 {
+		data.Error = err.Error()
+	}
+	if ctx.IsPost() {
+		// The ask box without JavaScript: a form POST, answered here.
+		q := strings.TrimSpace(string(ctx.PostArgs().Peek("ask")))
+		data.Question, data.Head.NoIndex = q, true
+		o.private = true
+		if status, msg := s.pageAnswer(ctx, q, &data); msg != "" {
+			o.status, data.AskError = status, msg
+		}
+	}
+	s.render(ctx, "home.html", o, data)
+}
+
+// resultPages sets the links to the previous and next results of a search
+// with the filter parameters params.
+func resultPages(data *homeData, req engine.SearchRequest, params url.Values) {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	r := data.Result
+	shown := max(len(r.Messages), len(r.Documents))
+	data.From, data.To = req.Offset+1, req.Offset+shown
+	link := func(offset int) string { return searchLink(req.Query, params, offset) }
+	if req.Offset > 0 {
+		data.Prev = link(max(req.Offset-limit, 0))
+	}
+	if next := req.Offset + limit; next < max(r.TotalMessages, r.TotalDocuments) && next <= engine.MaxSearchOffset {
+		data.Next = link(next)
+	}
+}
+
+// pageAnswer answers the home page's question without JavaScript, within
+// the public tier's limit.
+func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) (int, string) {
+	// A form posted from another site would spend this visitor's questions.
+	if s.crossSite(ctx) {
+		return fasthttp.StatusForbidden, "Questions are asked from this site's own page."
+	}
+	switch {
+	case q == "":
+		return fasthttp.StatusBadRequest, "Type a question first."
+	case !utf8.ValidString(q):
+		return fasthttp.StatusBadRequest, "The question is not valid UTF-8."
+	case utf8.RuneCountInString(q) > 4000:
+		return fasthttp.StatusBadRequest, "The question is too long: at most 4,000 characters."
+	}
+	if s.limiter != nil && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx) {
+		if retry, ok := s.spend(ctx); !ok {
+			return fasthttp.StatusTooManyRequests, fmt.Sprintf("Too many questions from your address; try again in %d s.", retry)
+		}
+	}
+	release, err := s.asker.Admit()
+	if err != nil {
+		ctx.Response.Header.Set("Retry-After", "5")
+		return fasthttp.StatusServiceUnavailable, "Too many questions are being answered; try again in a few seconds."
+	}
+	defer release()
+	actx, cancel := context.WithTimeout(s.base, askTimeout)
+	defer cancel()
+	start := time.Now()
+	var col collector
+	if _, err := s.asker.Ask(actx, ask.Request{Question: q}, &col); err != nil {
+		s.log.Warn("page question failed", "err", err)
+		return fasthttp.StatusBadGateway, "No answer: " + publicAskError(err) + "."
+	}
+	s.stats.record("page ask", q, len(col.sources), time.Since(start))
+	data.Answer = newPageAnswer(col.answer.String(), col.sources)
+	return 0, ""
+}

@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"maps"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// searchParams are the search page's filters given as parameters, besides
+// q; they are kept in its links and its form.
+var searchParams = []string{"source", "channel", "from", "after", "before"}
+
+// hitView is one search hit as the page shows it: a message or a
+// document. Hits alternate between the two lists, so both are on the first
+// screen; on a wide screen they stand in two columns.
+type hitView struct {
+	Msg *engine.MessageHit
+	Doc *engine.DocumentHit
+	// Of a document: its source's name, where it came from (a crawled
+	// page's host) and its date with what the date is.
+	Source, Host, Dated string
+	When                time.Time
+}
+
+// filterView is a filter in force and the link that drops it.
+type filterView struct {
+	Label, Value, Remove string
+}
+
+// suggestion is a link to a wider search.
+type suggestion struct {
+	Text, Href string
+}
+
+// searchView fills data's hits, filters and, when nothing matched,
+// suggestions for the search q with the filter parameters params.
+func (s *Server) searchView(data *homeData, q string, params url.Values) {
+	names := map[string]string{}
+	for _, src := range s.eng.Sources() {
+		names[src.ID] = src.Name
+	}
+	data.Hits = interleave(data.Result, names)
+	r := data.Result
+	data.Two = len(r.Messages) > 0 && len(r.Documents) > 0
+	parts := splitQuery(q)
+	for _, key := range searchParams {
+		if v := params.Get(key); v != "" {
+			without := maps.Clone(params)
+			without.Del(key)
+			data.Filters = append(data.Filters, filterView{filterLabel(key), filterValue(key, v, names), searchLink(q, without, 0)})
+		}
+	}
+	for i, p := range parts {
+		if p.Kind == partFilter {
+			data.Filters = append(data.Filters, filterView{filterLabel(p.Key), filterValue(p.Key, p.Value, names), searchLink(joinQuery(parts, i, nil), params, 0)})
+		}
+	}
+	if data.Empty = r.TotalMessages+r.TotalDocuments == 0; data.Empty {
+		data.Suggestions = suggestions(q, parts, params, data.Filters)
+	}
+}
+
+// interleave lists a search's messages and documents alternately.
+func interleave(r *engine.SearchResult, names map[string]string) []hitView {
+	hits := make([]hitView, 0, len(r.Messages)+len(r.Documents))
+	for i := range max(len(r.Messages), len(r.Documents)) {
+		if i < len(r.Messages) {
+			hits = append(hits, hitView{Msg: &r.Messages[i]})
+		}
+		if i < len(r.Documents) {
+			d := &r.Documents[i]
+			h := hitView{Doc: d, Source: names[d.SourceID], Dated: "updated", When: d.UpdatedAt}
+			if u, err := url.Parse(d.URL); err == nil && u.Host != "" {
+				h.Host, h.Dated = u.Host, "crawled"
+			}
+			hits = append(hits, h)
+		}
+	}
+	return hits
+}
+
+// suggestions are the ways to widen a search that found nothing: without
+// each filter, a phrase as words, without each exclusion.
+func suggestions(q string, parts []queryPart, params url.Values, filters []filterView) []suggestion {
+	var out []suggestion
+	for _, f := range filters {
+		out = append(out, suggestion{"Remove the filter " + f.Label + ": " + f.Value, f.Remove})
+	}
+	for i, p := range parts {
+		switch p.Kind {
+		case partPhrase:
+			words := strings.Join(strings.Fields(p.Value), " ")
+			if strings.Contains(words, " ") {
+				out = append(out, suggestion{"Search " + p.Raw + " as separate words, not a phrase", searchLink(joinQuery(parts, i, &words), params, 0)})
+			}
+		case partExclude:
+			out = append(out, suggestion{"Stop excluding " + p.Raw, searchLink(joinQuery(parts, i, nil), params, 0)})
+		}
+	}
+	return out
+}
+
+var filterLabels = map[string]string{
+	"source": "source", "channel": "channel", "in": "channel", "from": "author", "author": "author", "after": "after", "before": "before",
+}
+
+func filterLabel(key string) string { return filterLabels[key] }
+
+// filterValue shows a filter's value: a source by its name, a channel by
+// its #slug.
+func filterValue(key, v string, sources map[string]string) string {
+	switch key {
+	case "source":
+		if name := sources[v]; name != "" {
+			return name
+		}
+	case "channel", "in":
+		return "#" + strings.TrimPrefix(v, "#")
+	}
+	return v
+}
+
+// searchLink is the search page's address for q with params, from result
+// offset on.
+func searchLink(q string, params url.Values, offset int) string {
+	v := maps.Clone(params)
+	v.Set("q", q)
+	if offset > 0 {
+		v.Set("offset", strconv.Itoa(offset))
+	}
+	return "/?" + v.Encode()
+}
+
+// filterParams are the search page's filter parameters in ctx, as given.
+func filterParams(ctx *fasthttp.RequestCtx) url.Values {
+	v := url.Values{}
+	for _, key := range searchParams {
+		if p := ctx.QueryArgs().Peek(key); len(p) > 0 {
+			v.Set(key, string(p))
+		}
+	}
+	return v
+}
