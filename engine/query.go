@@ -48,13 +48,62 @@ func ParseQuery(s string) (ParsedQuery, error) {
 		return q, invalidf("q is not valid UTF-8")
 	}
 	var text []string
+	for _, p := range SplitQuery(s) {
+		switch p.Kind {
+		case PartPhrase:
+			q.Phrases = append(q.Phrases, p.Value)
+		case PartExclude:
+			q.Exclude = append(q.Exclude, p.Value)
+		case PartExcludePhrase:
+			q.ExcludePhrases = append(q.ExcludePhrases, p.Value)
+		case PartFilter:
+			if err := q.filter(p.Key, p.Value); err != nil {
+				return q, err
+			}
+		default:
+			text = append(text, p.Value)
+		}
+	}
+	q.Text = strings.Join(text, " ")
+	return q, nil
+}
+
+// QueryPart is one element of a query as written: a word, a "phrase", an
+// exclusion (-word, -"phrase") or a filter (key:value). Pages use the parts
+// to offer a query without one of them.
+type QueryPart struct {
+	Raw   string // as written
+	Kind  PartKind
+	Key   string // a filter's key, lower case
+	Value string // the word, the phrase's text or the filter's value
+}
+
+// PartKind tells what a QueryPart is.
+type PartKind int
+
+const (
+	PartWord PartKind = iota
+	PartPhrase
+	PartExclude       // -word
+	PartExcludePhrase // -"a phrase"
+	PartFilter
+)
+
+// filterKeys are the filter keys of the query syntax.
+var filterKeys = map[string]bool{"source": true, "channel": true, "in": true, "from": true, "author": true, "after": true, "before": true}
+
+// SplitQuery cuts s into its parts, as ParseQuery reads them. A filter key
+// with nothing after it (source:) and an unknown key (error:foo) are words;
+// an excluded filter (-from:bo) is an excluded word.
+func SplitQuery(s string) []QueryPart {
+	var parts []QueryPart
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			i += w
 			continue
 		}
-		neg := false
+		start, neg := i, false
 		if s[i] == '-' && i+1 < len(s) && !isSpaceByte(s[i+1]) {
 			neg = true
 			i++
@@ -65,11 +114,11 @@ func ParseQuery(s string) (ParsedQuery, error) {
 			if strings.TrimSpace(phrase) == "" {
 				continue
 			}
+			kind := PartPhrase
 			if neg {
-				q.ExcludePhrases = append(q.ExcludePhrases, phrase)
-			} else {
-				q.Phrases = append(q.Phrases, phrase)
+				kind = PartExcludePhrase
 			}
+			parts = append(parts, QueryPart{Raw: s[start:i], Kind: kind, Value: phrase})
 			continue
 		}
 		word, next := bareWord(s, i)
@@ -79,26 +128,25 @@ func ParseQuery(s string) (ParsedQuery, error) {
 			continue
 		}
 		i = next
-		if key, val, ok := strings.Cut(word, ":"); ok && !neg {
-			if handled, err := q.filter(strings.ToLower(key), val, s, &i); err != nil {
-				return q, err
-			} else if handled {
-				continue
+		p := QueryPart{Raw: s[start:i], Kind: PartWord, Value: word}
+		if neg {
+			p.Kind = PartExclude
+		} else if key, val, ok := strings.Cut(word, ":"); ok && filterKeys[strings.ToLower(key)] {
+			if val == "" && i < len(s) && s[i] == '"' {
+				val, i = quoted(s, i)
+				p.Raw = s[start:i]
+			}
+			if val != "" {
+				p.Kind, p.Key, p.Value = PartFilter, strings.ToLower(key), val
 			}
 		}
-		if neg {
-			q.Exclude = append(q.Exclude, word)
-		} else {
-			text = append(text, word)
-		}
+		parts = append(parts, p)
 	}
-	q.Text = strings.Join(text, " ")
-	return q, nil
+	return parts
 }
 
-// filter applies key:val if key is a filter; a quoted value ("from:"Ana K"")
-// is read from s at *i, just past the colon.
-func (q *ParsedQuery) filter(key, val, s string, i *int) (bool, error) {
+// filter applies the filter key:val.
+func (q *ParsedQuery) filter(key, val string) error {
 	var dst *string
 	var date *time.Time
 	switch key {
@@ -112,25 +160,17 @@ func (q *ParsedQuery) filter(key, val, s string, i *int) (bool, error) {
 		date = &q.After
 	case "before":
 		date = &q.Before
-	default:
-		return false, nil
-	}
-	if val == "" && *i < len(s) && s[*i] == '"' {
-		val, *i = quoted(s, *i)
-	}
-	if val == "" {
-		return false, nil
 	}
 	if dst != nil {
 		*dst = val
-		return true, nil
+		return nil
 	}
 	t, err := ParseDate(val)
 	if err != nil {
-		return false, invalidf("%s:%s: %v", key, val, err)
+		return invalidf("%s:%s: %v", key, val, err)
 	}
 	*date = t
-	return true, nil
+	return nil
 }
 
 // ParseDate accepts an RFC 3339 time or a date (2024-01-31, midnight UTC).

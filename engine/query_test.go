@@ -55,3 +55,16 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+func TestSplitQuery(t *testing.T) {
+	parts := SplitQuery(`retry "exit code" -docker -"dead letter" from:"Ana K" in:help source: x:y -from:bo`)
+	var got []string
+	for _, p := range parts {
+		got = append(got, p.Raw+"|"+string(rune('0'+p.Kind))+"|"+p.Key+"|"+p.Value)
+	}
+	want := []string{"retry|0||retry", `"exit code"|1||exit code`, "-docker|2||docker", `-"dead letter"|3||dead letter`,
+		`from:"Ana K"|4|from|Ana K`, "in:help|4|in|help", "source:|0||source:", "x:y|0||x:y", "-from:bo|2||from:bo"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parts\n got %q\nwant %q", got, want)
+	}
+}

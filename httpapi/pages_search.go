@@ -48,7 +48,7 @@ func (s *Server) searchView(data *homeData, q string, params url.Values) {
 	data.Hits = interleave(data.Result, names)
 	r := data.Result
 	data.Two = len(r.Messages) > 0 && len(r.Documents) > 0
-	parts := splitQuery(q)
+	parts := engine.SplitQuery(q)
 	for _, key := range searchParams {
 		if v := params.Get(key); v != "" {
 			without := maps.Clone(params)
@@ -57,7 +57,7 @@ func (s *Server) searchView(data *homeData, q string, params url.Values) {
 		}
 	}
 	for i, p := range parts {
-		if p.Kind == partFilter {
+		if p.Kind == engine.PartFilter {
 			data.Filters = append(data.Filters, filterView{filterLabel(p.Key), filterValue(p.Key, p.Value, names), searchLink(joinQuery(parts, i, nil), params, 0)})
 		}
 	}
@@ -87,19 +87,19 @@ func interleave(r *engine.SearchResult, names map[string]string) []hitView {
 
 // suggestions are the ways to widen a search that found nothing: without
 // each filter, a phrase as words, without each exclusion.
-func suggestions(q string, parts []queryPart, params url.Values, filters []filterView) []suggestion {
+func suggestions(q string, parts []engine.QueryPart, params url.Values, filters []filterView) []suggestion {
 	var out []suggestion
 	for _, f := range filters {
 		out = append(out, suggestion{"Remove the filter " + f.Label + ": " + f.Value, f.Remove})
 	}
 	for i, p := range parts {
 		switch p.Kind {
-		case partPhrase:
+		case engine.PartPhrase:
 			words := strings.Join(strings.Fields(p.Value), " ")
 			if strings.Contains(words, " ") {
 				out = append(out, suggestion{"Search " + p.Raw + " as separate words, not a phrase", searchLink(joinQuery(parts, i, &words), params, 0)})
 			}
-		case partExclude:
+		case engine.PartExclude, engine.PartExcludePhrase:
 			out = append(out, suggestion{"Stop excluding " + p.Raw, searchLink(joinQuery(parts, i, nil), params, 0)})
 		}
 	}
@@ -146,4 +146,24 @@ func filterParams(ctx *fasthttp.RequestCtx) url.Values {
 		}
 	}
 	return v
+}
+
+// joinQuery writes parts back as a query, part skip left out and, when
+// with is not nil, put in its place.
+func joinQuery(parts []engine.QueryPart, skip int, with *string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		s := p.Raw
+		if i == skip {
+			if with == nil {
+				continue
+			}
+			s = *with
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }

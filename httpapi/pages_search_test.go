@@ -124,19 +124,6 @@ func TestSearchPageLayout(t *testing.T) {
 	}
 }
 
-func TestSplitQuery(t *testing.T) {
-	parts := splitQuery(`retry "exit code" -docker -"dead letter" from:"Ana K" in:help source: x:y -from:bo`)
-	var got []string
-	for _, p := range parts {
-		got = append(got, p.Raw+"|"+string(rune('0'+p.Kind))+"|"+p.Key+"|"+p.Value)
-	}
-	want := []string{"retry|0||", `"exit code"|1||exit code`, "-docker|2||", `-"dead letter"|2||dead letter`,
-		`from:"Ana K"|3|from|Ana K`, "in:help|3|in|help", "source:|0||", "x:y|0||", "-from:bo|2||"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("parts\n got %q\nwant %q", got, want)
-	}
-}
-
 // FuzzSplitQuery: the parts put back together are the same query to the
 // engine, and leaving out a filter leaves out that filter.
 func FuzzSplitQuery(f *testing.F) {
@@ -148,18 +135,18 @@ func FuzzSplitQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		parts := splitQuery(q)
+		parts := engine.SplitQuery(q)
 		if got, err := engine.ParseQuery(joinQuery(parts, -1, nil)); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: parts %+v parse as %+v, %v; want %+v", q, parts, got, err, want)
 		}
 		filters := map[string]int{} // of each kind
 		for _, p := range parts {
-			if p.Kind == partFilter {
+			if p.Kind == engine.PartFilter {
 				filters[filterLabel(p.Key)]++
 			}
 		}
 		for i, p := range parts {
-			if p.Kind != partFilter {
+			if p.Kind != engine.PartFilter {
 				continue
 			}
 			got, err := engine.ParseQuery(joinQuery(parts, i, nil))
