@@ -44,31 +44,15 @@ type Result struct {
 	Error      string
 }
 
-// ImportResult is the outcome of one import. Every message of the file
-// is counted once: Messages = Stored + Updated + Unchanged + the Skipped
-// counts.
+// ImportResult is the outcome of one import.
 type ImportResult struct {
-	JobID      string
-	File       string         // the file's name, if given
-	Format     string         // discord, slack, telegram
-	Channels   int            // channels in the file
-	Messages   int            // messages in the file
-	Stored     int            // new
-	Updated    int            // stored before, changed
-	Unchanged  int            // stored before, the same
-	Skipped    map[string]int // left out, by reason: "empty message" → 3
-	Changed    int            // Stored + Updated; 0 when the file was imported before
+	JobID  string
+	File   string // the file's name, if given
+	Format string // discord, slack, telegram
+	engine.ImportCounts
+	Changed    int // Stored + Updated; 0 when the file was imported before
 	StartedAt  time.Time
 	FinishedAt time.Time
-}
-
-// SkippedTotal is how many messages of the file were left out.
-func (r *ImportResult) SkippedTotal() int {
-	n := 0
-	for _, c := range r.Skipped {
-		n += c
-	}
-	return n
 }
 
 // ImportFile is an export file to import.
@@ -608,8 +592,7 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 	out.FinishedAt = time.Now().UTC()
 	info := &engine.ImportInfo{
 		JobID: j.id, Status: "ok", StartedAt: out.StartedAt, FinishedAt: out.FinishedAt, File: fileName, Format: format,
-		Channels: out.Channels, Messages: out.Messages, Stored: out.Stored, Updated: out.Updated,
-		Unchanged: out.Unchanged, Skipped: out.Skipped,
+		ImportCounts: out.ImportCounts,
 	}
 	if err != nil {
 		info.Status, info.Error = "error", err.Error()

@@ -42,26 +42,31 @@ type CrawlInfo struct {
 }
 
 // ImportInfo describes the latest import of an export file into a source.
-// Messages = Stored + Updated + Unchanged + the Skipped counts, once the
-// import has read its file.
 type ImportInfo struct {
 	JobID      string
 	Status     string // running, ok, error
 	StartedAt  time.Time
 	FinishedAt time.Time
-	File       string         // the file's name as given, if any
-	Format     string         // discord, slack, telegram
-	Channels   int            // channels in the file
-	Messages   int            // messages in the file
-	Stored     int            // new
-	Updated    int            // stored before, changed
-	Unchanged  int            // stored before, the same
-	Skipped    map[string]int // messages left out, by reason: "empty message" → 3
-	Error      string
+	File       string // the file's name as given, if any
+	Format     string // discord, slack, telegram
+	ImportCounts
+	Error string
+}
+
+// ImportCounts are an import's figures. Every message of the file is
+// counted once, once the import has read it: Messages = Stored + Updated +
+// Unchanged + the Skipped counts.
+type ImportCounts struct {
+	Channels  int            // channels in the file
+	Messages  int            // messages in the file
+	Stored    int            // new
+	Updated   int            // stored before, changed
+	Unchanged int            // stored before, the same
+	Skipped   map[string]int // messages left out, by reason: "empty message" → 3
 }
 
 // SkippedTotal is how many messages the import left out.
-func (c *ImportInfo) SkippedTotal() int {
+func (c *ImportCounts) SkippedTotal() int {
 	n := 0
 	for _, v := range c.Skipped {
 		n += v

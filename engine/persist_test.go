@@ -425,7 +425,7 @@ func FuzzDecodeOp(f *testing.F) {
 		{kind: opPutChannels, channels: []Channel{{SourceID: "s", ID: "dm", Name: "dm", Private: true, ParentID: "c"}}},
 		{kind: opPutSettings, settings: map[string]string{"site_name": "Acme"}},
 		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "slack", LastImport: &ImportInfo{JobID: "j", Status: "ok",
-			File: "x.zip", Messages: 3, Stored: 1, Skipped: map[string]int{"empty message": 2}}}},
+			File: "x.zip", ImportCounts: ImportCounts{Messages: 3, Stored: 1, Skipped: map[string]int{"empty message": 2}}}}},
 	} {
 		var e bin.Enc
 		if err := o.encode(&e); err != nil {

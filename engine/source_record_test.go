@@ -16,8 +16,8 @@ func TestSourceLastImportRecord(t *testing.T) {
 	src := Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true, Visibility: VisibilityPublic, Config: map[string]any{},
 		OptOuts: []string{"eve"}, ChannelVisibility: map[string]string{}, ExcludedChannels: []string{}, LastCrawl: &CrawlInfo{JobID: "j_c", Status: "ok", StartedAt: start, FinishedAt: start.Add(time.Second)},
 		LastImport: &ImportInfo{JobID: "j_i", Status: "ok", StartedAt: start, FinishedAt: start.Add(2 * time.Second), File: "acme.zip",
-			Format: "slack", Channels: 2, Messages: 14, Stored: 9, Updated: 1, Unchanged: 0,
-			Skipped: map[string]int{"unsupported subtype channel_join": 2, "duplicate id in file": 1, "empty message": 1}, Error: ""}}
+			Format: "slack", ImportCounts: ImportCounts{Channels: 2, Messages: 14, Stored: 9, Updated: 1, Unchanged: 0,
+				Skipped: map[string]int{"unsupported subtype channel_join": 2, "duplicate id in file": 1, "empty message": 1}}}}
 
 	var e bin.Enc
 	if err := encodeSource(&e, &src); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
 )
 
@@ -33,13 +32,7 @@ func TestBrowserSearchPage(t *testing.T) {
 	if chromium() == "" {
 		browser(t) // skips, or fails when a browser is required
 	}
-	eng, err := engine.Open(engine.Options{NoSemantic: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := demo.Load(eng, nil); err != nil {
-		t.Fatal(err)
-	}
+	eng := demoEngine(t)
 	ts := serve(t, eng, Options{})
 	ctx := browser(t)
 	shots := screenshotDir(t)
@@ -64,7 +57,7 @@ func TestBrowserSearchPage(t *testing.T) {
 		}
 	}
 	var suggestions int
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		chromedp.Navigate(ts.url+`/?q=%22retry+zeppelin%22+-backoff&source=`+demo.DocsSource),
 		chromedp.WaitVisible(".no-results", chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll(".suggestions a").length`, &suggestions),

@@ -151,13 +151,7 @@ func TestCrawledPageLinks(t *testing.T) {
 // TestDemoDocumentLinks: every link on the demo documents' pages leads to
 // a page that answers 200 and holds the fragment's id.
 func TestDemoDocumentLinks(t *testing.T) {
-	eng, err := engine.Open(engine.Options{NoSemantic: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := demo.Load(eng, nil); err != nil {
-		t.Fatal(err)
-	}
+	eng := demoEngine(t)
 	ts := serve(t, eng, Options{})
 	c := newLinkChecker(t, ts)
 	docs := eng.SourceDocuments(demo.DocsSource)
@@ -292,4 +286,18 @@ func attr(n *html.Node, key string) string {
 
 func hasAttr(n *html.Node, key string) bool {
 	return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
+}
+
+// demoEngine is an engine holding the demo content, without the semantic
+// index.
+func demoEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	eng, err := engine.Open(engine.Options{NoSemantic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Load(eng, nil); err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
