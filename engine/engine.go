@@ -43,6 +43,12 @@ type Options struct {
 	// semantic search ranks by BM25 over nothing. For full-text-only
 	// benchmarks and tests.
 	NoSemantic bool
+	// ReadOnly opens DataDir to read it beside no server: it is locked
+	// shared (a server, which locks it exclusively, cannot start meanwhile,
+	// nor can this open while a server holds it), nothing in it is written
+	// or removed (a torn log tail is left for the next server to cut), no
+	// snapshot is taken, and every write fails with ErrReadOnly.
+	ReadOnly bool
 	// Hypothesize, when set, writes a short hypothetical answer to a query
 	// (HyDE); semantic search embeds it with the query. Without it, semantic
 	// search uses pseudo-relevance feedback from the top lexical hits.
@@ -136,6 +142,9 @@ func Open(opts Options) (*Engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	if opts.DataDir == "" {
+		if opts.ReadOnly {
+			return nil, errors.New("a read-only engine needs a data dir")
+		}
 		e.st = newState(opts.Index)
 	} else if err := e.load(); err != nil {
 		e.unlockDir()
@@ -148,6 +157,9 @@ func Open(opts Options) (*Engine, error) {
 	} else {
 		go e.indexerLoop()
 	}
+	if opts.ReadOnly {
+		return e, nil
+	}
 	if err := e.ensureUploads(); err != nil {
 		e.Close()
 		return nil, err
@@ -158,22 +170,28 @@ func Open(opts Options) (*Engine, error) {
 // load takes the data directory's lock, loads the newest valid snapshot and
 // replays the log after it.
 func (e *Engine) load() error {
-	dir := e.opts.DataDir
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir, ro := e.opts.DataDir, e.opts.ReadOnly
+	if ro {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("data dir %s: not a directory to read", dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockDir(dir, ro)
 	if err != nil {
 		return err
 	}
 	e.lockFile = lock
-	removeTemps(dir, e.log)
+	if !ro {
+		removeTemps(dir, e.log)
+	}
 	st, seq, failed, err := e.loadNewestSnapshot()
 	if err != nil {
 		return err
 	}
 	e.st, e.seq, e.snapSeq = st, seq, seq
-	w, err := openWAL(filepath.Join(dir, "wal"), e.opts.SegmentBytes, e.opts.NoSync, e.log)
+	w, err := openWAL(filepath.Join(dir, "wal"), e.opts.SegmentBytes, e.opts.NoSync, ro, e.log)
 	if err != nil {
 		return err
 	}
@@ -201,6 +219,10 @@ func (e *Engine) load() error {
 		e.seq = last
 	}
 	e.seqSeen.Store(e.seq)
+	if ro {
+		e.log.Info("engine loaded read-only", "dir", dir, "snapshot_seq", seq, "replayed", replayed, "seq", e.seq)
+		return nil // no log to append to: maintain and Close leave the files alone
+	}
 	if err := w.rotate(e.seq + 1); err != nil {
 		// Reads can be served; the first write tries again.
 		e.log.Warn("cannot start a write-ahead log segment: writes fail until it can be written", "err", err)
@@ -233,13 +255,21 @@ func (e *Engine) attachEmbedder() {
 const lockName = "LOCK"
 
 // lockDir takes an exclusive lock on a data directory, so two processes
-// never share one log. Closing the file releases it.
-func lockDir(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o600)
+// never share one log, or a shared one to read it (readers exclude a
+// writer, not each other). Closing the file releases it.
+func lockDir(dir string, shared bool) (*os.File, error) {
+	flag, how := os.O_CREATE|os.O_RDWR, syscall.LOCK_EX
+	if shared {
+		flag, how = os.O_RDONLY, syscall.LOCK_SH
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockName), flag, 0o600)
+	if shared && errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("data dir %s holds no Sift data (no %s file)", dir, lockName)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("data dir %s is in use by another process: %w", dir, err)
 	}
@@ -285,6 +315,9 @@ func (e *Engine) write(o *op) error {
 func (e *Engine) commit(o *op) (uint64, error) {
 	if e.closed.Load() {
 		return 0, ErrClosed
+	}
+	if e.opts.ReadOnly {
+		return 0, ErrReadOnly
 	}
 	seq := e.seq + 1
 	if e.wal != nil {

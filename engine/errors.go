@@ -14,6 +14,8 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrClosed: the engine is closed.
 	ErrClosed = errors.New("engine closed")
+	// ErrReadOnly: the engine was opened read-only.
+	ErrReadOnly = errors.New("read-only: the data dir was opened to read, not to write")
 	// ErrUnavailable: the write-ahead log cannot be written (a full disk);
 	// writes succeed again by themselves once it can be. After a failed
 	// fsync the engine refuses writes until restarted. Nothing unlogged is

@@ -109,7 +109,7 @@ func titles(e *Engine) []string {
 // exactly the records that were written.
 func TestWALSurvivesFailedRotationAndWrites(t *testing.T) {
 	dir := t.TempDir()
-	w, err := openWAL(dir, 200, false, slog.New(slog.DiscardHandler))
+	w, err := openWAL(dir, 200, false, false, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestWALSurvivesFailedRotationAndWrites(t *testing.T) {
 	if err := w.close(); err != nil {
 		t.Fatal(err)
 	}
-	w2, _ := openWAL(dir, 200, true, slog.New(slog.DiscardHandler))
+	w2, _ := openWAL(dir, 200, true, false, slog.New(slog.DiscardHandler))
 	var got []string
 	first, last, err := w2.replay(0, func(s uint64, kind opKind, payload []byte) error {
 		got = append(got, string(payload))

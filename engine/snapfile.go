@@ -328,7 +328,7 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, 0, 0, err
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockDir(dir, false)
 	if err != nil {
 		return 0, 0, 0, err
 	}

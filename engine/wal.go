@@ -34,6 +34,7 @@ type wal struct {
 	log      *slog.Logger
 	segBytes int64
 	noSync   bool
+	readOnly bool // replay only: nothing is cut, created or removed
 
 	mu      sync.Mutex // guards the fields below
 	create  func(path string) (segFile, error)
@@ -74,12 +75,16 @@ type segment struct {
 	path  string
 }
 
-func openWAL(dir string, segBytes int64, noSync bool, log *slog.Logger) (*wal, error) {
+func openWAL(dir string, segBytes int64, noSync, readOnly bool, log *slog.Logger) (*wal, error) {
+	w := &wal{dir: dir, log: log, segBytes: segBytes, noSync: noSync, readOnly: readOnly, create: createSegmentFile}
+	if readOnly {
+		return w, nil
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create wal dir: %w", err)
 	}
 	removeTemps(dir, log) // segments whose creation was interrupted
-	return &wal{dir: dir, log: log, segBytes: segBytes, noSync: noSync, create: createSegmentFile}, nil
+	return w, nil
 }
 
 func segmentPath(dir string, first uint64) string {
@@ -89,6 +94,9 @@ func segmentPath(dir string, first uint64) string {
 // segments lists the segment files in sequence order.
 func (w *wal) segments() ([]segment, error) {
 	ents, err := os.ReadDir(w.dir)
+	if w.readOnly && errors.Is(err, os.ErrNotExist) {
+		return nil, nil // a data dir holding only a snapshot
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list wal: %w", err)
 	}
@@ -149,6 +157,10 @@ func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []by
 		}
 		if recordsFollow(s.path, end, last) {
 			return 0, 0, fmt.Errorf("%w (valid records follow it: the log is damaged, not torn)", ce)
+		}
+		if w.readOnly {
+			w.log.Warn("torn tail of write-ahead log left for the next server to cut", "segment", s.path, "offset", end, "cause", ce.Err)
+			return first, last, nil
 		}
 		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.path, "offset", end, "cause", ce.Err)
 		if err := cutTail(s.path, end); err != nil {
