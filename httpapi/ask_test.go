@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,8 +15,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/ask"
-	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/fakeoai"
 	"github.com/sift-search/sift/llm"
 )
@@ -26,18 +23,7 @@ import (
 // answers come from that fake model server.
 func startAsk(t *testing.T, srv *fakeoai.Server, mod ...func(*Options, *ask.Options)) *testServer {
 	t.Helper()
-	eng, err := engine.Open(engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := demo.Load(eng, nil); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := eng.WaitSemantic(ctx); err != nil {
-		t.Fatal(err)
-	}
+	eng := semanticDemo(t, nil)
 	opts := Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass}
 	if srv != nil {
 		c := llm.New(srv.URL, "k", "tiny")

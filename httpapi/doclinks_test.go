@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -297,6 +299,28 @@ func demoEngine(t *testing.T) *engine.Engine {
 		t.Fatal(err)
 	}
 	if err := demo.Load(eng, nil); err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// semanticDemo is an engine holding the demo content and what add puts
+// in (add may be nil), its semantic index built.
+func semanticDemo(t *testing.T, add func(*engine.Engine)) *engine.Engine {
+	t.Helper()
+	eng, err := engine.Open(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Load(eng, nil); err != nil {
+		t.Fatal(err)
+	}
+	if add != nil {
+		add(eng)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := eng.WaitSemantic(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return eng

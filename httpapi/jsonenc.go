@@ -181,7 +181,11 @@ func (s *Server) writeSearch(ctx *fasthttp.RequestCtx, out *searchJSON) {
 		buf = appendJSONString(buf, d.ID)
 		buf = appendJSONString(jsonField(buf, false, "title"), d.Title)
 		buf = appendJSONString(jsonField(buf, false, "slug"), d.Slug)
-		buf = s.contents.appendContent(jsonField(buf, false, "content"), d.ID, d.updated, d.Content)
+		if d.snippet {
+			buf = appendJSONString(jsonField(buf, false, "content"), d.Content)
+		} else {
+			buf = s.contents.appendContent(jsonField(buf, false, "content"), d.ID, d.updated, d.Content)
+		}
 		buf = appendJSONNumber(jsonField(buf, false, "score"), d.Score)
 		buf = appendJSONString(jsonField(buf, false, "highlight"), d.Highlight)
 		buf = append(buf, '}')

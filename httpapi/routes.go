@@ -27,7 +27,9 @@ func (s *Server) routes() *router.Router {
 	r.POST("/api/v1/ask", s.bearer(s.askHandler(askForm{v1: true})))
 	r.GET("/api/documents", s.public(s.listDocuments))
 	r.POST("/api/documents", s.admin(s.uploadDocuments))
+	r.GET("/api/documents/{id}", s.public(s.getDocument)) // id or slug
 	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))
+	r.GET("/api/channels/{slug}/messages", s.public(s.channelMessages))
 	r.POST("/api/admin/backup", s.admin(s.backup))
 	r.GET("/api/sources", s.admin(s.listSources))
 	r.POST("/api/sources", s.admin(s.createSource))
@@ -47,6 +49,12 @@ func (s *Server) routes() *router.Router {
 	r.GET("/api/settings", s.admin(s.getSettings))
 	r.PATCH("/api/settings", s.admin(s.patchSettings))
 	r.GET("/metrics", s.metricsAccess(s.serveMetrics))
+	// MCP (streamable HTTP, stateless): access is decided per tool call
+	// inside, from the same credentials and buckets as s.public (mcp.go).
+	mcp := s.mcpHandler()
+	r.POST("/mcp", mcp)
+	r.GET("/mcp", mcp)
+	r.DELETE("/mcp", mcp)
 
 	page("/", s.homePage)
 	r.POST("/", s.homePage) // the ask box without JavaScript

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"html"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -36,6 +38,7 @@ type documentJSON struct {
 	Highlight string  `json:"highlight"`
 
 	updated time.Time // keys the content's escaped form (jsonenc.go)
+	snippet bool      // Content is the highlight window, not the cached whole
 }
 
 type searchJSON struct {
@@ -68,9 +71,35 @@ func searchRequest(ctx *fasthttp.RequestCtx) (engine.SearchRequest, error) {
 	return req, err
 }
 
+// contentParam reads content=full (the default: documents' whole content)
+// or content=snippet (cut to the highlight window).
+func contentParam(ctx *fasthttp.RequestCtx) (snippet bool, err error) {
+	switch string(ctx.QueryArgs().Peek("content")) {
+	case "", "full":
+		return false, nil
+	case "snippet":
+		return true, nil
+	default:
+		return false, paramErr("content must be full or snippet")
+	}
+}
+
+// snippetText is the plain text of a highlight: its <mark> tags dropped,
+// its escaped characters restored ("…" marks where the text was cut).
+func snippetText(highlight string) string {
+	return html.UnescapeString(markTags.Replace(highlight))
+}
+
+var markTags = strings.NewReplacer("<mark>", "", "</mark>", "")
+
 // search serves GET /api/search.
 func (s *Server) search(ctx *fasthttp.RequestCtx) {
 	req, err := searchRequest(ctx)
+	if err != nil {
+		writeErr(ctx, err)
+		return
+	}
+	snippet, err := contentParam(ctx)
 	if err != nil {
 		writeErr(ctx, err)
 		return
@@ -96,10 +125,14 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 		})
 	}
 	for _, d := range res.Documents {
-		out.Documents = append(out.Documents, documentJSON{
+		dj := documentJSON{
 			ID: d.ID, Title: d.Title, Slug: d.Slug, Content: d.Content, Score: round4(d.Score), Highlight: d.Highlight,
 			updated: d.UpdatedAt,
-		})
+		}
+		if snippet {
+			dj.Content, dj.snippet = snippetText(d.Highlight), true
+		}
+		out.Documents = append(out.Documents, dj)
 	}
 	s.writeSearch(ctx, &out)
 }

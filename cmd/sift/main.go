@@ -6,6 +6,7 @@
 //	sift restore --data-dir DIR FILE           install a backup into an empty DIR
 //	sift verify FILE                           check a snapshot or backup and say what it holds
 //	sift import --data-dir DIR --source ID FILE  import a chat export (offline)
+//	sift mcp --url URL [--key KEY]             MCP tools over stdio, through a server
 //	sift version                               print the version
 package main
 
@@ -30,6 +31,8 @@ commands:
   import    import a chat export into an offline data dir:
             sift import --data-dir DIR --source ID [--name NAME] FILE
             (DiscordChatExporter JSON, Slack export zip, Telegram result.json)
+  mcp       serve the MCP tools over stdio for a desktop agent, through a server:
+            sift mcp --url URL [--key KEY]  (env SIFT_URL, SIFT_API_KEY)
   version   print the version
 `
 
@@ -50,6 +53,8 @@ func main() {
 		err = verify(args)
 	case "import":
 		err = importCmd(args)
+	case "mcp":
+		err = mcpCmd(args)
 	case "version", "-version", "--version":
 		fmt.Println("sift", version)
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,368 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/agent"
+	"github.com/sift-search/sift/engine"
+)
+
+// POST /mcp serves the agent package's tools over MCP's streamable HTTP
+// transport, stateless and answering with one JSON body: each POST is a
+// whole exchange, so no stream outlives its request (GET and DELETE, which
+// only a stateful server serves, get the SDK's 405).
+//
+// Access is the HTTP API's, decided here from the request's credentials
+// before the SDK runs: the Bearer token (or admin Basic Auth) sees private
+// content and is not limited; a wrong Bearer token gets 401; anyone else is
+// on the public tier, where each tools/call takes one token of the client's
+// bucket (initialize and tools/list are free). A call refused by the limit
+// is answered as a tool error with the HTTP API's 429 words, and the HTTP
+// response carries Retry-After and the RateLimit headers. The body is
+// bounded like every API body (maxAPIBody, limits.go).
+
+// mcpAccess is what the request's credentials allow its tool calls.
+type mcpAccess struct {
+	private bool
+	refused error // the rate limit refused the request's tool calls
+}
+
+type mcpAccessKey struct{}
+
+// mcpHandler returns the handler of /mcp.
+func (s *Server) mcpHandler() fasthttp.RequestHandler {
+	srv := agent.NewServer(mcpBackend{s: s}, s.opts.Version)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxAPIBody,
+		Logger: s.log,
+	})
+	return func(ctx *fasthttp.RequestCtx) {
+		acc := mcpAccess{private: s.privileged(ctx)}
+		if _, hasBearer := credentials(ctx, "Bearer"); !acc.private && hasBearer && s.auth.hasBearer {
+			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="sift"`)
+			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
+			return
+		}
+		if !acc.private && s.limiter != nil {
+			for range toolCalls(ctx.PostBody()) {
+				if retry, ok := s.spend(ctx); !ok {
+					acc.refused = fmt.Errorf("rate limit of %d requests per minute exceeded; retry in %d s, or send the Bearer token",
+						s.limiter.perMinute, retry)
+					break
+				}
+			}
+		}
+		rctx, cancel := context.WithTimeout(context.WithValue(s.base, mcpAccessKey{}, acc), askTimeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(rctx, string(ctx.Method()), s.opts.BaseURL+"/mcp", bytes.NewReader(bytes.Clone(ctx.PostBody())))
+		if err != nil {
+			writeError(ctx, fasthttp.StatusBadRequest, "malformed request: %v", err)
+			return
+		}
+		for k, v := range ctx.Request.Header.All() {
+			req.Header.Add(string(k), string(v))
+		}
+		req.Host, req.RemoteAddr = string(ctx.Host()), ctx.RemoteAddr().String()
+		w := &bufferedWriter{header: http.Header{}}
+		h.ServeHTTP(w, req)
+		for k, vs := range w.header {
+			for _, v := range vs {
+				ctx.Response.Header.Add(k, v)
+			}
+		}
+		ctx.SetStatusCode(w.status())
+		ctx.SetBody(w.body.Bytes())
+	}
+}
+
+// toolCalls counts the tools/call requests of a JSON-RPC message or batch.
+func toolCalls(body []byte) int {
+	type message struct {
+		Method string `json:"method"`
+	}
+	body = bytes.TrimSpace(body)
+	var batch []message
+	if len(body) > 0 && body[0] == '[' {
+		json.Unmarshal(body, &batch) // a malformed body is the SDK's to refuse
+	} else {
+		var one message
+		json.Unmarshal(body, &one)
+		batch = append(batch, one)
+	}
+	n := 0
+	for _, m := range batch {
+		if m.Method == "tools/call" {
+			n++
+		}
+	}
+	return n
+}
+
+// bufferedWriter is the http.ResponseWriter the SDK answers into; the
+// answer is one JSON body (JSONResponse), so nothing is streamed.
+type bufferedWriter struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (w *bufferedWriter) Header() http.Header { return w.header }
+
+func (w *bufferedWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *bufferedWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(b)
+}
+
+func (w *bufferedWriter) Flush() {}
+
+func (w *bufferedWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// mcpBackend answers the tools in-process with the handlers' own request
+// building, bounds and engine calls.
+type mcpBackend struct {
+	s     *Server
+	owner bool // the data dir's owner on stdio: everything, no limit
+}
+
+// OwnerMCP is the MCP server of the tools for the owner of the data dir,
+// as `sift mcp --data-dir` serves it over stdio: every call sees private
+// content and no rate limit applies, as with the API key.
+func (s *Server) OwnerMCP() *mcp.Server {
+	return agent.NewServer(mcpBackend{s: s, owner: true}, s.opts.Version)
+}
+
+// access returns whether the call may see private content, or the rate
+// limit's refusal.
+func (b mcpBackend) access(ctx context.Context) (private bool, err error) {
+	if b.owner {
+		return true, nil
+	}
+	acc, _ := ctx.Value(mcpAccessKey{}).(mcpAccess)
+	return acc.private, acc.refused
+}
+
+// queryRequest is a request carrying v as its query, for the handlers'
+// parameter parsing.
+func queryRequest(v url.Values) *fasthttp.RequestCtx {
+	var rc fasthttp.RequestCtx
+	rc.Request.SetRequestURI("/?" + v.Encode())
+	return &rc
+}
+
+// toolErr is err in the words the HTTP API would answer it with.
+func (b mcpBackend) toolErr(err error) error {
+	status, msg := errorStatus(err)
+	if status >= 500 && status != fasthttp.StatusServiceUnavailable {
+		b.s.log.Error("mcp tool failed", "err", err)
+	}
+	return errors.New(msg)
+}
+
+func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.SearchResult, error) {
+	private, err := b.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := searchRequest(queryRequest(a.Values()))
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	req.Private = private
+	start := time.Now()
+	res, err := b.s.eng.Search(req)
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	b.s.stats.record("MCP search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
+	base := b.s.opts.BaseURL
+	out := &agent.SearchResult{Messages: make([]agent.MessageHit, 0, len(res.Messages)), Documents: make([]agent.DocumentHit, 0, len(res.Documents))}
+	for _, m := range res.Messages {
+		user := m.Author
+		if user == "" {
+			user = m.AuthorName
+		}
+		out.Messages = append(out.Messages, agent.MessageHit{
+			ID: m.ID, Channel: m.ChannelName, ChannelSlug: m.ChannelSlug, Source: m.SourceName, Author: user,
+			Timestamp: formatTime(m.Timestamp), Snippet: agent.Snippet(m.Highlight, m.Content), Score: round4(m.Score),
+			URL: agent.MessageURL(base, m.ChannelSlug, m.ID),
+		})
+	}
+	for _, d := range res.Documents {
+		out.Documents = append(out.Documents, agent.DocumentHit{
+			ID: d.ID, Title: d.Title, Slug: d.Slug, Snippet: agent.Snippet(d.Highlight, d.Content), Score: round4(d.Score),
+			URL: base + "/d/" + d.Slug,
+		})
+	}
+	return out, nil
+}
+
+func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*agent.SemanticResult, error) {
+	private, err := b.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := semanticRequest(queryRequest(a.Values()))
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	req.Private = private
+	sctx, cancel := context.WithTimeout(ctx, semanticTimeout)
+	defer cancel()
+	res, err := b.s.eng.SemanticSearch(sctx, req)
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	b.s.stats.record("MCP semantic_search", req.Query, len(res.Hits), res.Took)
+	out := &agent.SemanticResult{Query: req.Query, Results: make([]agent.SemanticHit, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		out.Results = append(out.Results, agent.SemanticHit{
+			Type: h.Type, Score: round4(h.Score), Title: h.Title, Source: h.Source, Content: h.Content,
+			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: h.URL(b.s.opts.BaseURL),
+		})
+	}
+	return out, nil
+}
+
+func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult, error) {
+	private, err := b.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("encode question: %w", err)
+	}
+	var rc fasthttp.RequestCtx
+	rc.Request.Header.SetContentType("application/json")
+	rc.Request.SetBody(body)
+	req, err := parseAsk(&rc)
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("the Ask request body exceeds %d bytes", maxAskBody)
+	}
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	req.Private = private
+	release, err := b.s.asker.Admit()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	actx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
+	var col collector
+	start := time.Now()
+	if _, err := b.s.asker.Ask(actx, req, &col); err != nil {
+		if status, _ := errorStatus(err); status == fasthttp.StatusInternalServerError {
+			b.s.log.Warn("mcp ask failed", "err", err)
+			return nil, errors.New(publicAskError(err))
+		}
+		return nil, b.toolErr(err)
+	}
+	b.s.stats.record("MCP ask", req.Question, len(col.sources), time.Since(start))
+	out := &agent.AskResult{Answer: col.answer.String(), Sources: make([]agent.AskSource, 0, len(col.sources))}
+	for i, src := range (askForm{}).sources(col.sources) {
+		out.Sources = append(out.Sources, agent.AskSource{N: i + 1, Type: src.Type, Score: src.Score,
+			Metadata: src.Metadata, Preview: src.Preview, URL: src.SourceURL})
+	}
+	return out, nil
+}
+
+func (b mcpBackend) ReadDocument(ctx context.Context, a agent.ReadDocumentArgs) (*agent.DocumentWindow, error) {
+	private, err := b.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	offset, length := 0, 0 // 0: readDocument's default
+	if a.Offset != nil {
+		offset = *a.Offset
+	}
+	if a.Length != nil {
+		if err := checkRange("length", *a.Length, 1, maxReadLength); err != nil {
+			return nil, b.toolErr(err)
+		}
+		length = *a.Length
+	}
+	w, err := b.s.readDocument(a.Document, offset, length, private)
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	return &w, nil
+}
+
+func (b mcpBackend) ReadChannel(ctx context.Context, a agent.ReadChannelArgs) (*agent.ChannelWindow, error) {
+	private, err := b.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := channelWindowQuery{Around: a.Around, Before: a.Before, After: a.After}
+	if a.Limit != nil {
+		if err := checkRange("limit", *a.Limit, 1, maxReadLimit); err != nil {
+			return nil, b.toolErr(err)
+		}
+		q.Limit = *a.Limit
+	}
+	w, err := b.s.readChannel(a.Channel, q, private)
+	if err != nil {
+		return nil, b.toolErr(err)
+	}
+	return &w, nil
+}
+
+// ListSources lists the sources as the /sources page does, counting what
+// the caller may see.
+func (b mcpBackend) ListSources(ctx context.Context, a agent.ListSourcesArgs) (*agent.SourceList, error) {
+	private, err := b.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	base := b.s.opts.BaseURL
+	out := &agent.SourceList{Sources: []agent.SourceInfo{}}
+	for _, src := range b.s.eng.Sources() {
+		if a.Source != "" && src.ID != a.Source {
+			continue
+		}
+		st := b.s.eng.SourceStats(src.ID, private)
+		if st.Channels+st.Documents == 0 && (src.ID == engine.UploadsSourceID || !private && src.Hidden()) {
+			continue // nothing to show, or nothing it may show
+		}
+		info := agent.SourceInfo{ID: src.ID, Name: src.Name, Type: src.Type, Channels: st.Channels,
+			Messages: st.Messages, Documents: st.Documents, URL: base + "/sources#source-" + url.PathEscape(src.ID)}
+		for _, c := range b.s.eng.Channels(src.ID, private) {
+			if c.ParentID != "" {
+				continue
+			}
+			if len(info.ChannelList) == agent.MaxListedChannels {
+				info.MoreChannels++
+				continue
+			}
+			info.ChannelList = append(info.ChannelList, agent.ChannelItem{Slug: c.Slug, Name: c.Name, URL: base + "/c/" + c.Slug})
+		}
+		out.Sources = append(out.Sources, info)
+	}
+	if a.Source != "" && len(out.Sources) == 0 {
+		return nil, fmt.Errorf("no source %q", a.Source)
+	}
+	return out, nil
+}
