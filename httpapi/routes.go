@@ -66,6 +66,7 @@ func (s *Server) routes() *router.Router {
 	page("/sitemap-{n}.xml", s.sitemapFile)
 	page("/llms.txt", s.llmsTxt)
 	page("/llms-full.txt", s.llmsFullTxt)
+	page("/openapi.json", s.openAPI())
 	page("/static/{name}", s.staticFile)
 	page("/dashboard", s.basicOnly(s.dashboard))
 	// The operator's console: pages with Basic Auth only; its actions are

@@ -223,8 +223,13 @@ Ask (public): `+"`POST /api/ask`"+` with JSON `+"`{\"question\": \"…\", \"mess
 
 Documents (public list): `+"`GET /api/documents?limit=100&offset=0`"+`; each document has a page at `+"`/d/{slug}`"+`, each channel at `+"`/c/{slug}`"+` (100 messages a page, oldest first, `+"`?page=N`"+`).
 
+Reading (public): `+"`GET /api/documents/{id-or-slug}?offset=0&length=20000`"+` gives a document in windows of characters (read on from `+"`nextOffset`"+`); `+"`GET /api/channels/{slug}/messages?around={message-id}&limit=50`"+` (or `+"`before`"+`/`+"`after`"+` a message id or a time) gives the conversation around a message. `+"`/api/search?content=snippet`"+` keeps document hits short.
+
 `, base, searchAccess, searchAuth, base, base)
+	fmt.Fprintf(&b, "Agents: the OpenAPI 3.1 description of every endpoint (parameters, bounds, answers, errors, authentication) is at `%s/openapi.json`. A Model Context Protocol server is at `%s/mcp` (streamable HTTP transport: JSON-RPC by POST), with tools `search`, `semantic_search`, `ask`, `read_document`, `read_channel` and `list_sources` under the same access rules as the HTTP API.\n\n", base, base)
 	b.WriteString("## API\n\n")
+	fmt.Fprintf(&b, "- [OpenAPI description](%s/openapi.json): GET, every route, parameter and schema (OpenAPI 3.1)\n", base)
+	fmt.Fprintf(&b, "- [MCP server](%s/mcp): POST JSON-RPC, Model Context Protocol over streamable HTTP; public, the Bearer key lifts the limit\n", base)
 	fmt.Fprintf(&b, "- [Semantic search](%s/api/semantic-search?q=example): GET, public; the best entry point for agents\n", base)
 	fmt.Fprintf(&b, "- [Full-text search](%s/api/search?q=example): GET, %s\n", base, searchAccess)
 	fmt.Fprintf(&b, "- [Ask](%s/api/ask): POST only, JSON body, public; streamed or one JSON answer\n", base)
