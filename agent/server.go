@@ -63,9 +63,9 @@ func NewServer(b Backend, version string) *mcp.Server {
 	})
 	addTool(s, &mcp.Tool{Name: "search", Title: "Full-text search",
 		Description: "Full-text (BM25) search over chat messages and documents. Returns two ranked lists, messages and documents, " +
-			"each hit with a snippet around the matches (marked **like this**) and a url to cite. Query syntax: words must all match " +
-			"(stemmed; code identifiers such as maxOpenConns or max_open_conns are split into words), \"a quoted phrase\" matches " +
-			"in order, -word excludes. Filters: source (id), channel (slug), from (author), after/before (dates). " +
+			"each hit with a snippet around the matches (marked **like this**) and a url to cite. Query syntax: free words are ranked, any may match and hits holding more of them come first " +
+			"(stemmed; code identifiers such as maxOpenConns or max_open_conns also match as their parts), \"a quoted phrase\" must occur " +
+			"as written, -word and -\"a phrase\" exclude. Filters: source (id), channel (slug), from (author), after/before (dates). " +
 			"Read a whole document with read_document (slug), a conversation with read_channel (channelSlug, around = id).",
 	}, b.Search, nil)
 	addTool(s, &mcp.Tool{Name: "semantic_search", Title: "Semantic search",

@@ -127,3 +127,46 @@ func TestMCPStdioDataDir(t *testing.T) {
 		t.Errorf("a server started on the directory sift mcp reads: %v\n%s", err, out)
 	}
 }
+
+// TestMCPHTTP drives POST /mcp of a real `sift serve` with the SDK's
+// streamable HTTP client, anonymously: the tools, a search that agrees with
+// GET /api/search, and a bad argument answered in the API's words.
+func TestMCPHTTP(t *testing.T) {
+	p := startSift(t, t.TempDir(), "--demo")
+	defer p.kill()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: p.url + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil || len(tools.Tools) != 6 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": "pool size postgres", "limit": 4}})
+	if err != nil || res.IsError {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	var sr agent.SearchResult
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &sr); err != nil {
+		t.Fatal(err)
+	}
+	var api struct {
+		Messages, Documents []struct{ ID string }
+	}
+	p.getJSON(t, "/api/search?limit=4&q=pool+size+postgres", &api)
+	if len(sr.Documents) != len(api.Documents) || len(sr.Messages) != len(api.Messages) || len(sr.Documents) == 0 {
+		t.Fatalf("search over MCP: %d documents, %d messages; the API's %d, %d", len(sr.Documents), len(sr.Messages), len(api.Documents), len(api.Messages))
+	}
+	for i := range sr.Documents {
+		if sr.Documents[i].ID != api.Documents[i].ID {
+			t.Errorf("document %d: %s, the API's %s", i, sr.Documents[i].ID, api.Documents[i].ID)
+		}
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": "pool", "limit": 0}})
+	if err != nil || !res.IsError || res.Content[0].(*mcp.TextContent).Text != "limit must be an integer from 1 to 100" {
+		t.Errorf("search limit 0: %v %+v", err, res)
+	}
+}
