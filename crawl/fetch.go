@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/sift-search/sift/internal/httpretry"
 )
 
 // Limits of the web fetcher.
@@ -89,10 +90,10 @@ func (f *fetcher) get(ctx context.Context, u, etag, lastModified string, limit i
 	out := &response{
 		status: res.StatusCode, finalURL: res.Request.URL.String(), contentType: res.Header.Get("Content-Type"),
 		etag: res.Header.Get("ETag"), lastModified: res.Header.Get("Last-Modified"), robotsTag: res.Header.Get("X-Robots-Tag"),
-		retryAfter: retryAfter(res.Header.Get("Retry-After")),
+		retryAfter: httpretry.After(res.Header.Get("Retry-After")),
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+		io.Copy(io.Discard, io.LimitReader(res.Body, httpretry.DefaultMaxErrorBody))
 		return out, nil
 	}
 	if res.ContentLength > limit && !cut {
@@ -110,18 +111,4 @@ func (f *fetcher) get(ctx context.Context, u, etag, lastModified string, limit i
 		return out, fmt.Errorf("%w: at most %d bytes", errTooLarge, limit)
 	}
 	return out, nil
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
 }

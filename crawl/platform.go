@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sift-search/sift/internal/httpretry"
 )
 
 // apiClient calls a platform's JSON API (Discord, Slack, Discourse,
@@ -25,10 +27,11 @@ type apiClient struct {
 	userAgent string
 	http      *http.Client
 	headers   map[string]string // more headers on every request
-	retries   int
-	maxWait   time.Duration // a longer wait asked by a 429 fails the call
-	backoff   time.Duration
+	retry     httpretry.Client
 }
+
+// maxRateWait: a longer wait asked by a rate limit fails the call.
+const maxRateWait = 2 * time.Minute
 
 // newAPIClient returns a client of the API at base. Unless allowPrivate,
 // it connects to public addresses only (guardedTransport), and its
@@ -37,7 +40,16 @@ type apiClient struct {
 func newAPIClient(base, auth, userAgent string, allowPrivate bool, env Env) *apiClient {
 	c := &apiClient{
 		base: strings.TrimRight(base, "/"), auth: auth, userAgent: userAgent,
-		retries: 5, maxWait: 2 * time.Minute, backoff: cmp.Or(env.backoff, 500*time.Millisecond),
+		retry: httpretry.Client{
+			// 5xx back off on our schedule: a platform's Retry-After is
+			// read with its rate limits only.
+			Policy:       httpretry.Policy{Retries: 5, Backoff: cmp.Or(env.backoff, 500*time.Millisecond), MaxBackoff: 30 * time.Second},
+			MaxErrorBody: maxAPIBody, // send has read it whole already
+			Refused: func(status int, body []byte) error {
+				return &apiError{Status: status, Message: apiMessage(body)}
+			},
+			RateLimit: rateLimited, MaxRateWait: maxRateWait, MaxRateWaits: 20,
+		},
 	}
 	transport := guardedTransport(allowPrivate, env)
 	transport.ForceAttemptHTTP2 = true
@@ -98,90 +110,67 @@ func (c *apiClient) get(ctx context.Context, path string, query url.Values, v an
 // do sends one request (body as JSON when given) to an absolute URL and
 // decodes the answer into v; it returns the answer's headers.
 func (c *apiClient) do(ctx context.Context, method, u string, body []byte, v any) (http.Header, error) {
-	var last error
-	waits := 0 // 429s: the platform pacing us, not failures
-	for attempt := 0; attempt <= c.retries; attempt++ {
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
+	res, err := c.retry.Do(ctx, func() (*http.Response, error) { return c.send(ctx, method, u, body) })
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		req, err := http.NewRequestWithContext(ctx, method, u, rd)
-		if err != nil {
-			return nil, err
-		}
-		if c.auth != "" {
-			req.Header.Set("Authorization", c.auth)
-		}
-		req.Header.Set("User-Agent", c.userAgent)
-		req.Header.Set("Accept", "application/json")
-		for k, v := range c.headers {
-			req.Header.Set(k, v)
-		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := c.http.Do(req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if ae, ok := errors.AsType[*AddressError](err); ok {
-				return nil, refusedError(err, ae) // asking again would be refused again
-			}
-			last = err
-			if err := sleep(ctx, c.backoff<<attempt); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		data, err := io.ReadAll(io.LimitReader(res.Body, maxAPIBody+1))
-		res.Body.Close()
-		limited := res.StatusCode == http.StatusTooManyRequests ||
-			res.StatusCode == http.StatusForbidden && (res.Header.Get("X-RateLimit-Remaining") == "0" || // GitHub's primary limit
-				res.Header.Get("Retry-After") != "") // and its secondary one
-		switch {
-		case err != nil:
-			last = err
-			continue
-		case len(data) > maxAPIBody:
-			return nil, fmt.Errorf("an answer over %d MB", maxAPIBody>>20)
-		case limited:
-			wait := rateLimitWait(res.Header, data)
-			if wait > c.maxWait {
-				return nil, fmt.Errorf("rate limited for %v: try later", wait.Round(time.Second))
-			}
-			last = &apiError{Status: res.StatusCode, Message: "rate limited"}
-			if err := sleep(ctx, wait); err != nil {
-				return nil, err
-			}
-			if waits++; waits > 20 {
-				return nil, fmt.Errorf("still rate limited after %d waits", waits-1)
-			}
-			attempt--
-			continue
-		case res.StatusCode >= 500:
-			last = &apiError{Status: res.StatusCode, Message: apiMessage(data)}
-			if err := sleep(ctx, c.backoff<<attempt); err != nil {
-				return nil, err
-			}
-			continue
-		case res.StatusCode >= 300:
-			return nil, &apiError{Status: res.StatusCode, Message: apiMessage(data)}
-		}
-		if err := json.Unmarshal(data, v); err != nil {
-			return nil, fmt.Errorf("decode the answer: %w", err)
-		}
-		// Spend the bucket gently: when it is empty, wait for its reset.
-		if res.Header.Get("X-RateLimit-Remaining") == "0" {
-			if after, err := strconv.ParseFloat(res.Header.Get("X-RateLimit-Reset-After"), 64); err == nil && after > 0 {
-				if err := sleep(ctx, min(time.Duration(after*float64(time.Second)), c.maxWait)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return res.Header, nil
+		return nil, err
 	}
-	return nil, last
+	data, _ := io.ReadAll(res.Body) // in memory already
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, fmt.Errorf("decode the answer: %w", err)
+	}
+	// Spend the bucket gently: when it is empty, wait for its reset.
+	if res.Header.Get("X-RateLimit-Remaining") == "0" {
+		if after, err := strconv.ParseFloat(res.Header.Get("X-RateLimit-Reset-After"), 64); err == nil && after > 0 {
+			if err := httpretry.Sleep(ctx, min(time.Duration(after*float64(time.Second)), maxRateWait)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res.Header, nil
+}
+
+// send makes one attempt and reads the whole answer, so that one over
+// maxAPIBody fails the call whatever its status.
+func (c *apiClient) send(ctx context.Context, method, u string, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, httpretry.Permanent(err)
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Accept", "application/json")
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		if ae, ok := errors.AsType[*AddressError](err); ok {
+			return nil, httpretry.Permanent(refusedError(err, ae)) // asking again would be refused again
+		}
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxAPIBody+1))
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxAPIBody {
+		return nil, httpretry.Permanent(fmt.Errorf("an answer over %d MB", maxAPIBody>>20))
+	}
+	res.Body = io.NopCloser(bytes.NewReader(data))
+	return res, nil
 }
 
 // refusedError says which connection the guard refused: "connect to
@@ -193,6 +182,18 @@ func refusedError(err error, ae *AddressError) error {
 		}
 	}
 	return ae
+}
+
+// rateLimited recognises a platform's rate limit: a 429, or GitHub's 403
+// with its primary or secondary limit's headers.
+func rateLimited(res *http.Response, body []byte) (time.Duration, bool) {
+	limited := res.StatusCode == http.StatusTooManyRequests ||
+		res.StatusCode == http.StatusForbidden && (res.Header.Get("X-RateLimit-Remaining") == "0" || // GitHub's primary limit
+			res.Header.Get("Retry-After") != "") // and its secondary one
+	if !limited {
+		return 0, false
+	}
+	return rateLimitWait(res.Header, body), true
 }
 
 // rateLimitWait reads how long a 429 asks to wait: Retry-After, or the
@@ -212,7 +213,7 @@ func rateLimitWait(h http.Header, body []byte) time.Duration {
 			return time.Duration(b.Extras.WaitSeconds * float64(time.Second))
 		}
 	}
-	if d := retryAfter(h.Get("Retry-After")); d > 0 {
+	if d := httpretry.After(h.Get("Retry-After")); d > 0 {
 		return d
 	}
 	if reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil && reset > 0 { // GitHub: epoch seconds
@@ -235,17 +236,6 @@ func apiMessage(body []byte) string {
 		return truncate(b.Error, 200)
 	}
 	return ""
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // isAuthError reports a refusal of the credentials.

@@ -1,6 +1,6 @@
 // Package oai is the transport shared by Sift's clients of OpenAI-compatible
 // APIs (OpenAI, Ollama, llama.cpp server, vLLM): base-URL normalisation,
-// JSON requests with timeouts and retries with backoff on 429 and 5xx, and
+// JSON requests with timeouts and retries (httpretry) on 429 and 5xx, and
 // lenient decoding of the servers' error bodies.
 package oai
 
@@ -8,16 +8,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sift-search/sift/internal/httpretry"
 	"github.com/sift-search/sift/internal/textcut"
 )
 
@@ -79,7 +77,7 @@ func (e *APIError) Error() string {
 }
 
 // Retryable reports whether the request may succeed when repeated.
-func (e *APIError) Retryable() bool { return e.Status == 429 || e.Status >= 500 }
+func (e *APIError) Retryable() bool { return httpretry.Retryable(e.Status) }
 
 // Do sends a JSON POST to path and returns the successful response, whose
 // body the caller closes. It retries before any response is accepted.
@@ -102,40 +100,17 @@ func (c *Client) do(ctx context.Context, hc *http.Client, path string, in any) (
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	var last error
-	for attempt := 0; ; attempt++ {
-		res, err := c.once(ctx, hc, path, body)
-		if err == nil {
-			return res, nil
-		}
-		last = err
-		var apiErr *APIError
-		retry := errors.As(err, &apiErr) && apiErr.Retryable() || !errors.As(err, &apiErr) && ctx.Err() == nil
-		if !retry || attempt >= c.MaxRetries {
-			return nil, last
-		}
-		wait := c.Backoff << attempt
-		wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
-		if ra, ok := err.(*retryAfter); ok && ra.d > 0 {
-			wait = min(ra.d, 30*time.Second)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (after: %v)", ctx.Err(), last)
-		case <-time.After(wait):
-		}
+	rc := httpretry.Client{
+		Policy: httpretry.Policy{
+			Retries: c.MaxRetries, Backoff: c.Backoff, MaxBackoff: 30 * time.Second, Jitter: 0.5,
+			MaxRetryAfter: 30 * time.Second,
+		},
+		Refused: func(status int, b []byte) error { return &APIError{Status: status, Message: ErrorMessage(b)} },
 	}
+	return rc.Do(ctx, func() (*http.Response, error) { return c.send(ctx, hc, path, body) })
 }
 
-// retryAfter is an APIError whose answer said when to retry.
-type retryAfter struct {
-	*APIError
-	d time.Duration
-}
-
-func (r *retryAfter) Unwrap() error { return r.APIError }
-
-func (c *Client) once(ctx context.Context, hc *http.Client, path string, body []byte) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, hc *http.Client, path string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -148,18 +123,7 @@ func (c *Client) once(ctx context.Context, hc *http.Client, path string, body []
 	if err != nil {
 		return nil, fmt.Errorf("model server: %w", err)
 	}
-	if res.StatusCode/100 == 2 {
-		return res, nil
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	apiErr := &APIError{Status: res.StatusCode, Message: ErrorMessage(b)}
-	if s := res.Header.Get("Retry-After"); s != "" {
-		if secs, err := strconv.Atoi(s); err == nil {
-			return nil, &retryAfter{apiErr, time.Duration(secs) * time.Second}
-		}
-	}
-	return nil, apiErr
+	return res, nil
 }
 
 // PostJSON sends in and decodes the answer into out.
