@@ -2,7 +2,6 @@ package agent
 
 import (
 	"html"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -31,10 +30,4 @@ func Snippet(highlight, content string) string {
 		n++
 	}
 	return content
-}
-
-// MessageURL links a message on its channel's page at base: the page that
-// holds it (?m=) and its anchor.
-func MessageURL(base, channelSlug, id string) string {
-	return base + "/c/" + channelSlug + "?m=" + url.QueryEscape(id) + "#m-" + url.PathEscape(id)
 }

@@ -1,5 +1,5 @@
 // Package ask answers questions from the indexed content (retrieval-
-// augmented generation). It retrieves passages with the engine's semantic
+// augmented generation). It retrieves passages with a Retriever's semantic
 // search, builds a grounded prompt with numbered sources and the
 // conversation so far, and streams a chat model's answer — or, with no
 // model configured, composes an extractive answer from the sources' best
@@ -25,9 +25,14 @@ type ChatModel interface {
 	Stream(ctx context.Context, msgs []llm.Message, maxTokens int, onToken func(string) error) (*llm.Usage, error)
 }
 
+// Retriever finds the passages closest in meaning to a query; the
+// engine is one.
+type Retriever interface {
+	SemanticSearch(ctx context.Context, req engine.SemanticRequest) (*engine.SemanticResult, error)
+}
+
 // Options configure an Asker.
 type Options struct {
-	BaseURL       string    // for the sources' links
 	Model         ChatModel // nil: the extractive answerer
 	Sources       int       // passages retrieved per question
 	SourceTokens  int       // prompt budget for the sources
@@ -36,6 +41,10 @@ type Options struct {
 	MaxConcurrent int       // model calls at once
 	MaxQueued     int       // questions waiting for a model call; more are refused (ErrBusy)
 	Logger        *slog.Logger
+	// Link names a passage's links: its deep link (the platform's message,
+	// or the document's origin with the text fragment) and Sift's own page
+	// of it. nil: sources have no links.
+	Link func(h *engine.SemanticHit) (url, page string)
 }
 
 // DefaultOptions fit a model with a 4,096-token context.
@@ -74,9 +83,10 @@ var (
 	ErrModel = errors.New("the model server failed")
 )
 
-// Asker answers questions over an engine. Safe for concurrent use.
+// Asker answers questions from what a Retriever finds. Safe for
+// concurrent use.
 type Asker struct {
-	eng    *engine.Engine
+	ret    Retriever
 	opts   Options
 	log    *slog.Logger
 	slots  chan struct{} // model calls running
@@ -84,8 +94,9 @@ type Asker struct {
 	busy   atomic.Int64  // questions Admit refused
 }
 
-// New returns an Asker; zero options take DefaultOptions' values.
-func New(eng *engine.Engine, opts Options) *Asker {
+// New returns an Asker retrieving from ret; zero options take
+// DefaultOptions' values.
+func New(ret Retriever, opts Options) *Asker {
 	def := DefaultOptions()
 	for _, f := range []struct {
 		v *int
@@ -98,7 +109,7 @@ func New(eng *engine.Engine, opts Options) *Asker {
 			*f.v = f.d
 		}
 	}
-	a := &Asker{eng: eng, opts: opts, log: opts.Logger,
+	a := &Asker{ret: ret, opts: opts, log: opts.Logger,
 		slots: make(chan struct{}, opts.MaxConcurrent), admits: make(chan struct{}, opts.MaxConcurrent+opts.MaxQueued)}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -167,13 +178,13 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, b
 	}
 	// Pseudo-relevance feedback helps and costs nothing; a hypothetical
 	// answer from the model would delay the real one, so not with a model.
-	res, err := a.eng.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
+	res, err := a.ret.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
 	if err != nil {
 		return nil, err
 	}
 	sources := make([]Source, 0, len(res.Hits))
 	for i := range res.Hits {
-		sources = append(sources, newSource(&res.Hits[i], a.opts.BaseURL))
+		sources = append(sources, newSource(&res.Hits[i], a.opts.Link))
 	}
 	return fitSources(sources, budget), nil
 }

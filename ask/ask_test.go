@@ -1,6 +1,7 @@
 package ask
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,9 +74,19 @@ func (r *recorder) answer() string { return strings.Join(r.tokens, "") }
 
 var errClientGone = errors.New("client gone")
 
+// testLink links a passage the way the server does, at http://sift.test.
+func testLink(h *engine.SemanticHit) (url, page string) {
+	if h.Type == "document" {
+		page = "http://sift.test/d/" + h.DocSlug + h.Fragment
+		return cmp.Or(h.DocURL, page), page
+	}
+	page = "http://sift.test/c/" + h.ChannelSlug + "?m=" + h.MessageID + "#m-" + h.MessageID
+	return cmp.Or(h.MessageURL, page), page
+}
+
 func TestExtractiveAnswers(t *testing.T) {
 	e := demoEngine(t)
-	a := New(e, Options{BaseURL: "http://sift.test"})
+	a := New(e, Options{Link: testLink})
 	for _, c := range []struct {
 		question string
 		want     []string // one of these in the answer
@@ -122,7 +133,7 @@ func modelAsker(t *testing.T, srv *fakeoai.Server, opts Options) *Asker {
 	t.Helper()
 	c := llm.New(srv.URL, "k", "tiny")
 	c.Transport().Backoff = time.Millisecond
-	opts.Model, opts.BaseURL = c, "http://sift.test"
+	opts.Model, opts.Link = c, testLink
 	return New(demoEngine(t), opts)
 }
 
@@ -313,7 +324,7 @@ func TestPreviewIsPlainText(t *testing.T) {
 // TestLongFollowUp keeps the question in the retrieval query and the prompt
 // when the previous turn is long.
 func TestLongFollowUp(t *testing.T) {
-	a := New(demoEngine(t), Options{BaseURL: "http://sift.test"})
+	a := New(demoEngine(t), Options{Link: testLink})
 	history := []Turn{{"user", strings.Repeat("Tell me about the weather and the pictures of the holidays. ", 60)}, {"assistant", "I cannot."}}
 	var r recorder
 	if _, err := a.Ask(context.Background(), Request{Question: "What does the cron expression */5 * * * * mean?", History: history}, &r); err != nil {

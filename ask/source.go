@@ -27,11 +27,15 @@ type Source struct {
 	Text       string    // the whole passage, as the model sees it
 }
 
-func newSource(h *engine.SemanticHit, baseURL string) Source {
-	return Source{
+func newSource(h *engine.SemanticHit, link func(*engine.SemanticHit) (string, string)) Source {
+	s := Source{
 		Type: h.Type, Score: h.Score, Title: h.Title, SourceName: h.Source, SourceType: h.SourceType,
-		Authors: h.Authors, Channel: h.Channel, Time: h.Time, URL: h.URL(baseURL), PageURL: h.PageURL(baseURL), Text: h.Content,
+		Authors: h.Authors, Channel: h.Channel, Time: h.Time, Text: h.Content,
 	}
+	if link != nil {
+		s.URL, s.PageURL = link(h)
+	}
+	return s
 }
 
 // Metadata is the human-readable origin of the source: its authors and

@@ -205,17 +205,17 @@ func discordURL(guild, channel, message string) string {
 	return u
 }
 
-// Import stores an export in the engine: channels first, then messages.
+// Import stores an export: channels first, then messages.
 // (A thread follows its channel's visibility in the engine, whichever was
 // imported first.) It returns how many messages were new or changed;
 // importing the same export again changes nothing.
-func Import(e *engine.Engine, x *Export) (int, error) {
+func Import(e Importer, x *Export) (int, error) {
 	c, err := importCounted(e, x)
 	return c.New + c.Updated, err
 }
 
 // importCounted is Import, saying what became of each message.
-func importCounted(e *engine.Engine, x *Export) (engine.PutCounts, error) {
+func importCounted(e Importer, x *Export) (engine.PutCounts, error) {
 	if _, err := e.PutChannels(x.Channels); err != nil {
 		return engine.PutCounts{}, fmt.Errorf("import channels: %w", err)
 	}

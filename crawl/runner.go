@@ -87,11 +87,11 @@ type RunnerOptions struct {
 	OnImport func(sourceID string, r ImportResult, err error)
 }
 
-// Runner runs the crawls and imports of an engine's sources, one at a time
-// per source, and the scheduled crawls. It writes through the engine's
-// public API only; searches never wait for it.
+// Runner runs the crawls and imports of a store's sources, one at a time
+// per source, and the scheduled crawls. It writes through its Sink only;
+// searches never wait for it.
 type Runner struct {
-	eng  *engine.Engine
+	sink Sink
 	opts RunnerOptions
 	log  *slog.Logger
 
@@ -111,23 +111,23 @@ type job struct {
 	done      chan struct{}
 }
 
-// NewRunner returns a runner for eng. A crawl that a crash or kill left
-// "running" is marked as interrupted.
-func NewRunner(eng *engine.Engine, opts RunnerOptions) *Runner {
+// NewRunner returns a runner writing to sink. A crawl that a crash or kill
+// left "running" is marked as interrupted.
+func NewRunner(sink Sink, opts RunnerOptions) *Runner {
 	opts.Tick = cmp.Or(opts.Tick, 15*time.Second)
 	opts.MaxScheduled = cmp.Or(opts.MaxScheduled, 2)
-	r := &Runner{eng: eng, opts: opts, log: opts.Logger, jobs: map[string]*job{}}
+	r := &Runner{sink: sink, opts: opts, log: opts.Logger, jobs: map[string]*job{}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	for _, s := range eng.Sources() {
+	for _, s := range sink.Sources() {
 		crawl := s.LastCrawl != nil && s.LastCrawl.Status == "running"
 		imp := s.LastImport != nil && s.LastImport.Status == "running"
 		if !crawl && !imp {
 			continue
 		}
-		_, err := eng.UpdateSource(s.ID, func(s *engine.Source) error {
+		_, err := sink.UpdateSource(s.ID, func(s *engine.Source) error {
 			if crawl {
 				s.LastCrawl.Status, s.LastCrawl.Error = "error", "interrupted: the server stopped during the crawl"
 			}
@@ -228,7 +228,7 @@ func (r *Runner) start(sourceID string, full, scheduled bool) (string, error) {
 }
 
 func (r *Runner) crawlable(sourceID string) error {
-	src, ok := r.eng.Source(sourceID)
+	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return engine.ErrNotFound
 	}
@@ -250,7 +250,7 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 		defer func() { r.opts.OnResult(sourceID, res, err) }()
 	}
 	res = Result{JobID: j.id, Full: full, StartedAt: time.Now().UTC()}
-	src, ok := r.eng.Source(sourceID)
+	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return Result{}, engine.ErrNotFound
 	}
@@ -258,13 +258,13 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	if err != nil {
 		// A config the connector cannot use: recorded, so the schedule
 		// waits its interval before trying again.
-		r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+		r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
 			s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "error", StartedAt: res.StartedAt, FinishedAt: time.Now().UTC(), Error: err.Error()}
 			return nil
 		})
 		return Result{}, err
 	}
-	_, err = r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+	_, err = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
 		s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "running", StartedAt: res.StartedAt}
 		return nil
 	})
@@ -315,7 +315,7 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	case cerr != nil:
 		res.Status, res.Error = "error", cerr.Error()
 	}
-	_, uerr := r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+	_, uerr := r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
 		if cursor != "" {
 			s.Cursor = cursor
 		}
@@ -354,7 +354,7 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		touched[b.Channels[i].ID] = true
 	}
 	if len(b.Channels) > 0 {
-		if _, err := r.eng.PutChannels(b.Channels); err != nil {
+		if _, err := r.sink.PutChannels(b.Channels); err != nil {
 			return err
 		}
 	}
@@ -362,7 +362,7 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		for i := range b.Messages {
 			b.Messages[i].SourceID = sourceID
 		}
-		n, err := r.eng.PutMessages(b.Messages)
+		n, err := r.sink.PutMessages(b.Messages)
 		res.Messages += n
 		if err != nil {
 			return err
@@ -375,12 +375,12 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		for i := range b.Documents {
 			b.Documents[i].SourceID = sourceID
 		}
-		_, err := r.eng.PutDocuments(b.Documents)
+		_, err := r.sink.PutDocuments(b.Documents)
 		if errors.Is(err, engine.ErrInvalid) {
 			// One page the engine refuses must not cost the others.
 			err = nil
 			for _, d := range b.Documents {
-				if _, err1 := r.eng.PutDocuments([]engine.Document{d}); errors.Is(err1, engine.ErrInvalid) {
+				if _, err1 := r.sink.PutDocuments([]engine.Document{d}); errors.Is(err1, engine.ErrInvalid) {
 					r.log.Warn("crawl skipped a document", "source", sourceID, "job", res.JobID, "key", d.Key, "err", err1)
 					res.Failed++
 					res.Documents--
@@ -395,7 +395,7 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		res.Documents += len(b.Documents)
 	}
 	for _, key := range b.DeleteDocuments {
-		switch err := r.eng.DeleteDocument(engine.DocumentID(sourceID, key)); {
+		switch err := r.sink.DeleteDocument(engine.DocumentID(sourceID, key)); {
 		case err == nil:
 			res.Deleted++
 		case !errors.Is(err, engine.ErrNotFound):
@@ -403,7 +403,7 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		}
 	}
 	if len(b.DeleteMessages) > 0 {
-		n, err := r.eng.DeleteMessages(sourceID, b.DeleteMessages)
+		n, err := r.sink.DeleteMessages(sourceID, b.DeleteMessages)
 		res.Deleted += n
 		if err != nil {
 			return err
@@ -415,13 +415,9 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 // removeUnseen deletes the stored messages of a channel that a full crawl
 // did not find upstream.
 func (r *Runner) removeUnseen(sourceID, channelID string, seen map[string]bool) (int, error) {
-	ch, ok := r.eng.ChannelByID(sourceID, channelID)
-	if !ok {
-		return 0, nil
-	}
-	ids, err := r.eng.ChannelMessageIDs(ch.Slug)
+	ids, err := r.sink.MessageIDs(sourceID, channelID)
 	if err != nil {
-		return 0, nil
+		return 0, nil // no such channel: nothing stored to remove
 	}
 	var gone []string
 	for _, id := range ids {
@@ -432,12 +428,12 @@ func (r *Runner) removeUnseen(sourceID, channelID string, seen map[string]bool) 
 	if len(gone) == 0 {
 		return 0, nil
 	}
-	return r.eng.DeleteMessages(sourceID, gone)
+	return r.sink.DeleteMessages(sourceID, gone)
 }
 
 // Test asks the source's connector whether it can reach its platform.
 func (r *Runner) Test(ctx context.Context, sourceID string) (TestResult, error) {
-	src, ok := r.eng.Source(sourceID)
+	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return TestResult{}, engine.ErrNotFound
 	}
@@ -480,7 +476,7 @@ func (r *Runner) Delete(sourceID string) error {
 		}
 	}
 	defer r.release(sourceID, j)
-	if err := r.eng.DeleteSource(sourceID); err != nil {
+	if err := r.sink.DeleteSource(sourceID); err != nil {
 		return err
 	}
 	r.log.Info("source deleted", "source", sourceID)
@@ -496,7 +492,7 @@ func (r *Runner) Delete(sourceID string) error {
 // writing is a job, recorded on the source as its LastImport, whether it
 // ends well or not.
 func (r *Runner) Import(sourceID string, f ImportFile) (ImportResult, error) {
-	src, ok := r.eng.Source(sourceID)
+	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return ImportResult{}, engine.ErrNotFound
 	}
@@ -518,7 +514,7 @@ func (r *Runner) Import(sourceID string, f ImportFile) (ImportResult, error) {
 
 // ImportExport imports an export read by ReadExport, as Import does.
 func (r *Runner) ImportExport(sourceID, fileName string, x *Export) (ImportResult, error) {
-	src, ok := r.eng.Source(sourceID)
+	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return ImportResult{}, engine.ErrNotFound
 	}
@@ -579,7 +575,7 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 	if err != nil {
 		return out, err
 	}
-	_, err = r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+	_, err = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
 		s.LastImport = &engine.ImportInfo{JobID: j.id, Status: "running", StartedAt: out.StartedAt, File: fileName, Format: format}
 		return nil
 	})
@@ -600,7 +596,7 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 			info.Error = strings.TrimPrefix(info.Error, e.Error()+": ")
 		}
 	}
-	_, uerr := r.eng.UpdateSource(sourceID, func(s *engine.Source) error {
+	_, uerr := r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
 		s.LastImport = info
 		if err == nil && guild != "" {
 			if _, set := s.Config["guildId"]; !set {
@@ -628,7 +624,7 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 // For a source without a guildId, it returns the file's guild id, to be
 // recorded once the import succeeds.
 func (r *Runner) checkGuild(sourceID string, x *Export) (string, error) {
-	src, ok := r.eng.Source(sourceID)
+	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return "", engine.ErrNotFound
 	}
@@ -669,7 +665,7 @@ func (r *Runner) store(sourceID string, x *Export, out *ImportResult) error {
 		chans[i].SourceID = sourceID
 	}
 	out.Channels, out.Messages = len(x.Channels), x.InFile()
-	c, err := importCounted(r.eng, &Export{Channels: chans, Messages: msgs})
+	c, err := importCounted(r.sink, &Export{Channels: chans, Messages: msgs})
 	if c.KeptOut > 0 {
 		skipped[skipKeptOut] += c.KeptOut
 	}
@@ -699,7 +695,7 @@ func (r *Runner) Schedule(ctx context.Context) {
 }
 
 func (r *Runner) startDue(now time.Time) {
-	for _, s := range r.eng.Sources() {
+	for _, s := range r.sink.Sources() {
 		if !s.Enabled || s.Schedule == "" || !Crawlable(s.Type) {
 			continue
 		}

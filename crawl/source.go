@@ -30,7 +30,7 @@ type Connector interface {
 	Crawl(ctx context.Context, cursor string, full bool, emit func(Batch) error) (string, error)
 }
 
-// Batch is one step of a crawl, written to the engine at once: channels
+// Batch is one step of a crawl, written to the Sink at once: channels
 // before their messages, removals last.
 type Batch struct {
 	Channels        []engine.Channel

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -90,9 +89,10 @@ type SemanticHit struct {
 	ContentLength int    // characters of the whole chunk
 	Truncated     bool
 
-	// Where it comes from, for links: a document's id, slug, origin URL and
-	// the text fragment locating the passage; or a window's channel slug,
-	// first message id and that message's platform link.
+	// Where it comes from, for links (the HTTP layer makes them): a
+	// document's id, slug, origin URL and the text fragment locating the
+	// passage ("#:~:text=…"); or a window's channel slug, first message id
+	// and that message's platform link.
 	DocumentID  string
 	DocSlug     string
 	DocURL      string
@@ -108,49 +108,6 @@ type SemanticHit struct {
 	Channel    string
 	SourceType string
 	Time       time.Time
-}
-
-// URL links the hit to its origin: a document passage to its origin URL or
-// its page base+"/d/"+slug, with the text fragment that locates it; a
-// conversation to its first message's platform link, else to its anchor on
-// the channel page.
-func (h *SemanticHit) URL(base string) string {
-	if h.Type == "document" {
-		u := h.DocURL
-		if u == "" {
-			u = base + "/d/" + h.DocSlug
-		}
-		return withFragment(u, h.Fragment)
-	}
-	if h.MessageURL != "" {
-		return h.MessageURL
-	}
-	return base + "/c/" + h.ChannelSlug + "#m-" + h.MessageID
-}
-
-// PageURL links the hit to Sift's own page of it: a document passage to
-// BASE_URL/d/:slug with its text fragment, a conversation to the page of
-// its channel that holds its first message.
-func (h *SemanticHit) PageURL(base string) string {
-	if h.Type == "document" {
-		return withFragment(base+"/d/"+h.DocSlug, h.Fragment)
-	}
-	return base + "/c/" + h.ChannelSlug + "?m=" + url.QueryEscape(h.MessageID) + "#m-" + url.PathEscape(h.MessageID)
-}
-
-// withFragment adds a "#:~:text=…" fragment directive to u. A URL that has
-// a fragment keeps it, the directive following its ":~:" delimiter
-// ("page#section:~:text=…"); a directive u already had is replaced.
-func withFragment(u, frag string) string {
-	if frag == "" {
-		return u
-	}
-	base, old, ok := strings.Cut(u, "#")
-	if !ok {
-		return u + frag
-	}
-	old, _, _ = strings.Cut(old, ":~:")
-	return base + "#" + old + strings.TrimPrefix(frag, "#")
 }
 
 // SemanticResult is the answer of SemanticSearch.

@@ -25,15 +25,16 @@ func startAsk(t *testing.T, srv *fakeoai.Server, mod ...func(*Options, *ask.Opti
 	t.Helper()
 	eng := semanticDemo(t, nil)
 	opts := Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass}
+	var aopts ask.Options
 	if srv != nil {
 		c := llm.New(srv.URL, "k", "tiny")
 		c.Transport().Backoff = time.Millisecond
-		opts.Ask.Model = c
+		aopts.Model = c
 	}
 	for _, m := range mod {
-		m(&opts, &opts.Ask)
+		m(&opts, &aopts)
 	}
-	return serve(t, eng, opts)
+	return serveAsking(t, eng, opts, aopts)
 }
 
 func askBody(question string, history ...string) io.Reader {

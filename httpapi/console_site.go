@@ -28,7 +28,7 @@ func (s *Server) consoleUpload(ctx *fasthttp.RequestCtx) {
 		d := &stored[i]
 		f.Items = append(f.Items, link{
 			Text: fmt.Sprintf("%s (%s, %s characters)", d.Title, d.SourceID, thousands(utf8.RuneCountInString(d.Content))),
-			URL:  "/d/" + d.Slug,
+			URL:  DocumentURL("", d.Slug),
 		})
 	}
 	f.Text = fmt.Sprintf("Stored %s:", count(len(stored), "document"))

@@ -120,7 +120,7 @@ func (s *Server) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
 		d.RateLimit = fmt.Sprintf("%d requests per minute per client", s.opts.PublicRateLimit)
 	}
 	d.Model = "extractive answerer (no LLM_BASE_URL)"
-	if s.opts.Ask.Model != nil {
+	if s.asker.UsesModel() {
 		d.Model = "chat model server"
 	}
 	s.consoleShow(ctx, "dashboard.html", f, d)

@@ -39,14 +39,6 @@ type uploadedJSON struct {
 	ContentLength int    `json:"contentLength"`
 }
 
-// documentURL is a document's origin, or its page here.
-func (s *Server) documentURL(d *engine.Document) string {
-	if d.URL != "" {
-		return d.URL
-	}
-	return s.opts.BaseURL + "/d/" + d.Slug
-}
-
 // listDocuments serves GET /api/documents.
 func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
 	limit, err := intParam(ctx, "limit", 100, 1, 1000)
@@ -67,7 +59,7 @@ func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
 	for i := range docs {
 		d := &docs[i]
 		out.Documents = append(out.Documents, documentListJSON{
-			ID: d.ID, Title: d.Title, Slug: d.Slug, SourceID: d.SourceID, URL: s.documentURL(d),
+			ID: d.ID, Title: d.Title, Slug: d.Slug, SourceID: d.SourceID, URL: documentURL(s.opts.BaseURL, d),
 			ContentLength: utf8.RuneCountInString(d.Content), UpdatedAt: formatTime(d.UpdatedAt),
 		})
 	}
@@ -88,7 +80,7 @@ func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
 	for i := range stored {
 		d := &stored[i]
 		out.Documents = append(out.Documents, uploadedJSON{
-			ID: d.ID, Title: d.Title, Slug: d.Slug, URL: s.documentURL(d),
+			ID: d.ID, Title: d.Title, Slug: d.Slug, URL: documentURL(s.opts.BaseURL, d),
 			ContentLength: utf8.RuneCountInString(d.Content),
 		})
 	}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/fakeoai"
@@ -51,6 +53,13 @@ func start(t testing.TB, mod ...func(*Options)) *testServer {
 // serve runs a server for eng on a loopback port.
 func serve(t testing.TB, eng *engine.Engine, opts Options) *testServer {
 	t.Helper()
+	return serveAsking(t, eng, opts, ask.Options{})
+}
+
+// serveAsking runs a server for eng on a loopback port, with an asker of
+// aopts and a crawl runner wired as cmd/sift wires them.
+func serveAsking(t testing.TB, eng *engine.Engine, opts Options, aopts ask.Options) *testServer {
+	t.Helper()
 	if opts.MaxUploadBytes == 0 {
 		opts.MaxUploadBytes = 1 << 20
 	}
@@ -59,10 +68,19 @@ func serve(t testing.TB, eng *engine.Engine, opts Options) *testServer {
 		t.Fatal(err)
 	}
 	opts.BaseURL = "http://" + ln.Addr().String()
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics()
+	}
+	aopts.Link, aopts.Logger = HitLinks(opts.BaseURL), opts.Logger
+	opts.Asker = ask.New(eng, aopts)
+	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: opts.Logger, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)},
+		OnResult: opts.Metrics.ObserveCrawl, OnImport: opts.Metrics.ObserveImport})
+	opts.Crawler = runner
 	srv := New(eng, opts)
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		srv.Shutdown(t.Context())
+		runner.Close()
 		eng.Close()
 	})
 	return &testServer{url: opts.BaseURL, eng: eng, srv: srv}

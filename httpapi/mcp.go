@@ -205,13 +205,13 @@ func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.Sear
 		out.Messages = append(out.Messages, agent.MessageHit{
 			ID: m.ID, Channel: m.ChannelName, ChannelSlug: m.ChannelSlug, Source: m.SourceName, Author: user,
 			Timestamp: formatTime(m.Timestamp), Snippet: agent.Snippet(m.Highlight, m.Content), Score: round4(m.Score),
-			URL: agent.MessageURL(base, m.ChannelSlug, m.ID),
+			URL: MessageURL(base, m.ChannelSlug, m.ID),
 		})
 	}
 	for _, d := range res.Documents {
 		out.Documents = append(out.Documents, agent.DocumentHit{
 			ID: d.ID, Title: d.Title, Slug: d.Slug, Snippet: agent.Snippet(d.Highlight, d.Content), Score: round4(d.Score),
-			URL: base + "/d/" + d.Slug,
+			URL: DocumentURL(base, d.Slug),
 		})
 	}
 	return out, nil
@@ -238,7 +238,7 @@ func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, agent.SemanticHit{
 			Type: h.Type, Score: round4(h.Score), Title: h.Title, Source: h.Source, Content: h.Content,
-			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: h.URL(b.s.opts.BaseURL),
+			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: hitURL(b.s.opts.BaseURL, &h),
 		})
 	}
 	return out, nil
@@ -357,7 +357,7 @@ func (b mcpBackend) ListSources(ctx context.Context, a agent.ListSourcesArgs) (*
 				info.MoreChannels++
 				continue
 			}
-			info.ChannelList = append(info.ChannelList, agent.ChannelItem{Slug: c.Slug, Name: c.Name, URL: base + "/c/" + c.Slug})
+			info.ChannelList = append(info.ChannelList, agent.ChannelItem{Slug: c.Slug, Name: c.Name, URL: channelURL(base, c.Slug)})
 		}
 		out.Sources = append(out.Sources, info)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"html/template"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -90,11 +89,11 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 	}
 	src, _ := s.eng.Source(ch.SourceID)
 	data := channelData{Channel: ch, Source: src, Total: total,
-		Pager:  pager{URL: "/c/" + slug, Page: page, Pages: pages, Label: "Pages"},
-		Pager2: pager{URL: "/c/" + slug, Page: page, Pages: pages, Label: "Pages (end of list)"}}
+		Pager:  pager{URL: channelURL("", slug), Page: page, Pages: pages, Label: "Pages"},
+		Pager2: pager{URL: channelURL("", slug), Page: page, Pages: pages, Label: "Pages (end of list)"}}
 	threads := s.channelThreads(&data, msgs)
 	data.Msgs = messageViews(msgs, threads, dialectOf(src.Type))
-	canonical := s.opts.BaseURL + "/c/" + slug
+	canonical := channelURL(s.opts.BaseURL, slug)
 	if page > 1 {
 		canonical += "?page=" + strconv.Itoa(page)
 	}
@@ -168,9 +167,9 @@ func messageViews(msgs []engine.Message, threads map[string]string, d chatDialec
 		}
 		switch {
 		case m.ReplyTo != "" && ids[m.ReplyTo]:
-			v.ReplyHref = "#m-" + m.ReplyTo
+			v.ReplyHref = messageAnchor(m.ReplyTo)
 		case m.ReplyTo != "":
-			v.ReplyHref = "?m=" + url.QueryEscape(m.ReplyTo) + "#m-" + m.ReplyTo
+			v.ReplyHref = messageRef(m.ReplyTo)
 		}
 		if m.AuthorName != "" && m.AuthorName != m.Author {
 			v.Handle = m.Author
@@ -211,7 +210,7 @@ func channelJSONLD(pageURL, name string, msgs []messageView) map[string]any {
 		m := msgs[i+1].m
 		comments = append(comments, map[string]any{
 			"@type": "Comment", "author": person(m), "datePublished": m.Timestamp.UTC().Format(time.RFC3339),
-			"text": textCut(m.Content, 500), "url": pageURL + "#m-" + m.ID,
+			"text": textCut(m.Content, 500), "url": pageURL + messageAnchor(m.ID),
 		})
 	}
 	if len(comments) > 0 {

@@ -119,7 +119,7 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 	if doc.Format == engine.FormatMarkdown {
 		body = renderMarkdown(doc.Content, doc.Title, s.docLinker(&doc))
 	}
-	canonical := s.opts.BaseURL + "/d/" + slug
+	canonical := DocumentURL(s.opts.BaseURL, slug)
 	ld := map[string]any{
 		"@context": "https://schema.org", "@type": "Article", "headline": textCut(doc.Title, 110), "url": canonical,
 		"datePublished": doc.CreatedAt.UTC().Format(time.RFC3339), "dateModified": doc.UpdatedAt.UTC().Format(time.RFC3339),
@@ -173,9 +173,9 @@ func (s *Server) docLinker(doc *engine.Document) func(string) string {
 			}
 			if d, ok := s.eng.Document(engine.DocumentID(doc.SourceID, k)); ok && !d.Hidden {
 				if u.Fragment != "" {
-					return "/d/" + d.Slug + "#" + u.EscapedFragment()
+					return DocumentURL("", d.Slug) + "#" + u.EscapedFragment()
 				}
-				return "/d/" + d.Slug
+				return DocumentURL("", d.Slug)
 			}
 		}
 		return dest

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"cmp"
 	"fmt"
-	"net/url"
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
@@ -78,7 +77,7 @@ func (s *Server) readDocument(ref string, offset, length int, private bool) (doc
 	}
 	n := min(length, total-offset)
 	w := docWindow{
-		ID: d.ID, Slug: d.Slug, Title: d.Title, URL: s.opts.BaseURL + "/d/" + d.Slug, OriginURL: d.URL,
+		ID: d.ID, Slug: d.Slug, Title: d.Title, URL: DocumentURL(s.opts.BaseURL, d.Slug), OriginURL: d.URL,
 		SourceID: d.SourceID, UpdatedAt: formatTime(d.UpdatedAt), Format: d.Format,
 		Content: runeSlice(d.Content, len(d.Content) == total, offset, n),
 		Offset:  offset, Length: n, TotalLength: total,
@@ -148,7 +147,7 @@ func (s *Server) readChannel(slug string, q channelWindowQuery, private bool) (c
 	}
 	out := channelWindow{
 		Channel: agent.ChannelRef{
-			ID: ch.ID, Slug: ch.Slug, Name: ch.Name, URL: s.opts.BaseURL + "/c/" + ch.Slug,
+			ID: ch.ID, Slug: ch.Slug, Name: ch.Name, URL: channelURL(s.opts.BaseURL, ch.Slug),
 			SourceID: ch.SourceID, Kind: ch.Kind, Topic: ch.Topic, PlatformURL: ch.URL,
 		},
 		Messages:  make([]agent.WindowMessage, 0, len(w.Messages)),
@@ -173,7 +172,7 @@ func (s *Server) windowMessage(ch *engine.Channel, m *engine.Message, private bo
 	v := agent.WindowMessage{
 		ID: m.ID, Author: cmp.Or(m.Author, m.AuthorName), Content: m.Content,
 		Timestamp: formatTime(m.Timestamp), EditedAt: formatTime(m.EditedAt),
-		URL:         s.opts.BaseURL + "/c/" + ch.Slug + "?m=" + url.QueryEscape(m.ID) + "#m-" + url.PathEscape(m.ID),
+		URL:         MessageURL(s.opts.BaseURL, ch.Slug, m.ID),
 		PlatformURL: m.URL, ReplyTo: m.ReplyTo,
 	}
 	if m.AuthorName != "" && m.AuthorName != v.Author {

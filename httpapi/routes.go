@@ -59,8 +59,8 @@ func (s *Server) routes() *router.Router {
 	page("/", s.homePage)
 	r.POST("/", s.homePage) // the ask box without JavaScript
 	page("/sources", s.sourcesPage)
-	page("/c/{slug}", s.channelPage)
-	page("/d/{slug}", s.documentPage)
+	page(channelRoute, s.channelPage)
+	page(documentRoute, s.documentPage)
 	page("/robots.txt", s.robotsTxt)
 	page("/sitemap.xml", s.sitemapIndex)
 	page("/sitemap-{n}.xml", s.sitemapFile)

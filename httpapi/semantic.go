@@ -143,7 +143,7 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, semanticResultJSON{
 			Type: h.Type, Score: round4(h.Score), Title: h.Title, Source: h.Source, Content: h.Content,
-			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: h.URL(s.opts.BaseURL),
+			ContentLength: h.ContentLength, Truncated: h.Truncated, URL: hitURL(s.opts.BaseURL, &h),
 		})
 	}
 	took := time.Since(start)

@@ -62,7 +62,7 @@ func (s *Server) listPages() []sitemapURL {
 			continue
 		}
 		for i, t := range times {
-			loc := base + "/c/" + ch.Slug
+			loc := channelURL(base, ch.Slug)
 			if i > 0 {
 				loc += "?page=" + strconv.Itoa(i+1)
 			}
@@ -74,7 +74,7 @@ func (s *Server) listPages() []sitemapURL {
 	}
 	docs, _ := s.eng.Documents(0, math.MaxInt, false)
 	for i := range docs {
-		urls = append(urls, sitemapURL{base + "/d/" + docs[i].Slug, docs[i].UpdatedAt})
+		urls = append(urls, sitemapURL{DocumentURL(base, docs[i].Slug), docs[i].UpdatedAt})
 		if docs[i].UpdatedAt.After(newest) {
 			newest = docs[i].UpdatedAt
 		}
@@ -241,13 +241,13 @@ Reading (public): `+"`GET /api/documents/{id-or-slug}?offset=0&length=20000`"+` 
 		if ch.ParentID != "" {
 			continue
 		}
-		fmt.Fprintf(&b, "- [#%s](%s/c/%s): %s\n", mdText(ch.Name), base, ch.Slug, mdText(sourceName(srcs, ch.SourceID)))
+		fmt.Fprintf(&b, "- [#%s](%s): %s\n", mdText(ch.Name), channelURL(base, ch.Slug), mdText(sourceName(srcs, ch.SourceID)))
 	}
 	docs, total := s.eng.Documents(0, 500, false)
 	if total > 0 {
 		b.WriteString("\n## Documents\n\n")
 		for _, d := range docs {
-			fmt.Fprintf(&b, "- [%s](%s/d/%s): updated %s\n", mdText(d.Title), base, d.Slug, d.UpdatedAt.UTC().Format("2006-01-02"))
+			fmt.Fprintf(&b, "- [%s](%s): updated %s\n", mdText(d.Title), DocumentURL(base, d.Slug), d.UpdatedAt.UTC().Format("2006-01-02"))
 		}
 	}
 	b.WriteString("\n## Optional\n\n")
@@ -281,7 +281,7 @@ func (s *Server) llmsFullTxt(ctx *fasthttp.RequestCtx) {
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		fmt.Fprintf(w, "# %s: all documents\n\n", site)
 		for i, d := range docs {
-			fmt.Fprintf(w, "## %s\n\nPage: %s/d/%s\n", mdText(d.Title), base, d.Slug)
+			fmt.Fprintf(w, "## %s\n\nPage: %s\n", mdText(d.Title), DocumentURL(base, d.Slug))
 			if d.URL != "" {
 				fmt.Fprintf(w, "Origin: %s\n", d.URL)
 			}

@@ -18,10 +18,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/ask"
-	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
 )
 
 // Options configure a Server.
@@ -45,12 +41,13 @@ type Options struct {
 	// 100,000).
 	PublicRateLimit  int
 	RateLimitClients int
-	// Ask configures POST /api/ask (its BaseURL and Logger are the
-	// server's); no Model = the extractive answerer.
-	Ask ask.Options
-	// Crawler runs crawls and imports of the sources; nil = a runner of
-	// the server's own, without a scheduler, closed by Shutdown.
-	Crawler *crawl.Runner
+	// Asker answers POST /api/ask, the ask box and the MCP ask tool
+	// (required; ask.New over the same store, its links from HitLinks).
+	Asker Asker
+	// Crawler runs crawls, imports and deletions of the sources
+	// (required; crawl.NewRunner over the same store). Its owner closes it
+	// after Shutdown.
+	Crawler Crawler
 	// MetricsAccess is who may GET /metrics: "admin" (default) or "public".
 	// Metrics is what it serves; nil = the server's own.
 	MetricsAccess string
@@ -71,38 +68,41 @@ func maxConnsPerIP(behindProxy bool) int {
 	return 1024
 }
 
-// Server is the HTTP front of an engine.
+// Server is the HTTP front of a Store.
 type Server struct {
-	opts        Options
-	eng         *engine.Engine
-	log         *slog.Logger
-	auth        auth
-	srv         *fasthttp.Server
-	handler     fasthttp.RequestHandler
-	pages       *pages
-	stats       *stats
-	metrics     *Metrics
-	contents    contentCache // documents' contents escaped for answers
-	shed        logEvery
-	bodies      bodyBudget
-	sitemap     sitemapCache
-	changes     changeClock
-	asker       *ask.Asker
-	limiter     *limiter // nil when the public tier is not limited
-	crawler     *crawl.Runner
-	ownsCrawler bool
-	sourcesMu   sync.Mutex // one source creation at a time, so derived ids stay unique
-	console     *console   // the dashboard console's anti-CSRF key and flashes
-	stop        chan struct{}
-	stopped     sync.Once
+	opts      Options
+	eng       Store
+	log       *slog.Logger
+	auth      auth
+	srv       *fasthttp.Server
+	handler   fasthttp.RequestHandler
+	pages     *pages
+	stats     *stats
+	metrics   *Metrics
+	contents  contentCache // documents' contents escaped for answers
+	shed      logEvery
+	bodies    bodyBudget
+	sitemap   sitemapCache
+	changes   changeClock
+	asker     Asker
+	limiter   *limiter // nil when the public tier is not limited
+	crawler   Crawler
+	sourcesMu sync.Mutex // one source creation at a time, so derived ids stay unique
+	console   *console   // the dashboard console's anti-CSRF key and flashes
+	stop      chan struct{}
+	stopped   sync.Once
 	// base is the parent of the work a request starts beyond its handler
 	// (answers): Shutdown cancels it when its deadline passes.
 	base       context.Context
 	cancelBase context.CancelFunc
 }
 
-// New returns a Server for eng.
-func New(eng *engine.Engine, opts Options) *Server {
+// New returns a Server for eng, answering with opts.Asker and crawling
+// with opts.Crawler.
+func New(eng Store, opts Options) *Server {
+	if opts.Asker == nil || opts.Crawler == nil {
+		panic("BUG: httpapi.New needs Options.Asker and Options.Crawler")
+	}
 	if opts.MaxUploadBytes <= 0 {
 		opts.MaxUploadBytes = 32 << 20
 	}
@@ -121,19 +121,12 @@ func New(eng *engine.Engine, opts Options) *Server {
 	}
 	s.stop = make(chan struct{})
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	aopts := opts.Ask
-	aopts.BaseURL, aopts.Logger = opts.BaseURL, s.log
-	s.asker = ask.New(eng, aopts)
+	s.asker = opts.Asker
 	if opts.PublicRateLimit > 0 {
 		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))
 	}
 	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
-	if s.crawler == nil {
-		s.crawler = crawl.NewRunner(eng, crawl.RunnerOptions{Logger: s.log, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)},
-			OnResult: s.metrics.ObserveCrawl, OnImport: s.metrics.ObserveImport})
-		s.ownsCrawler = true
-	}
 	s.console = newConsole()
 	s.pages = newPages(s.siteName)
 	s.stats = newStats()
@@ -186,11 +179,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, s.cancelBase)
 	defer stop()
 	defer s.cancelBase()
-	err := s.srv.ShutdownWithContext(ctx)
-	if s.ownsCrawler {
-		s.crawler.Close()
-	}
-	return err
+	return s.srv.ShutdownWithContext(ctx)
 }
 
 // UserAgent is how the web crawler introduces itself.

@@ -22,6 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sift-search/sift/agent"
+	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
@@ -85,11 +87,17 @@ func openLocal(dir, baseURL string, log *slog.Logger) (*mcp.Server, func(), erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s read-only: %w (while a server runs on it, use --url)", dir, err)
 	}
-	hs := httpapi.New(eng, httpapi.Options{BaseURL: strings.TrimRight(baseURL, "/"), Version: version, Logger: log})
+	baseURL = strings.TrimRight(baseURL, "/")
+	metrics := httpapi.NewMetrics()
+	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, baseURL)},
+		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport})
+	hs := httpapi.New(eng, httpapi.Options{BaseURL: baseURL, Version: version, Logger: log, Metrics: metrics,
+		Asker: ask.New(eng, ask.Options{Link: httpapi.HitLinks(baseURL), Logger: log}), Crawler: runner})
 	return hs.OwnerMCP(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		hs.Shutdown(sctx)
+		runner.Close()
 		eng.Close()
 	}, nil
 }
@@ -186,13 +194,13 @@ func (r *remote) Search(ctx context.Context, a agent.SearchArgs) (*agent.SearchR
 		out.Messages = append(out.Messages, agent.MessageHit{
 			ID: m.ID, Channel: m.ChannelName, ChannelSlug: m.ChannelSlug, Source: m.PlatformName, Author: m.Username,
 			Timestamp: m.Timestamp, Snippet: agent.Snippet(m.Highlight, m.Content), Score: m.Score,
-			URL: agent.MessageURL(r.base, m.ChannelSlug, m.ID),
+			URL: httpapi.MessageURL(r.base, m.ChannelSlug, m.ID),
 		})
 	}
 	for _, d := range res.Documents {
 		out.Documents = append(out.Documents, agent.DocumentHit{
 			ID: d.ID, Title: d.Title, Slug: d.Slug, Snippet: agent.Snippet(d.Highlight, d.Content), Score: d.Score,
-			URL: r.base + "/d/" + d.Slug,
+			URL: httpapi.DocumentURL(r.base, d.Slug),
 		})
 	}
 	return out, nil

@@ -23,9 +23,11 @@ import (
 )
 
 // askOptions configures question answering: the chat model when one is
-// configured, else the extractive answerer.
-func askOptions(cfg *config, chat *llm.Client) ask.Options {
-	opts := ask.Options{MaxConcurrent: cfg.LLMMaxConcurrent, MaxQueued: 4 * cfg.LLMMaxConcurrent}
+// configured, else the extractive answerer; sources link to the pages at
+// BASE_URL.
+func askOptions(cfg *config, chat *llm.Client, log *slog.Logger) ask.Options {
+	opts := ask.Options{MaxConcurrent: cfg.LLMMaxConcurrent, MaxQueued: 4 * cfg.LLMMaxConcurrent,
+		Link: httpapi.HitLinks(cfg.BaseURL), Logger: log}
 	if chat != nil {
 		opts.Model = chat
 	}
@@ -76,7 +78,7 @@ func serve(args []string) error {
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
-		PublicRateLimit: cfg.PublicRateLimit, Ask: askOptions(cfg, chat), Crawler: runner,
+		PublicRateLimit: cfg.PublicRateLimit, Asker: ask.New(eng, askOptions(cfg, chat, log)), Crawler: runner,
 		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

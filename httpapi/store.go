@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/crawl"
+	"github.com/sift-search/sift/engine"
+)
+
+// Store is what the server reads and writes: the engine, or a store that
+// behaves as it does (engine/storetest states how). It is the four small
+// interfaces below.
+type Store interface {
+	Catalog
+	Content
+	Searcher
+	Instance
+}
+
+// Catalog is the sources and what operators decide about them.
+type Catalog interface {
+	Sources() []engine.Source
+	Source(id string) (engine.Source, bool)
+	PutSource(s engine.Source) (engine.Source, error)
+	UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error)
+	SourceStats(id string, private bool) engine.SourceStats
+	SourceChannels(sourceID string) (chans []engine.ChannelInfo, excluded []string, err error)
+	SourceDocuments(sourceID string) []engine.Document
+	SetChannelVisibility(sourceID, channelID, vis string) (engine.ChannelInfo, error)
+	ExcludeChannel(sourceID, channelID string) error
+	RestoreChannel(sourceID, channelID string) error
+	OptOut(sourceID, author string) (removed int, err error)
+	OptIn(sourceID, author string) error
+}
+
+// Content is the channels, messages and documents: read by slug for the
+// pages and the reading API, written by uploads.
+type Content interface {
+	Channels(sourceID string, private bool) []engine.Channel
+	OrphanThreads(sourceID string, private bool) []engine.Channel
+	ChannelBySlug(slug string) (engine.Channel, bool)
+	ChannelByID(sourceID, id string) (engine.Channel, bool)
+	ChannelMessages(slug string, offset, limit int) ([]engine.Message, int, error)
+	ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error)
+	ChannelPageTimes(slug string, size int) ([]time.Time, error)
+	MessagePosition(slug, id string) (int, error)
+	Documents(offset, limit int, private bool) ([]engine.Document, int)
+	Document(id string) (engine.Document, bool)
+	DocumentBySlug(slug string) (engine.Document, bool)
+	PutChannels(chs []engine.Channel) ([]engine.Channel, error)
+	PutMessages(msgs []engine.Message) (int, error)
+	PutDocuments(docs []engine.Document) ([]engine.Document, error)
+	DeleteDocument(id string) error
+}
+
+// Searcher ranks messages and documents by words, and passages by meaning.
+type Searcher interface {
+	Search(req engine.SearchRequest) (*engine.SearchResult, error)
+	SemanticSearch(ctx context.Context, req engine.SemanticRequest) (*engine.SemanticResult, error)
+}
+
+// Instance is the state of the whole store, for health, metrics and the
+// dashboard, the instance's settings, and backups.
+type Instance interface {
+	// Seq is the sequence number of the last applied write; it never waits.
+	Seq() uint64
+	Counts(private bool) engine.Counts
+	SemanticStatus() engine.SemanticStatus
+	LogStatus() engine.LogStatus
+	LastSnapshot() *engine.SnapshotInfo
+	Backup(w io.Writer) (uint64, error)
+	Settings() map[string]string
+	UpdateSettings(changes map[string]string) (map[string]string, error)
+}
+
+// Asker answers questions (POST /api/ask, the ask box, the MCP ask tool);
+// ask.New makes one.
+type Asker interface {
+	// Admit reserves a place for one question without waiting, or refuses
+	// it with ask.ErrBusy; release frees it.
+	Admit() (release func(), err error)
+	Ask(ctx context.Context, req ask.Request, sink ask.Sink) (ask.Usage, error)
+	// Refused counts the questions Admit refused.
+	Refused() int64
+	// UsesModel reports whether answers come from a chat model (else the
+	// extractive answerer).
+	UsesModel() bool
+}
+
+// Crawler runs the crawls, imports and deletions of sources, one at a time
+// per source; crawl.NewRunner makes one.
+type Crawler interface {
+	Crawl(sourceID string, full bool) (crawl.Result, error)
+	Test(ctx context.Context, sourceID string) (crawl.TestResult, error)
+	Import(sourceID string, f crawl.ImportFile) (crawl.ImportResult, error)
+	// Delete removes a source with everything it produced, cancelling the
+	// job running for it first.
+	Delete(sourceID string) error
+	// Running reports the job running for a source, if any.
+	Running(sourceID string) (id, kind string, ok bool)
+}

@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// The URLs of Sift's pages are spelled here and nowhere else: the store and
+// the retrieval layer give ids and slugs, these functions make them links.
+// base is BASE_URL without its trailing slash; "" gives a path within the
+// site. A platform's own links (a Discord or Slack message, a crawled
+// page's origin) are data and are not made here.
+
+// The routes of the pages (routes.go serves them).
+const (
+	channelRoute  = "/c/{slug}"
+	documentRoute = "/d/{slug}"
+)
+
+// channelURL is the first page of a channel: base/c/{slug}.
+func channelURL(base, slug string) string { return base + "/c/" + slug }
+
+// DocumentURL is the page of a document: base/d/{slug}.
+func DocumentURL(base, slug string) string { return base + "/d/" + slug }
+
+// MessageURL is the permalink of a message: the page of its channel that
+// holds it (?m=) at its anchor, base/c/{slug}?m={id}#m-{id}.
+func MessageURL(base, channelSlug, id string) string {
+	return channelURL(base, channelSlug) + "?m=" + url.QueryEscape(id) + messageAnchor(url.PathEscape(id))
+}
+
+// messageAnchor is the fragment of a message on its channel's page.
+func messageAnchor(id string) string { return "#m-" + id }
+
+// messageRef links, from a page of its channel, a message on another page
+// of it: ?m={id}#m-{id}.
+func messageRef(id string) string { return "?m=" + url.QueryEscape(id) + messageAnchor(id) }
+
+// documentURL is a document's origin, or its page here.
+func documentURL(base string, d *engine.Document) string {
+	if d.URL != "" {
+		return d.URL
+	}
+	return DocumentURL(base, d.Slug)
+}
+
+// HitLinks returns what names a semantic hit's links at base (for
+// ask.Options.Link): its deep link and Sift's own page of it.
+func HitLinks(base string) func(h *engine.SemanticHit) (url, page string) {
+	base = strings.TrimRight(base, "/")
+	return func(h *engine.SemanticHit) (string, string) { return hitURL(base, h), hitPageURL(base, h) }
+}
+
+// hitURL links a semantic hit to its origin: a document passage to its
+// origin URL or its page, with the text fragment that locates it; a
+// conversation to its first message's platform link, else to its anchor on
+// the channel page.
+func hitURL(base string, h *engine.SemanticHit) string {
+	if h.Type == "document" {
+		u := h.DocURL
+		if u == "" {
+			u = DocumentURL(base, h.DocSlug)
+		}
+		return withFragment(u, h.Fragment)
+	}
+	if h.MessageURL != "" {
+		return h.MessageURL
+	}
+	return channelURL(base, h.ChannelSlug) + messageAnchor(h.MessageID)
+}
+
+// hitPageURL links a semantic hit to Sift's own page of it: a document
+// passage to its page with its text fragment, a conversation to the page of
+// its channel that holds its first message.
+func hitPageURL(base string, h *engine.SemanticHit) string {
+	if h.Type == "document" {
+		return withFragment(DocumentURL(base, h.DocSlug), h.Fragment)
+	}
+	return MessageURL(base, h.ChannelSlug, h.MessageID)
+}
+
+// withFragment adds a "#:~:text=…" fragment directive to u. A URL that has
+// a fragment keeps it, the directive following its ":~:" delimiter
+// ("page#section:~:text=…"); a directive u already had is replaced.
+func withFragment(u, frag string) string {
+	if frag == "" {
+		return u
+	}
+	base, old, ok := strings.Cut(u, "#")
+	if !ok {
+		return u + frag
+	}
+	old, _, _ = strings.Cut(old, ":~:")
+	return base + "#" + old + strings.TrimPrefix(frag, "#")
+}
