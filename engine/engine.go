@@ -15,6 +15,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/engine/internal/wal"
 )
 
 // Options configure an Engine.
@@ -78,7 +79,7 @@ type Engine struct {
 	seqSeen atomic.Uint64 // seq, for readers that must not wait on writeMu
 	wa      *analyzer     // the writers' analyzer; guarded by writeMu
 
-	wal      *wal // nil in memory
+	wal      *wal.Log // nil in memory
 	lockFile *os.File
 	snapSeq  uint64 // sequence number of the newest snapshot; guarded by writeMu
 	lastSnap atomic.Pointer[SnapshotInfo]
@@ -191,14 +192,14 @@ func (e *Engine) load() error {
 		return err
 	}
 	e.st, e.seq, e.snapSeq = st, seq, seq
-	w, err := openWAL(filepath.Join(dir, "wal"), e.opts.SegmentBytes, e.opts.NoSync, ro, e.log)
+	w, err := wal.Open(filepath.Join(dir, "wal"), wal.Options{SegmentBytes: e.opts.SegmentBytes, NoSync: e.opts.NoSync, ReadOnly: ro, Logger: e.log})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	replayed := 0
-	first, last, err := w.replay(seq, func(s uint64, kind opKind, payload []byte) error {
-		o, err := decodeOp(kind, payload)
+	first, last, err := w.Replay(seq, func(s uint64, kind uint8, payload []byte) error {
+		o, err := decodeOp(opKind(kind), payload)
 		if err != nil {
 			return fmt.Errorf("record %d does not decode: %w", s, err)
 		}
@@ -223,13 +224,12 @@ func (e *Engine) load() error {
 		e.log.Info("engine loaded read-only", "dir", dir, "snapshot_seq", seq, "replayed", replayed, "seq", e.seq)
 		return nil // no log to append to: maintain and Close leave the files alone
 	}
-	if err := w.rotate(e.seq + 1); err != nil {
+	if err := w.Rotate(e.seq + 1); err != nil {
 		// Reads can be served; the first write tries again.
 		e.log.Warn("cannot start a write-ahead log segment: writes fail until it can be written", "err", err)
 	}
 	e.wal = w
-	w.written = e.seq
-	w.synced.Store(e.seq)
+	w.Resume(e.seq)
 	e.log.Info("engine loaded", "dir", dir, "snapshot_seq", seq, "replayed", replayed, "seq", e.seq,
 		"messages", e.st.msgIdx.Len(), "documents", e.st.docIdx.Len(), "replay_took", time.Since(start))
 	return nil
@@ -325,7 +325,10 @@ func (e *Engine) commit(o *op) (uint64, error) {
 		if err := o.encode(&enc); err != nil {
 			return 0, err
 		}
-		if err := e.wal.append(seq, o.kind, enc.B); err != nil {
+		if len(enc.B) > wal.MaxPayload {
+			return 0, invalidf("write of %d bytes exceeds the %d-byte record limit", len(enc.B), maxFrameBody)
+		}
+		if err := e.wal.Append(seq, uint8(o.kind), enc.B); err != nil {
 			return 0, err
 		}
 	}
@@ -341,7 +344,7 @@ func (e *Engine) sync(seq uint64) error {
 	if e.wal == nil {
 		return nil
 	}
-	return e.wal.sync(seq)
+	return e.wal.Sync(seq)
 }
 
 // maintain takes snapshots when due and compacts indexes with many deletions.
@@ -363,7 +366,7 @@ func (e *Engine) maintain() {
 		e.writeMu.Lock()
 		grown := e.seq > e.snapSeq || e.semEdits.Load() != e.snapEdits
 		e.writeMu.Unlock()
-		if grown && (time.Since(lastSnap) >= e.opts.SnapshotInterval || e.wal.bytes() >= e.opts.SnapshotLogBytes) {
+		if grown && (time.Since(lastSnap) >= e.opts.SnapshotInterval || e.wal.Bytes() >= e.opts.SnapshotLogBytes) {
 			if err := e.Snapshot(); err != nil {
 				e.log.Error("snapshot failed", "err", err)
 			}
@@ -406,7 +409,7 @@ func (e *Engine) Close() error {
 		if grown {
 			errs = append(errs, e.Snapshot())
 		}
-		errs = append(errs, e.wal.close())
+		errs = append(errs, e.wal.Close())
 	}
 	e.unlockDir()
 	return errors.Join(errs...)

@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sift-search/sift/engine/internal/wal"
 )
 
 var (
@@ -20,7 +22,7 @@ var (
 	// writes succeed again by themselves once it can be. After a failed
 	// fsync the engine refuses writes until restarted. Nothing unlogged is
 	// ever acknowledged.
-	ErrUnavailable = errors.New("storage unavailable")
+	ErrUnavailable = wal.ErrUnavailable
 )
 
 // invalidf returns an ErrInvalid with a message for the caller.
@@ -28,15 +30,6 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
-// CorruptionError says where a persisted file is damaged.
-type CorruptionError struct {
-	File   string
-	Offset int64
-	Err    error
-}
-
-func (e *CorruptionError) Error() string {
-	return fmt.Sprintf("corrupt %s at offset %d: %v", e.File, e.Offset, e.Err)
-}
-
-func (e *CorruptionError) Unwrap() error { return e.Err }
+// CorruptionError says where a persisted file is damaged: File, Offset and
+// the cause Err. The write-ahead log's package defines it.
+type CorruptionError = wal.CorruptionError

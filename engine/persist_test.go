@@ -42,11 +42,7 @@ func (e *Engine) crash() {
 	close(e.stop)
 	<-e.done
 	<-e.semDone
-	e.wal.mu.Lock()
-	if e.wal.f != nil {
-		e.wal.f.Close()
-	}
-	e.wal.mu.Unlock()
+	e.wal.Abandon()
 	e.unlockDir()
 }
 

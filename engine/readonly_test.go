@@ -53,7 +53,7 @@ func TestReadOnly(t *testing.T) {
 	e.crash()
 
 	// A torn tail: half a record after the last one.
-	segs, _ := filepath.Glob(filepath.Join(dir, "wal", "*"+walSuffix))
+	segs, _ := filepath.Glob(filepath.Join(dir, "wal", "*.wal"))
 	if len(segs) == 0 {
 		t.Fatal("no log segment")
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/engine/internal/wal"
 )
 
 // fullDisk makes the log's segment files fail the way a full disk does
@@ -26,15 +28,15 @@ type fullDisk struct {
 }
 
 type fullDiskFile struct {
-	segFile
+	wal.File
 	d *fullDisk
 }
 
 func (f fullDiskFile) Write(p []byte) (int, error) {
 	if !f.d.full.Load() {
-		return f.segFile.Write(p)
+		return f.File.Write(p)
 	}
-	n, _ := f.segFile.Write(p[:len(p)/2])
+	n, _ := f.File.Write(p[:len(p)/2])
 	return n, syscall.ENOSPC
 }
 
@@ -42,25 +44,12 @@ func (f fullDiskFile) Truncate(size int64) error {
 	if f.d.noTruncate.Load() {
 		return syscall.EIO
 	}
-	return f.segFile.Truncate(size)
+	return f.File.Truncate(size)
 }
 
 // install routes w's current segment and every new one through d.
-func (d *fullDisk) install(w *wal) {
-	w.syncMu.Lock()
-	defer w.syncMu.Unlock()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.create = func(path string) (segFile, error) {
-		f, err := createSegmentFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return fullDiskFile{f, d}, nil
-	}
-	if w.f != nil {
-		w.f = fullDiskFile{w.f, d}
-	}
+func (d *fullDisk) install(w *wal.Log) {
+	w.WrapFiles(func(f wal.File) wal.File { return fullDiskFile{f, d} })
 }
 
 // logBuffer collects an engine's log; the engine logs from several
@@ -100,95 +89,6 @@ func titles(e *Engine) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// TestWALSurvivesFailedRotationAndWrites drives the log directly through
-// every failure a full disk causes: a rotation whose new segment cannot be
-// written, writes that store part of a record, and a cut of such a write
-// that fails too. Each is retried by the next write, and replay finds
-// exactly the records that were written.
-func TestWALSurvivesFailedRotationAndWrites(t *testing.T) {
-	dir := t.TempDir()
-	w, err := openWAL(dir, 200, false, false, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var disk fullDisk
-	disk.install(w)
-	if err := w.rotate(1); err != nil {
-		t.Fatal(err)
-	}
-	seq := uint64(0)
-	var stored []string
-	put := func() error {
-		payload := fmt.Sprintf("record %d %s", seq+1, strings.Repeat("x", 40))
-		if err := w.append(seq+1, opDeleteDocuments, []byte(payload)); err != nil {
-			return err
-		}
-		if err := w.sync(seq + 1); err != nil {
-			t.Fatalf("sync: %v", err)
-		}
-		seq++
-		stored = append(stored, payload)
-		return nil
-	}
-	for range 3 {
-		if err := put(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	segsBefore, _ := w.segments()
-
-	disk.full.Store(true)
-	// A snapshot's rotation fails: the current segment stays in use.
-	if err := w.rotate(seq + 1); !errors.Is(err, ErrUnavailable) || !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("rotation on a full disk: %v", err)
-	}
-	if segs, _ := w.segments(); !slices.Equal(segs, segsBefore) || len(globTemps(dir)) != 0 {
-		t.Fatalf("a failed rotation left files: %v", segs)
-	}
-	// Writes fail (the segment is past its size, so each also tries to
-	// rotate), storing half a record each time, cut off again.
-	for range 3 {
-		if err := put(); !errors.Is(err, ErrUnavailable) {
-			t.Fatalf("write on a full disk: %v", err)
-		}
-	}
-	// A failed write whose cut fails too: the next write must cut first.
-	disk.noTruncate.Store(true)
-	if err := put(); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("write on a full disk: %v", err)
-	}
-	disk.full.Store(false)
-	if err := put(); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("write after a failed cut: %v", err)
-	}
-	if err := w.rotate(seq + 1); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("rotation with a torn write in the segment: %v", err)
-	}
-	disk.noTruncate.Store(false)
-
-	// Space is back: writes succeed, rotations too.
-	for range 6 {
-		if err := put(); err != nil {
-			t.Fatalf("write after space returned: %v", err)
-		}
-	}
-	if segs, _ := w.segments(); len(segs) <= len(segsBefore) {
-		t.Fatalf("no rotation after space returned: %d segments", len(segs))
-	}
-	if err := w.close(); err != nil {
-		t.Fatal(err)
-	}
-	w2, _ := openWAL(dir, 200, true, false, slog.New(slog.DiscardHandler))
-	var got []string
-	first, last, err := w2.replay(0, func(s uint64, kind opKind, payload []byte) error {
-		got = append(got, string(payload))
-		return nil
-	})
-	if err != nil || first != 1 || last != seq || !slices.Equal(got, stored) {
-		t.Fatalf("replay: %v, records %d to %d of %d:\n%q\nwant\n%q", err, first, last, seq, got, stored)
-	}
 }
 
 // TestFullDiskDuringSnapshotRecovers: a snapshot tick while the disk is
@@ -456,19 +356,18 @@ func smallSegments(o *Options) { o.SegmentBytes = 1024 }
 // the others but the last.
 func segmentsAround(t *testing.T, dir string, snap uint64) (covered, after []string) {
 	t.Helper()
-	w := &wal{dir: filepath.Join(dir, "wal")}
-	segs, err := w.segments()
+	segs, err := wal.Segments(filepath.Join(dir, "wal"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(segs); i++ {
-		if fi, err := os.Stat(segs[i].path); err != nil || fi.Size() <= walHeaderSize {
+		if fi, err := os.Stat(segs[i].Path); err != nil || fi.Size() <= wal.HeaderSize {
 			continue
 		}
-		if segs[i+1].first-1 <= snap {
-			covered = append(covered, segs[i].path)
-		} else if segs[i].first > snap {
-			after = append(after, segs[i].path)
+		if segs[i+1].First-1 <= snap {
+			covered = append(covered, segs[i].Path)
+		} else if segs[i].First > snap {
+			after = append(after, segs[i].Path)
 		}
 	}
 	if len(covered) == 0 || len(after) == 0 {
@@ -544,7 +443,7 @@ func TestDamageInUncoveredSegmentIsRefused(t *testing.T) {
 		t.Helper()
 		_, err := Open(Options{DataDir: dir, NoSync: true, SegmentBytes: 1024})
 		var ce *CorruptionError
-		if !errors.As(err, &ce) || ce.File != seg || ce.Offset < walHeaderSize {
+		if !errors.As(err, &ce) || ce.File != seg || ce.Offset < wal.HeaderSize {
 			t.Fatalf("want a CorruptionError in %s, got %v", seg, err)
 		}
 		if msg := err.Error(); !strings.Contains(msg, seg) || !strings.Contains(msg, fmt.Sprint("offset ", ce.Offset)) {

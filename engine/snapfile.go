@@ -140,7 +140,7 @@ func (e *Engine) Snapshot() error {
 	semanticOnly := seq == e.snapSeq
 	start := time.Now()
 	if !semanticOnly {
-		if err := e.wal.rotate(seq + 1); err != nil {
+		if err := e.wal.Rotate(seq + 1); err != nil {
 			return e.snapshotFailed(err)
 		}
 	}
@@ -166,7 +166,7 @@ func (e *Engine) Snapshot() error {
 			os.Remove(sf.path)
 		}
 	}
-	if err := e.wal.trim(prev); err != nil {
+	if err := e.wal.Trim(prev); err != nil {
 		e.log.Warn("trimming the write-ahead log failed", "err", err)
 	}
 	return nil
@@ -236,6 +236,19 @@ func writeFileAtomic(path string, noSync bool, write func(io.Writer) error, chec
 		}
 	}
 	return fi.Size(), nil
+}
+
+// syncDir fsyncs a directory so a file created or renamed in it persists.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open dir for sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync dir: %w", err)
+	}
+	return nil
 }
 
 // Backup writes a consistent snapshot of the current state to w and returns
@@ -388,8 +401,8 @@ func (e *Engine) LogStatus() LogStatus {
 	if e.wal == nil {
 		return st
 	}
-	segs, _ := e.wal.segments()
-	st.Segments = len(segs)
-	st.Bytes = e.wal.bytes()
+	ws := e.wal.Status()
+	st.Segments = ws.Segments
+	st.Bytes = ws.Bytes
 	return st
 }

@@ -1,4 +1,13 @@
-package engine
+// Package wal is Sift's write-ahead log: a directory of segment files of
+// checksummed frames, each record a sequence number, a kind and a payload.
+// It knows bytes, frames, segments, torn tails and full disks; record kinds
+// are numbers to it, and what a payload means is its caller's business.
+//
+// A segment is named after the sequence number of its first record
+// (%020d.wal). It starts with the 8-byte magic and a u32 version, then holds
+// frames whose body is u8 kind | u64 sequence number | payload. See
+// docs/format.md.
+package wal
 
 import (
 	"bufio"
@@ -16,20 +25,56 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sift-search/sift/engine/internal/frame"
 )
 
-// The write-ahead log is a directory of segment files named after the
-// sequence number of their first record (%020d.wal). A segment starts with
-// the 8-byte magic and a u32 version, then holds frames whose body is
-// u8 op kind | u64 sequence number | payload.
 const (
-	walMagic      = "SIFTWAL\x00"
-	walVersion    = 1
-	walHeaderSize = 12
-	walSuffix     = ".wal"
+	walMagic   = "SIFTWAL\x00"
+	walVersion = 1
+	// HeaderSize is the size of a segment's header; a segment no larger
+	// holds no record.
+	HeaderSize = 12
+	walSuffix  = ".wal"
+	tmpSuffix  = ".tmp"
+	// MaxPayload is the largest payload of one record: a frame's body
+	// less the kind byte and the sequence number.
+	MaxPayload = frame.MaxBody - 9
 )
 
-type wal struct {
+var (
+	// ErrUnavailable: the log cannot be written (a full disk); writes
+	// succeed again by themselves once it can be. After a failed fsync
+	// the log refuses writes until it is opened again.
+	ErrUnavailable = errors.New("storage unavailable")
+	// ErrTooLarge: a record's payload exceeds MaxPayload.
+	ErrTooLarge = errors.New("record too large")
+)
+
+// CorruptionError says where a persisted file is damaged.
+type CorruptionError struct {
+	File   string
+	Offset int64
+	Err    error
+}
+
+func (e *CorruptionError) Error() string {
+	return fmt.Sprintf("corrupt %s at offset %d: %v", e.File, e.Offset, e.Err)
+}
+
+func (e *CorruptionError) Unwrap() error { return e.Err }
+
+// Options configure a Log.
+type Options struct {
+	SegmentBytes int64        // a segment past this size is followed by a new one
+	NoSync       bool         // never fsync (tests, throw-away data)
+	ReadOnly     bool         // replay only: nothing is cut, created or removed
+	Logger       *slog.Logger // nil: slog.Default()
+}
+
+// Log is a write-ahead log in one directory. Appends are serialised by the
+// caller; Sync may be called concurrently with them.
+type Log struct {
 	dir      string
 	log      *slog.Logger
 	segBytes int64
@@ -37,22 +82,22 @@ type wal struct {
 	readOnly bool // replay only: nothing is cut, created or removed
 
 	mu      sync.Mutex // guards the fields below
-	create  func(path string) (segFile, error)
-	f       segFile // the current segment; nil until one could be created
-	first   uint64  // sequence number the current segment is named after
-	size    int64   // bytes of whole records in the current segment
-	torn    bool    // a failed write may have left bytes after size
-	written uint64  // sequence number of the last record written
-	broken  error   // set when an fsync failed; no write succeeds after it
+	create  func(path string) (File, error)
+	f       File   // the current segment; nil until one could be created
+	first   uint64 // sequence number the current segment is named after
+	size    int64  // bytes of whole records in the current segment
+	torn    bool   // a failed write may have left bytes after size
+	written uint64 // sequence number of the last record written
+	broken  error  // set when an fsync failed; no write succeeds after it
 	buf     []byte
 
 	syncMu sync.Mutex // one fsync at a time; taken before mu
 	synced atomic.Uint64
 }
 
-// segFile is what the log writes a segment through: an *os.File, or in
-// tests a file that fails the way a full disk does.
-type segFile interface {
+// File is what the log writes a segment through: an *os.File, or in tests
+// a file that fails the way a full disk does (see WrapFiles).
+type File interface {
 	io.Writer
 	Sync() error
 	Truncate(size int64) error
@@ -62,7 +107,7 @@ type segFile interface {
 // createSegmentFile creates a segment file for appending. O_APPEND: after a
 // failed write is truncated away, the next one lands at the new end, not
 // after a hole.
-func createSegmentFile(path string) (segFile, error) {
+func createSegmentFile(path string) (File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
@@ -70,14 +115,21 @@ func createSegmentFile(path string) (segFile, error) {
 	return f, nil
 }
 
-type segment struct {
-	first uint64
-	path  string
+// Segment is one segment file.
+type Segment struct {
+	First uint64 // sequence number the segment is named after
+	Path  string
 }
 
-func openWAL(dir string, segBytes int64, noSync, readOnly bool, log *slog.Logger) (*wal, error) {
-	w := &wal{dir: dir, log: log, segBytes: segBytes, noSync: noSync, readOnly: readOnly, create: createSegmentFile}
-	if readOnly {
+// Open opens the log in dir, creating dir unless read-only, and removes
+// segments whose creation was interrupted. It reads nothing: Replay does.
+func Open(dir string, opts Options) (*Log, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	w := &Log{dir: dir, log: log, segBytes: opts.SegmentBytes, noSync: opts.NoSync, readOnly: opts.ReadOnly, create: createSegmentFile}
+	if opts.ReadOnly {
 		return w, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -91,16 +143,13 @@ func segmentPath(dir string, first uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%020d%s", first, walSuffix))
 }
 
-// segments lists the segment files in sequence order.
-func (w *wal) segments() ([]segment, error) {
-	ents, err := os.ReadDir(w.dir)
-	if w.readOnly && errors.Is(err, os.ErrNotExist) {
-		return nil, nil // a data dir holding only a snapshot
-	}
+// Segments lists the segment files of the log in dir in sequence order.
+func Segments(dir string) ([]Segment, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list wal: %w", err)
 	}
-	var segs []segment
+	var segs []Segment
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), walSuffix)
 		if !ok {
@@ -110,13 +159,22 @@ func (w *wal) segments() ([]segment, error) {
 		if err != nil {
 			continue
 		}
-		segs = append(segs, segment{first, filepath.Join(w.dir, e.Name())})
+		segs = append(segs, Segment{first, filepath.Join(dir, e.Name())})
 	}
-	slices.SortFunc(segs, func(a, b segment) int { return cmp.Compare(a.first, b.first) })
+	slices.SortFunc(segs, func(a, b Segment) int { return cmp.Compare(a.First, b.First) })
 	return segs, nil
 }
 
-// replay calls fn for every record with a sequence number above after (the
+// segments lists the segment files in sequence order.
+func (w *Log) segments() ([]Segment, error) {
+	segs, err := Segments(w.dir)
+	if w.readOnly && errors.Is(err, os.ErrNotExist) {
+		return nil, nil // a data dir holding only a snapshot
+	}
+	return segs, err
+}
+
+// Replay calls fn for every record with a sequence number above after (the
 // snapshot's), in order, and returns the first and last sequence numbers
 // seen (0 when none).
 //
@@ -127,8 +185,9 @@ func (w *wal) segments() ([]segment, error) {
 // record in its segment and only empty segments after it. The tail is cut
 // off (and the cut synced) and logged. Any other damage is a
 // CorruptionError naming the file and offset: replay refuses to drop
-// records that were acknowledged.
-func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []byte) error) (first, last uint64, err error) {
+// records that were acknowledged. An error of fn is returned as a
+// CorruptionError at the record's offset.
+func (w *Log) Replay(after uint64, fn func(seq uint64, kind uint8, payload []byte) error) (first, last uint64, err error) {
 	segs, err := w.segments()
 	if err != nil {
 		return 0, 0, err
@@ -141,33 +200,33 @@ func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []by
 		if ce == nil {
 			continue
 		}
-		if i+1 < len(segs) && segs[i+1].first-1 <= after && last < segs[i+1].first {
+		if i+1 < len(segs) && segs[i+1].First-1 <= after && last < segs[i+1].First {
 			w.log.Warn("skipping damage in a write-ahead log segment the snapshot already holds",
-				"segment", s.path, "offset", ce.Offset, "cause", ce.Err,
-				"records_up_to", segs[i+1].first-1, "snapshot_seq", after)
+				"segment", s.Path, "offset", ce.Offset, "cause", ce.Err,
+				"records_up_to", segs[i+1].First-1, "snapshot_seq", after)
 			// The next segment must start where this one's name range
 			// ends; the sequence check holds it to that.
-			last = segs[i+1].first - 1
+			last = segs[i+1].First - 1
 			continue
 		}
 		for _, later := range segs[i+1:] {
-			if fi, serr := os.Stat(later.path); serr != nil || fi.Size() > walHeaderSize {
+			if fi, serr := os.Stat(later.Path); serr != nil || fi.Size() > HeaderSize {
 				return 0, 0, ce // records follow in a later segment
 			}
 		}
-		if recordsFollow(s.path, end, last) {
+		if recordsFollow(s.Path, end, last) {
 			return 0, 0, fmt.Errorf("%w (valid records follow it: the log is damaged, not torn)", ce)
 		}
 		if w.readOnly {
-			w.log.Warn("torn tail of write-ahead log left for the next server to cut", "segment", s.path, "offset", end, "cause", ce.Err)
+			w.log.Warn("torn tail of write-ahead log left for the next server to cut", "segment", s.Path, "offset", end, "cause", ce.Err)
 			return first, last, nil
 		}
-		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.path, "offset", end, "cause", ce.Err)
-		if err := cutTail(s.path, end); err != nil {
+		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.Path, "offset", end, "cause", ce.Err)
+		if err := cutTail(s.Path, end); err != nil {
 			return 0, 0, err
 		}
 		for _, later := range segs[i+1:] {
-			if err := os.Remove(later.path); err != nil {
+			if err := os.Remove(later.Path); err != nil {
 				return 0, 0, fmt.Errorf("remove empty wal segment: %w", err)
 			}
 		}
@@ -179,7 +238,7 @@ func (w *wal) replay(after uint64, fn func(seq uint64, kind opKind, payload []by
 // cutTail truncates a segment at end (removing it when not even its header
 // is whole) and syncs the change, so a power cut cannot bring the tail back.
 func cutTail(path string, end int64) error {
-	if end < walHeaderSize {
+	if end < HeaderSize {
 		if err := os.Remove(path); err != nil {
 			return fmt.Errorf("remove torn wal segment: %w", err)
 		}
@@ -214,12 +273,12 @@ func recordsFollow(path string, off int64, last uint64) bool {
 			if i < 0 {
 				break
 			}
-			start := from + i - frameHeaderSize - 1 // the frame's length field
+			start := from + i - frame.HeaderSize - 1 // the frame's length field
 			from += i + 1
 			if start < int(off) {
 				continue
 			}
-			if _, _, err := readFrame(bytes.NewReader(b[start:])); err == nil {
+			if _, _, err := frame.Read(bytes.NewReader(b[start:])); err == nil {
 				return true
 			}
 		}
@@ -230,17 +289,17 @@ func recordsFollow(path string, off int64, last uint64) bool {
 // replaySegment replays one segment. On a bad frame it returns a
 // CorruptionError and the offset of the last good frame's end; err is for
 // what is not damage of the segment (I/O, fn's errors).
-func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn func(uint64, opKind, []byte) error) (int64, *CorruptionError, error) {
-	f, err := os.Open(s.path)
+func (w *Log) replaySegment(s Segment, after uint64, first, last *uint64, fn func(uint64, uint8, []byte) error) (int64, *CorruptionError, error) {
+	f, err := os.Open(s.Path)
 	if err != nil {
 		return 0, nil, fmt.Errorf("open wal segment: %w", err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	corrupt := func(off int64, err error) (int64, *CorruptionError, error) {
-		return off, &CorruptionError{File: s.path, Offset: off, Err: err}, nil
+		return off, &CorruptionError{File: s.Path, Offset: off, Err: err}, nil
 	}
-	var hdr [walHeaderSize]byte
+	var hdr [HeaderSize]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return corrupt(0, fmt.Errorf("short header: %w", err))
 	}
@@ -248,19 +307,19 @@ func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn fun
 		return corrupt(0, errors.New("bad magic"))
 	}
 	if v := binary.LittleEndian.Uint32(hdr[8:]); v != walVersion {
-		return 0, nil, fmt.Errorf("wal segment %s: unsupported version %d", s.path, v)
+		return 0, nil, fmt.Errorf("wal segment %s: unsupported version %d", s.Path, v)
 	}
-	off := int64(walHeaderSize)
+	off := int64(HeaderSize)
 	for {
-		kind, body, err := readFrame(r)
+		kind, body, err := frame.Read(r)
 		if err == io.EOF {
 			return off, nil, nil
 		}
 		if err != nil {
-			if errors.Is(err, errTorn) {
+			if errors.Is(err, frame.ErrTorn) {
 				return corrupt(off, err)
 			}
-			return off, nil, fmt.Errorf("read wal %s: %w", s.path, err)
+			return off, nil, fmt.Errorf("read wal %s: %w", s.Path, err)
 		}
 		if len(body) < 8 {
 			return corrupt(off, errors.New("record without sequence number"))
@@ -274,11 +333,11 @@ func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn fun
 		}
 		*last = seq
 		if seq > after {
-			if err := fn(seq, opKind(kind), body[8:]); err != nil {
-				return off, nil, &CorruptionError{File: s.path, Offset: off, Err: err}
+			if err := fn(seq, kind, body[8:]); err != nil {
+				return off, nil, &CorruptionError{File: s.Path, Offset: off, Err: err}
 			}
 		}
-		off += int64(frameHeaderSize + 1 + len(body))
+		off += int64(frame.HeaderSize + 1 + len(body))
 	}
 }
 
@@ -290,7 +349,7 @@ func (w *wal) replaySegment(s segment, after uint64, first, last *uint64, fn fun
 // A new segment that cannot be made (a full disk) is not left behind, and
 // the current segment stays in use: writes go on in it and the next
 // rotation tries again. Only a failed fsync breaks the log.
-func (w *wal) startSegment(seq uint64) error {
+func (w *Log) startSegment(seq uint64) error {
 	if w.broken != nil {
 		return w.unavailable()
 	}
@@ -319,7 +378,7 @@ func (w *wal) startSegment(seq uint64) error {
 			w.log.Warn("closing a write-ahead log segment failed", "err", err)
 		}
 	}
-	w.f, w.first, w.size = f, seq, walHeaderSize
+	w.f, w.first, w.size = f, seq, HeaderSize
 	return nil
 }
 
@@ -328,7 +387,7 @@ func (w *wal) startSegment(seq uint64) error {
 // therefore exists under its name only whole, and only once no record
 // numbered seq or later can go to the previous segment — replay and trim
 // rely on the names. The caller holds mu.
-func (w *wal) createSegment(seq uint64) (segFile, error) {
+func (w *Log) createSegment(seq uint64) (File, error) {
 	path := segmentPath(w.dir, seq)
 	tmp := path + tmpSuffix
 	f, err := w.create(tmp)
@@ -336,7 +395,7 @@ func (w *wal) createSegment(seq uint64) (segFile, error) {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("%w: create wal segment: %w", ErrUnavailable, err)
 	}
-	fail := func(err error) (segFile, error) {
+	fail := func(err error) (File, error) {
 		f.Close()
 		os.Remove(tmp)
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -369,7 +428,7 @@ func (w *wal) createSegment(seq uint64) (segFile, error) {
 // cutTorn truncates what a failed write may have left after the last whole
 // record, so the segment stays a clean sequence of frames. The caller
 // holds mu; the next write or rotation retries a cut that failed.
-func (w *wal) cutTorn() error {
+func (w *Log) cutTorn() error {
 	if !w.torn {
 		return nil
 	}
@@ -380,14 +439,14 @@ func (w *wal) cutTorn() error {
 	return nil
 }
 
-func (w *wal) unavailable() error {
+func (w *Log) unavailable() error {
 	return fmt.Errorf("%w: %v (writes resume after a restart)", ErrUnavailable, w.broken)
 }
 
-// rotate starts a new segment at seq (the next record's number), so that the
+// Rotate starts a new segment at seq (the next record's number), so that the
 // segments before it hold only records up to seq-1. When it fails the
 // current segment, if any, stays in use.
-func (w *wal) rotate(seq uint64) error {
+func (w *Log) Rotate(seq uint64) error {
 	w.syncMu.Lock()
 	defer w.syncMu.Unlock()
 	w.mu.Lock()
@@ -395,14 +454,23 @@ func (w *wal) rotate(seq uint64) error {
 	return w.startSegment(seq)
 }
 
-// append writes one record. It does not sync; see sync. Appends are
-// serialised by the engine's writer lock. A failed write is cut off again
-// (now, or before the next write if even that fails), so the log stays a
-// clean sequence of frames and the next write can succeed once the disk
-// has room.
-func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
-	if len(payload)+9 > maxFrameBody {
-		return invalidf("write of %d bytes exceeds the %d-byte record limit", len(payload), maxFrameBody)
+// Resume tells the log that every record up to seq is written and durable:
+// the state the caller loaded at start-up reaches seq, so Sync(seq) has
+// nothing to do and the next Append is seq+1.
+func (w *Log) Resume(seq uint64) {
+	w.mu.Lock()
+	w.written = seq
+	w.mu.Unlock()
+	w.synced.Store(seq)
+}
+
+// Append writes one record. It does not sync; see Sync. Appends are
+// serialised by the caller. A failed write is cut off again (now, or before
+// the next write if even that fails), so the log stays a clean sequence of
+// frames and the next write can succeed once the disk has room.
+func (w *Log) Append(seq uint64, kind uint8, payload []byte) error {
+	if len(payload) > MaxPayload {
+		return fmt.Errorf("%w: write of %d bytes exceeds the %d-byte record limit", ErrTooLarge, len(payload), frame.MaxBody)
 	}
 	w.mu.Lock()
 	due := w.f == nil || w.size >= w.segBytes
@@ -410,7 +478,7 @@ func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 	if due {
 		// When the new segment cannot be made, the write goes to the
 		// current one, which grows past its size until a rotation works.
-		if err := w.rotate(seq); err != nil && !w.hasSegment() {
+		if err := w.Rotate(seq); err != nil && !w.hasSegment() {
 			return err
 		}
 	}
@@ -424,7 +492,7 @@ func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 	}
 	var sq [8]byte
 	binary.LittleEndian.PutUint64(sq[:], seq)
-	w.buf = appendFrame(w.buf[:0], byte(kind), sq[:], payload)
+	w.buf = frame.Append(w.buf[:0], kind, sq[:], payload)
 	if _, err := w.f.Write(w.buf); err != nil {
 		w.torn = true
 		w.cutTorn()
@@ -435,16 +503,16 @@ func (w *wal) append(seq uint64, kind opKind, payload []byte) error {
 	return nil
 }
 
-func (w *wal) hasSegment() bool {
+func (w *Log) hasSegment() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.f != nil
 }
 
-// sync makes every record up to seq durable. Concurrent callers share one
+// Sync makes every record up to seq durable. Concurrent callers share one
 // fsync (group commit). A failed fsync breaks the log for good: the kernel
 // may have dropped the pages and a retried fsync would wrongly succeed.
-func (w *wal) sync(seq uint64) error {
+func (w *Log) Sync(seq uint64) error {
 	if w.noSync || w.synced.Load() >= seq {
 		return nil
 	}
@@ -472,37 +540,55 @@ func (w *wal) sync(seq uint64) error {
 	return nil
 }
 
-// trim removes the segments whose records all have sequence numbers up to
+// Trim removes the segments whose records all have sequence numbers up to
 // upTo. The current segment is never removed.
-func (w *wal) trim(upTo uint64) error {
+func (w *Log) Trim(upTo uint64) error {
 	segs, err := w.segments()
 	if err != nil {
 		return err
 	}
 	for i := 0; i+1 < len(segs); i++ {
-		if segs[i+1].first-1 > upTo {
+		if segs[i+1].First-1 > upTo {
 			break
 		}
-		if err := os.Remove(segs[i].path); err != nil {
+		if err := os.Remove(segs[i].Path); err != nil {
 			return fmt.Errorf("trim wal: %w", err)
 		}
 	}
 	return nil
 }
 
-// bytes reports the size of all segments.
-func (w *wal) bytes() int64 {
+// Bytes reports the size of all segments.
+func (w *Log) Bytes() int64 {
 	segs, _ := w.segments()
+	return segmentBytes(segs)
+}
+
+func segmentBytes(segs []Segment) int64 {
 	var n int64
 	for _, s := range segs {
-		if fi, err := os.Stat(s.path); err == nil {
+		if fi, err := os.Stat(s.Path); err == nil {
 			n += fi.Size()
 		}
 	}
 	return n
 }
 
-func (w *wal) close() error {
+// Status is what the log holds on disk.
+type Status struct {
+	Segments int   // segment files
+	Bytes    int64 // their size
+}
+
+// Status reports the segment files and their size.
+func (w *Log) Status() Status {
+	segs, _ := w.segments()
+	return Status{Segments: len(segs), Bytes: segmentBytes(segs)}
+}
+
+// Close cuts a failed write off the current segment, syncs and closes it.
+// After a failed fsync it returns that failure.
+func (w *Log) Close() error {
 	w.syncMu.Lock()
 	defer w.syncMu.Unlock()
 	w.mu.Lock()
@@ -528,6 +614,49 @@ func (w *wal) close() error {
 		return fmt.Errorf("close wal: %w", err)
 	}
 	return cutErr
+}
+
+// Abandon closes the current segment as a killed process leaves it: no
+// cut, no sync. The log is of no further use. For tests of recovery.
+func (w *Log) Abandon() {
+	w.mu.Lock()
+	if w.f != nil {
+		w.f.Close()
+	}
+	w.mu.Unlock()
+}
+
+// WrapFiles routes the current segment and every new one through wrap. For
+// tests that make the disk fail (full, or refusing to truncate).
+func (w *Log) WrapFiles(wrap func(File) File) {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	create := w.create
+	w.create = func(path string) (File, error) {
+		f, err := create(path)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(f), nil
+	}
+	if w.f != nil {
+		w.f = wrap(w.f)
+	}
+}
+
+// removeTemps deletes segment files whose creation was interrupted.
+func removeTemps(dir string, log *slog.Logger) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), tmpSuffix) {
+			p := filepath.Join(dir, e.Name())
+			if err := os.Remove(p); err == nil {
+				log.Info("removed leftover temporary file", "path", p)
+			}
+		}
+	}
 }
 
 // syncDir fsyncs a directory so a file created or renamed in it persists.
