@@ -12,7 +12,10 @@ const maxSlugBytes = 80
 
 // Slugify turns a name into lower-case ASCII words joined by hyphens
 // ("Café Help & FAQ" → "cafe-help-faq"). It may return "".
-func Slugify(name string) string {
+func Slugify(name string) string { return slugify(name, maxSlugBytes) }
+
+// slugify is Slugify with slugs of at most maxBytes.
+func slugify(name string, maxBytes int) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range tokenizer.Fold(name) {
@@ -26,14 +29,14 @@ func Slugify(name string) string {
 		default:
 			dash = true
 		}
-		if b.Len() >= maxSlugBytes {
+		if b.Len() >= maxBytes {
 			break
 		}
 	}
 	s := b.String()
-	if len(s) > maxSlugBytes {
-		s = s[:maxSlugBytes]
-		if i := strings.LastIndexByte(s, '-'); i > maxSlugBytes/2 {
+	if len(s) > maxBytes {
+		s = s[:maxBytes]
+		if i := strings.LastIndexByte(s, '-'); i > maxBytes/2 {
 			s = s[:i]
 		}
 	}
@@ -47,6 +50,25 @@ func uniqueSlug(name, fallback string, taken func(string) bool) string {
 	if base == "" {
 		base = fallback
 	}
+	return firstFree(base, taken)
+}
+
+// maxSourceIDBase bounds the part of a derived source id that comes from
+// the name, leaving room for a suffix within maxSourceIDBytes.
+const maxSourceIDBase = maxSourceIDBytes - 8
+
+// sourceIDBase is the id a source named name would get if it were free:
+// the slug of the name (like channel and document slugs), or "source".
+func sourceIDBase(name string) string {
+	if base := slugify(name, maxSourceIDBase); base != "" {
+		return base
+	}
+	return "source"
+}
+
+// firstFree returns base, or else the first of base-2, base-3… that
+// taken does not report.
+func firstFree(base string, taken func(string) bool) string {
 	if !taken(base) {
 		return base
 	}

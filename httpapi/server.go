@@ -87,7 +87,6 @@ type Server struct {
 	asker     Asker
 	limiter   *limiter // nil when the public tier is not limited
 	crawler   Crawler
-	sourcesMu sync.Mutex // one source creation at a time, so derived ids stay unique
 	console   *console   // the dashboard console's anti-CSRF key and flashes
 	stop      chan struct{}
 	stopped   sync.Once

@@ -239,21 +239,13 @@ func (s *Server) addSource(in *sourceInput) (engine.Source, error) {
 	if src.Config, err = crawl.CheckConfig(src.Type, in.Config); err != nil {
 		return engine.Source{}, err
 	}
-	s.sourcesMu.Lock()
-	defer s.sourcesMu.Unlock()
-	switch {
-	case in.ID != nil:
+	if in.ID != nil { // else the store derives one from the name
 		src.ID = *in.ID
 		if !engine.ValidSourceID(src.ID) {
 			return engine.Source{}, paramErr("id must be 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
 		}
-		if _, ok := s.eng.Source(src.ID); ok {
-			return engine.Source{}, fmt.Errorf("%w: a source with id %q exists", engine.ErrConflict, src.ID)
-		}
-	default:
-		src.ID = s.newSourceID(src.Name)
 	}
-	stored, err := s.eng.PutSource(src)
+	stored, err := s.eng.CreateSource(src) // ErrConflict when the id exists
 	if err != nil {
 		return engine.Source{}, err
 	}
@@ -267,37 +259,6 @@ func checkVisibility(v string) error {
 		return paramErr("visibility must be %q or %q", engine.VisibilityPublic, engine.VisibilityPrivate)
 	}
 	return nil
-}
-
-// newSourceID derives a free id from a name: "Acme Discord" → acme-discord,
-// then acme-discord-2…
-func (s *Server) newSourceID(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 56 {
-			break
-		}
-	}
-	base := strings.Trim(b.String(), "-")
-	if base == "" {
-		base = "source"
-	}
-	id := base
-	for n := 2; ; n++ {
-		if _, taken := s.eng.Source(id); !taken {
-			return id
-		}
-		id = base + "-" + strconv.Itoa(n)
-	}
 }
 
 // patchSource serves PATCH /api/sources/{id}: the given fields change,

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -157,6 +158,67 @@ func TestSourcesCRUD(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "source created") {
 		t.Fatal("the log is not being captured")
+	}
+}
+
+// TestSourceCreateIDs: POST /api/sources derives ids with the store's one
+// slug function ("Café" → cafe, as channel slugs), a given id that exists
+// is 409 and leaves the stored source alone, and creations at the same
+// time of one name all get ids of their own.
+func TestSourceCreateIDs(t *testing.T) {
+	ts := start(t)
+	r := ts.do(t, "POST", "/api/sources", strings.NewReader(`{"name":"Café","type":"upload"}`), adminJSON...)
+	if r.status != 201 || r.json(t)["id"] != "cafe" || r.header.Get("Location") != "/api/sources/cafe" {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if got := engine.Slugify("Café"); got != "cafe" {
+		t.Fatalf("Slugify(Café) = %q", got)
+	}
+	r = ts.do(t, "POST", "/api/sources", strings.NewReader(`{"name":"café","type":"upload"}`), adminJSON...)
+	if r.status != 201 || r.json(t)["id"] != "cafe-2" {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	wantError(t, ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"cafe","name":"Other","type":"web","config":{"urls":["https://a.example/"]}}`), adminJSON...), 409, "cafe", "exists")
+	if r = ts.get(t, "/api/sources/cafe", bearer...); r.status != 200 || r.json(t)["name"] != "Café" || r.json(t)["type"] != "upload" {
+		t.Fatalf("after the conflict: %d %s", r.status, r.body)
+	}
+
+	const n = 8
+	ids := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			req, err := http.NewRequest("POST", ts.url+"/api/sources", strings.NewReader(`{"name":"Wren site","type":"upload"}`))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			for k := 0; k+1 < len(adminJSON); k += 2 {
+				req.Header.Set(adminJSON[k], adminJSON[k+1])
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer res.Body.Close()
+			var rec struct{ ID string }
+			if err := json.NewDecoder(res.Body).Decode(&rec); err != nil || res.StatusCode != 201 {
+				errs[i] = fmt.Errorf("status %d: %v", res.StatusCode, err)
+			}
+			ids[i] = rec.ID
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"wren-site", "wren-site-2", "wren-site-3", "wren-site-4", "wren-site-5", "wren-site-6", "wren-site-7", "wren-site-8"}
+	if slices.Sort(ids); !slices.Equal(ids, want) {
+		t.Fatalf("ids of concurrent creations: %v", ids)
 	}
 }
 

@@ -25,6 +25,10 @@ type Catalog interface {
 	Sources() []engine.Source
 	Source(id string) (engine.Source, bool)
 	PutSource(s engine.Source) (engine.Source, error)
+	// CreateSource stores a new source: an id that exists is
+	// engine.ErrConflict; without an id, one is derived from the name and
+	// made unique (acme-discord, then acme-discord-2…).
+	CreateSource(s engine.Source) (engine.Source, error)
 	UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error)
 	SourceStats(id string, private bool) engine.SourceStats
 	SourceChannels(sourceID string) (chans []engine.ChannelInfo, excluded []string, err error)

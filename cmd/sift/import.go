@@ -59,10 +59,12 @@ func importCmd(args []string) error {
 		if src.Name == "" {
 			src.Name = *sourceID
 		}
-		if _, err := eng.PutSource(src); err != nil {
+		switch _, err := eng.CreateSource(src); {
+		case err == nil:
+			created = true
+		case !errors.Is(err, engine.ErrConflict): // a conflict: it exists after all, so import into it
 			return err
 		}
-		created = true
 	}
 	runner := crawl.NewRunner(eng, crawl.RunnerOptions{})
 	res, err := runner.ImportExport(*sourceID, filepath.Base(path), x)

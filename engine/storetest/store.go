@@ -7,6 +7,10 @@ import "github.com/sift-search/sift/engine"
 type Store interface {
 	// Sources. An empty store holds the built-in engine.UploadsSourceID.
 	PutSource(s engine.Source) (engine.Source, error)
+	// CreateSource never replaces: a given id that exists is
+	// engine.ErrConflict; without an id, one is derived from the name
+	// with engine.Slugify and made unique with -2, -3… suffixes.
+	CreateSource(s engine.Source) (engine.Source, error)
 	UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error)
 	DeleteSource(id string) error
 	Source(id string) (engine.Source, bool)

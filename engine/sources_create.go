@@ -1,0 +1,36 @@
+package engine
+
+import "fmt"
+
+// CreateSource stores a new source and returns it as stored; it never
+// replaces one. Without an id, the id derives from the name by the slug
+// of channels and documents ("Acme Discord" → acme-discord, "Café" →
+// cafe, "source" for a name with no letters or digits), and the first of
+// it, it-2, it-3… that no source has is taken, in one step with the write,
+// so concurrent creations of the same name get distinct ids. A given id
+// that a source has already is an error wrapping ErrConflict. CreatedAt
+// is set to now unless given; UpdatedAt is set to now.
+func (e *Engine) CreateSource(s Source) (Source, error) {
+	derive := s.ID == ""
+	if derive {
+		s.ID = sourceIDBase(s.Name) // checked with the rest; made free below
+	}
+	if err := checkSource(&s); err != nil {
+		return Source{}, err
+	}
+	e.writeMu.Lock()
+	taken := func(id string) bool { _, ok := e.st.sources[id]; return ok }
+	switch {
+	case derive:
+		s.ID = firstFree(s.ID, taken)
+	case taken(s.ID):
+		e.writeMu.Unlock()
+		return Source{}, fmt.Errorf("%w: a source with id %q exists", ErrConflict, s.ID)
+	}
+	seq, err := e.commitSource(&s)
+	e.writeMu.Unlock()
+	if err != nil {
+		return Source{}, err
+	}
+	return copySource(&s), e.sync(seq)
+}
