@@ -47,6 +47,9 @@ func newPages(site func() string) *pages {
 			return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
 		},
 	}
+	for name, f := range linkFuncs() {
+		funcs[name] = f
+	}
 	return &pages{t: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
 }
 

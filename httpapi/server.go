@@ -70,26 +70,26 @@ func maxConnsPerIP(behindProxy bool) int {
 
 // Server is the HTTP front of a Store.
 type Server struct {
-	opts      Options
-	eng       Store
-	log       *slog.Logger
-	auth      auth
-	srv       *fasthttp.Server
-	handler   fasthttp.RequestHandler
-	pages     *pages
-	stats     *stats
-	metrics   *Metrics
-	contents  contentCache // documents' contents escaped for answers
-	shed      logEvery
-	bodies    bodyBudget
-	sitemap   sitemapCache
-	changes   changeClock
-	asker     Asker
-	limiter   *limiter // nil when the public tier is not limited
-	crawler   Crawler
-	console   *console   // the dashboard console's anti-CSRF key and flashes
-	stop      chan struct{}
-	stopped   sync.Once
+	opts     Options
+	eng      Store
+	log      *slog.Logger
+	auth     auth
+	srv      *fasthttp.Server
+	handler  fasthttp.RequestHandler
+	pages    *pages
+	stats    *stats
+	metrics  *Metrics
+	contents contentCache // documents' contents escaped for answers
+	shed     logEvery
+	bodies   bodyBudget
+	sitemap  sitemapCache
+	changes  changeClock
+	asker    Asker
+	limiter  *limiter // nil when the public tier is not limited
+	crawler  Crawler
+	console  *console // the dashboard console's anti-CSRF key and flashes
+	stop     chan struct{}
+	stopped  sync.Once
 	// base is the parent of the work a request starts beyond its handler
 	// (answers): Shutdown cancels it when its deadline passes.
 	base       context.Context

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"html/template"
 	"net/url"
 	"strings"
 
@@ -19,24 +20,53 @@ const (
 	documentRoute = "/d/{slug}"
 )
 
+// Every piece of a URL made here is escaped for its place in it (a slug or
+// an id in a path segment or a fragment by url.PathEscape, in a query by
+// url.QueryEscape), so what these functions return is a URL as is: the
+// template functions (linkFuncs) hand it to html/template as a
+// template.URL, and a slug or id never ends a path or starts a query or a
+// fragment. Slugs are ASCII letters, digits and hyphens (engine.ValidSlug),
+// which escaping leaves as they are.
+
 // channelURL is the first page of a channel: base/c/{slug}.
-func channelURL(base, slug string) string { return base + "/c/" + slug }
+func channelURL(base, slug string) string { return base + "/c/" + url.PathEscape(slug) }
 
 // DocumentURL is the page of a document: base/d/{slug}.
-func DocumentURL(base, slug string) string { return base + "/d/" + slug }
+func DocumentURL(base, slug string) string { return base + "/d/" + url.PathEscape(slug) }
 
 // MessageURL is the permalink of a message: the page of its channel that
 // holds it (?m=) at its anchor, base/c/{slug}?m={id}#m-{id}.
 func MessageURL(base, channelSlug, id string) string {
-	return channelURL(base, channelSlug) + "?m=" + url.QueryEscape(id) + messageAnchor(url.PathEscape(id))
+	return channelURL(base, channelSlug) + messageRef(id)
 }
 
-// messageAnchor is the fragment of a message on its channel's page.
-func messageAnchor(id string) string { return "#m-" + id }
+// messageElementID is the HTML id of a message's element on its channel's
+// page, which its anchor names.
+func messageElementID(id string) string { return "m-" + id }
+
+// messageAnchor is the fragment of a message on its channel's page: #m-{id}.
+func messageAnchor(id string) string { return "#" + url.PathEscape(messageElementID(id)) }
 
 // messageRef links, from a page of its channel, a message on another page
 // of it: ?m={id}#m-{id}.
 func messageRef(id string) string { return "?m=" + url.QueryEscape(id) + messageAnchor(id) }
+
+// linkFuncs are the template functions that make the pages' links, as
+// paths within the site; the templates spell no page URL themselves.
+func linkFuncs() template.FuncMap {
+	return template.FuncMap{
+		// channelHref is a channel's page: /c/{slug}.
+		"channelHref": func(slug string) template.URL { return template.URL(channelURL("", slug)) },
+		// documentHref is a document's page: /d/{slug}.
+		"documentHref": func(slug string) template.URL { return template.URL(DocumentURL("", slug)) },
+		// messageHref is a message's permalink: /c/{slug}?m={id}#m-{id}.
+		"messageHref": func(slug, id string) template.URL { return template.URL(MessageURL("", slug, id)) },
+		// anchorHref is a message's anchor on its page: #m-{id}.
+		"anchorHref": func(id string) template.URL { return template.URL(messageAnchor(id)) },
+		// messageID is the id attribute a message's anchor names: m-{id}.
+		"messageID": messageElementID,
+	}
+}
 
 // documentURL is a document's origin, or its page here.
 func documentURL(base string, d *engine.Document) string {
