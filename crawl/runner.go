@@ -305,7 +305,11 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 		}
 		return nil
 	}
-	cursor, cerr := conn.Crawl(ctx, src.Cursor, full, emit)
+	start, err := r.sink.Cursor(sourceID)
+	if err != nil {
+		return Result{}, err
+	}
+	cursor, cerr := conn.Crawl(ctx, start, full, emit)
 	res.Channels = len(touched)
 	res.FinishedAt = time.Now().UTC()
 	res.Status = "ok"
@@ -315,10 +319,14 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	case cerr != nil:
 		res.Status, res.Error = "error", cerr.Error()
 	}
-	_, uerr := r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
-		if cursor != "" {
-			s.Cursor = cursor
-		}
+	var uerr error
+	if cursor != "" {
+		uerr = r.sink.SetCursor(sourceID, cursor)
+	}
+	if uerr != nil && !errors.Is(uerr, engine.ErrNotFound) {
+		r.log.Error("could not record a crawl cursor", "source", sourceID, "job", j.id, "err", uerr)
+	}
+	_, uerr = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
 		s.LastCrawl = &engine.CrawlInfo{
 			JobID: j.id, Status: res.Status, StartedAt: res.StartedAt, FinishedAt: res.FinishedAt,
 			Channels: res.Channels, Messages: res.Messages, Documents: res.Documents, Error: res.Error,

@@ -10,8 +10,13 @@ type Sink interface {
 	Sources() []engine.Source
 	Source(id string) (engine.Source, bool)
 	// UpdateSource applies fn to a copy of the source and stores it, unless
-	// fn fails; engine.ErrNotFound when there is no such source.
+	// fn fails; engine.ErrNotFound when there is no such source. fn may run
+	// more than once (after a concurrent write) and must not write.
 	UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error)
+	// Cursor and SetCursor read and store a source's crawl cursor, a small
+	// record of its own; engine.ErrNotFound when there is no such source.
+	Cursor(sourceID string) (string, error)
+	SetCursor(sourceID, cursor string) error
 	// DeleteSource removes a source with everything it produced.
 	DeleteSource(id string) error
 	// PutMessages stores messages and returns how many were new or changed.

@@ -89,7 +89,19 @@ func (e *Engine) apply(o *op) {
 	switch o.kind {
 	case opPutSource:
 		s := o.source
+		if !o.cursorOK {
+			s.Cursor = ""
+			if old, ok := e.st.sources[s.ID]; ok {
+				s.Cursor = old.Cursor
+			}
+		}
 		e.applyPutSource(&s)
+	case opPutCursor:
+		e.mu.Lock()
+		if s, ok := e.st.sources[o.id]; ok {
+			s.Cursor = o.cursor
+		}
+		e.mu.Unlock()
 	case opDeleteSource:
 		e.applyDeleteSource(o.id)
 	case opPutChannels:

@@ -294,7 +294,7 @@ func (e *Engine) ensureUploads() error {
 	now := time.Now().UTC()
 	return e.write(&op{kind: opPutSource, source: Source{
 		ID: UploadsSourceID, Name: "Uploads", Type: "upload", Enabled: true, Visibility: VisibilityPublic,
-		Config: map[string]any{}, CreatedAt: now, UpdatedAt: now,
+		Config: map[string]any{}, CreatedAt: now, UpdatedAt: now, Version: 1,
 	}})
 }
 

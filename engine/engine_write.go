@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -59,14 +62,15 @@ func checkText(field, s string, maxBytes int, required, line bool) error {
 	return nil
 }
 
-// PutSource creates or replaces a source. CreatedAt is kept for an existing
-// source and set for a new one; UpdatedAt is set to now.
+// PutSource creates or replaces a source, its crawl cursor included.
+// CreatedAt is kept for an existing source and set for a new one; UpdatedAt
+// is set to now; Version becomes the stored one plus one.
 func (e *Engine) PutSource(s Source) (Source, error) {
 	if err := checkSource(&s); err != nil {
 		return Source{}, err
 	}
 	e.writeMu.Lock()
-	seq, err := e.commitSource(&s)
+	seq, err := e.commitSource(&s, true)
 	e.writeMu.Unlock()
 	if err != nil {
 		return Source{}, err
@@ -74,44 +78,128 @@ func (e *Engine) PutSource(s Source) (Source, error) {
 	return copySource(&s), e.sync(seq)
 }
 
-// UpdateSource changes a stored source in one step: fn gets a copy of it
-// and its changes are stored unless it fails, with no other write to the
-// source in between. The id and creation time cannot change.
-func (e *Engine) UpdateSource(id string, fn func(*Source) error) (Source, error) {
-	e.writeMu.Lock()
-	old, ok := e.st.sources[id]
-	if !ok {
-		e.writeMu.Unlock()
-		return Source{}, ErrNotFound
-	}
-	s := copySource(old)
-	if err := fn(&s); err != nil {
-		e.writeMu.Unlock()
-		return Source{}, err
-	}
-	s.ID = id
+// PutSourceIf creates or replaces a source like PutSource, provided the
+// stored source's Version is version (0 when no source has the id, so
+// version 0 creates one only if there is none); otherwise it changes
+// nothing and returns an error wrapping ErrConflict. It leaves the crawl
+// cursor as stored, whatever s.Cursor says: the cursor is SetCursor's.
+func (e *Engine) PutSourceIf(s Source, version uint64) (Source, error) {
 	if err := checkSource(&s); err != nil {
-		e.writeMu.Unlock()
 		return Source{}, err
 	}
-	seq, err := e.commitSource(&s)
+	return e.putSourceIf(&s, version, false)
+}
+
+// putSourceIf is PutSourceIf for a checked s; setCursor stores s.Cursor
+// too, in the same record.
+func (e *Engine) putSourceIf(s *Source, version uint64, setCursor bool) (Source, error) {
+	e.writeMu.Lock()
+	var stored uint64
+	if old, ok := e.st.sources[s.ID]; ok {
+		stored = old.Version
+	}
+	if stored != version {
+		e.writeMu.Unlock()
+		return Source{}, fmt.Errorf("%w: source %q is at version %d, not %d", ErrConflict, s.ID, stored, version)
+	}
+	seq, err := e.commitSource(s, setCursor)
 	e.writeMu.Unlock()
 	if err != nil {
 		return Source{}, err
 	}
-	return copySource(&s), e.sync(seq)
+	return copySource(s), e.sync(seq)
 }
 
-// commitSource stamps s and logs it; the caller holds writeMu.
-func (e *Engine) commitSource(s *Source) (uint64, error) {
+// updateAttempts bounds UpdateSource's retries after a conflict.
+const updateAttempts = 64
+
+// UpdateSource changes a stored source: it reads the source, gives fn a
+// copy and stores fn's changes unless fn fails, by PutSourceIf on the
+// version it read, so a write to the source in between is never lost. On
+// such a conflict it reads the source again and calls fn again, up to a
+// bound, then returns an error wrapping ErrConflict: fn may run more than
+// once, must not write to the store, and should keep its effects to the
+// copy it is given. The crawl cursor is stored only when fn changes it.
+// The id and creation time cannot change.
+func (e *Engine) UpdateSource(id string, fn func(*Source) error) (Source, error) {
+	var err error
+	for attempt := range updateAttempts {
+		if attempt > 0 {
+			time.Sleep(time.Duration(rand.IntN(attempt*50)+1) * time.Microsecond)
+		}
+		old, ok := e.Source(id)
+		if !ok {
+			return Source{}, ErrNotFound
+		}
+		s := copySource(&old)
+		if err := fn(&s); err != nil {
+			return Source{}, err
+		}
+		s.ID = id
+		if err := checkSource(&s); err != nil {
+			return Source{}, err
+		}
+		var out Source
+		out, err = e.putSourceIf(&s, old.Version, s.Cursor != old.Cursor)
+		if !errors.Is(err, ErrConflict) {
+			return out, err
+		}
+	}
+	return Source{}, err
+}
+
+// commitSource stamps s and logs it; the caller holds writeMu. Without
+// setCursor the stored cursor stays (and s.Cursor is set to it).
+func (e *Engine) commitSource(s *Source, setCursor bool) (uint64, error) {
 	now := exactTime(time.Now())
-	if old, ok := e.st.sources[s.ID]; ok {
+	s.Version = 1
+	old, ok := e.st.sources[s.ID]
+	if ok {
 		s.CreatedAt = old.CreatedAt
+		s.Version = old.Version + 1
 	} else if s.CreatedAt.IsZero() {
 		s.CreatedAt = now
 	}
+	if !setCursor {
+		s.Cursor = ""
+		if ok {
+			s.Cursor = old.Cursor
+		}
+	}
 	s.CreatedAt, s.UpdatedAt = exactTime(s.CreatedAt), now
-	return e.commit(&op{kind: opPutSource, source: *s})
+	return e.commit(&op{kind: opPutSource, source: *s, cursorOK: setCursor})
+}
+
+// SetCursor stores the crawl cursor of a source, a record of its own: it
+// leaves the source's record and Version alone. ErrNotFound when there is
+// no such source; deleting the source deletes its cursor.
+func (e *Engine) SetCursor(sourceID, cursor string) error {
+	if len(cursor) > MaxCursorBytes {
+		return invalidf("cursor is too long: %d bytes, at most %d", len(cursor), MaxCursorBytes)
+	}
+	e.writeMu.Lock()
+	if _, ok := e.st.sources[sourceID]; !ok {
+		e.writeMu.Unlock()
+		return ErrNotFound
+	}
+	seq, err := e.commit(&op{kind: opPutCursor, id: sourceID, cursor: cursor})
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.sync(seq)
+}
+
+// Cursor returns the crawl cursor of a source, "" before the first;
+// ErrNotFound when there is no such source.
+func (e *Engine) Cursor(sourceID string) (string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s, ok := e.st.sources[sourceID]
+	if !ok {
+		return "", ErrNotFound
+	}
+	return s.Cursor, nil
 }
 
 // MaxCursorBytes bounds a source's crawl cursor.

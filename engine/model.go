@@ -8,15 +8,19 @@ const UploadsSourceID = "uploads"
 // Source is a configured origin of content: a platform instance, a web site,
 // or the uploads bucket.
 type Source struct {
-	ID         string
-	Name       string
-	Type       string         // discord, slack, discourse, github, web, upload, …
-	Config     map[string]any // type-specific settings; secrets included (callers mask them)
-	Schedule   string         // crawl interval such as "1h"; empty = manual
-	Enabled    bool
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	ID        string
+	Name      string
+	Type      string         // discord, slack, discourse, github, web, upload, …
+	Config    map[string]any // type-specific settings; secrets included (callers mask them)
+	Schedule  string         // crawl interval such as "1h"; empty = manual
+	Enabled   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Cursor is the source's crawl cursor, a record of its own (see
+	// Engine.SetCursor): reads fill it in; PutSource stores it with the
+	// source, UpdateSource when fn changes it, PutSourceIf never.
 	Cursor     string      // connector-defined crawl position, opaque to the engine
+	Version    uint64      // grows by one with every write of the source; see PutSourceIf
 	LastCrawl  *CrawlInfo  // nil before the first crawl
 	LastImport *ImportInfo // nil before the first import of an export file
 

@@ -76,7 +76,7 @@ func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (ChannelI
 		return ChannelInfo{}, invalidf("visibility must be %q, %q or %q", VisibilityPublic, VisibilityPrivate, VisibilityInherit)
 	}
 	_, err := e.UpdateSource(sourceID, func(s *Source) error {
-		if _, ok := e.st.chanKey[recKey{sourceID, channelID}]; !ok {
+		if !e.hasChannel(sourceID, channelID) {
 			return ErrNotFound
 		}
 		if s.ChannelVisibility == nil {
@@ -101,6 +101,14 @@ func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (ChannelI
 	return e.st.channelInfo(e.st.sources[sourceID], n), nil
 }
 
+// hasChannel reports whether a source has the channel.
+func (e *Engine) hasChannel(sourceID, channelID string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	_, ok := e.st.chanKey[recKey{sourceID, channelID}]
+	return ok
+}
+
 // ExcludeChannel deletes a channel of a source, its threads and all their
 // messages, and keeps later crawls and imports from storing them again
 // until RestoreChannel. Excluding an excluded channel changes nothing.
@@ -109,7 +117,7 @@ func (e *Engine) ExcludeChannel(sourceID, channelID string) error {
 		if slices.Contains(s.ExcludedChannels, channelID) {
 			return nil
 		}
-		if _, ok := e.st.chanKey[recKey{sourceID, channelID}]; !ok {
+		if !e.hasChannel(sourceID, channelID) {
 			return ErrNotFound
 		}
 		s.ExcludedChannels = append(s.ExcludedChannels, channelID)
@@ -142,7 +150,9 @@ func (e *Engine) OptOut(sourceID, author string) (removed int, err error) {
 		if slices.ContainsFunc(s.OptOuts, func(a string) bool { return tokenizer.Fold(a) == tokenizer.Fold(author) }) {
 			return nil
 		}
+		e.mu.RLock() // fn runs outside the write lock (see UpdateSource)
 		removed = len(e.optedOutSlots(sourceID, s.OptOuts, []string{author}))
+		e.mu.RUnlock()
 		s.OptOuts = append(s.OptOuts, author)
 		return nil
 	})

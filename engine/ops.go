@@ -22,13 +22,16 @@ const (
 	opPutSource       opKind = 8
 	opPutChannels     opKind = 9
 	opPutSettings     opKind = 10
+	opPutCursor       opKind = 11
 )
 
 // op is one logged mutation. Which fields are set depends on kind.
 type op struct {
 	kind     opKind
 	source   Source            // opPutSource
-	id       string            // opDeleteSource, opDeleteMessages: the source id
+	cursorOK bool              // opPutSource: source.Cursor is to be stored (else the stored cursor stays)
+	cursor   string            // opPutCursor
+	id       string            // opDeleteSource, opDeleteMessages, opPutCursor: the source id
 	channels []Channel         // opPutChannels
 	messages []Message         // opPutMessages (all of one source)
 	ids      []string          // opDeleteMessages: message ids; opDeleteDocuments: document ids
@@ -40,7 +43,10 @@ type op struct {
 func (o *op) encode(e *bin.Enc) error {
 	switch o.kind {
 	case opPutSource:
-		return encodeSource(e, &o.source)
+		return encodeSourceRecord(e, &o.source, o.cursorOK)
+	case opPutCursor:
+		e.String(o.id)
+		e.String(o.cursor)
 	case opDeleteSource:
 		e.String(o.id)
 	case opPutChannels:
@@ -81,7 +87,11 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 	o := op{kind: kind}
 	switch kind {
 	case opPutSource, opPutSourceV1:
-		o.kind, o.source = opPutSource, decodeSource(d, kind == opPutSource)
+		o.kind = opPutSource
+		o.source, o.cursorOK = decodeSourceRecord(d, kind == opPutSource)
+	case opPutCursor:
+		o.id = d.String()
+		o.cursor = d.String()
 	case opDeleteSource:
 		o.id = d.String()
 	case opPutChannels, opPutChannelsV1:
@@ -155,6 +165,20 @@ func decodeStringMap(d *bin.Dec) map[string]string {
 func encodeTime(e *bin.Enc, t time.Time) { e.Varint(timeMicro(t)) }
 func decodeTime(d *bin.Dec) time.Time    { return microTime(d.Varint()) }
 
+// encodeSourceRecord writes s as the log and snapshots store it: the
+// fields of encodeSource, then its version and whether its cursor field is
+// the crawl cursor to store (see decodeSourceRecord).
+func encodeSourceRecord(e *bin.Enc, s *Source, cursorOK bool) error {
+	if err := encodeSource(e, s); err != nil {
+		return err
+	}
+	e.Uvarint(s.Version)
+	e.Bool(cursorOK)
+	return nil
+}
+
+// encodeSource writes s up to its last import, as written before sources
+// had versions.
 func encodeSource(e *bin.Enc, s *Source) error {
 	cfg, err := json.Marshal(s.Config)
 	if err != nil {
@@ -209,9 +233,13 @@ func encodeSource(e *bin.Enc, s *Source) error {
 // with visibility (opPutSource, snapshots from version 3). The last import
 // came later still, at the end of the same record: a source record is a
 // whole payload (of its log record or snapshot frame), so one that ends
-// after the opted-out usernames was written before and has none.
-func decodeSource(d *bin.Dec, ext bool) Source {
-	var s Source
+// after the opted-out usernames was written before and has none. The
+// version and the cursor flag came last: a record without them has version
+// 0 and its cursor field is the crawl cursor (cursorOK), as it was before
+// cursors were records of their own; with them, the flag says whether the
+// cursor field is to be stored or the stored cursor kept.
+func decodeSourceRecord(d *bin.Dec, ext bool) (s Source, cursorOK bool) {
+	cursorOK = true
 	s.ID = d.String()
 	s.Name = d.String()
 	s.Type = d.String()
@@ -245,10 +273,20 @@ func decodeSource(d *bin.Dec, ext bool) Source {
 		if d.Err == nil && d.Len() > 0 && d.Bool() {
 			s.LastImport = decodeImportInfo(d)
 		}
+		if d.Err == nil && d.Len() > 0 {
+			s.Version = d.Uvarint()
+			cursorOK = d.Bool()
+		}
 	}
 	if s.Visibility == "" {
 		s.Visibility = VisibilityPublic
 	}
+	return s, cursorOK
+}
+
+// decodeSource is decodeSourceRecord without the cursor flag.
+func decodeSource(d *bin.Dec, ext bool) Source {
+	s, _ := decodeSourceRecord(d, ext)
 	return s
 }
 

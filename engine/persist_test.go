@@ -422,6 +422,8 @@ func FuzzDecodeOp(f *testing.F) {
 		{kind: opPutSettings, settings: map[string]string{"site_name": "Acme"}},
 		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "slack", LastImport: &ImportInfo{JobID: "j", Status: "ok",
 			File: "x.zip", ImportCounts: ImportCounts{Messages: 3, Stored: 1, Skipped: map[string]int{"empty message": 2}}}}},
+		{kind: opPutCursor, id: "s", cursor: `{"last":{"c":"42"}}`},
+		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "web", Cursor: "c-1", Version: 7}, cursorOK: true},
 	} {
 		var e bin.Enc
 		if err := o.encode(&e); err != nil {

@@ -146,7 +146,7 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 	}
 	for _, id := range sortedKeys(st.sources) {
 		e.B = e.B[:0]
-		if err := encodeSource(&e, st.sources[id]); err != nil {
+		if err := encodeSourceRecord(&e, st.sources[id], true); err != nil {
 			return err
 		}
 		if err := fw.frame(frameSources, e.B); err != nil {
@@ -468,7 +468,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 			return m, err
 		}
 		d := &bin.Dec{B: p}
-		s := decodeSource(d, version >= 3)
+		s := decodeSource(d, version >= 3) // a snapshot's source holds its cursor
 		if err := d.Done(); err != nil {
 			return m, fmt.Errorf("source: %w", err)
 		}

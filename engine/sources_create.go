@@ -27,7 +27,7 @@ func (e *Engine) CreateSource(s Source) (Source, error) {
 		e.writeMu.Unlock()
 		return Source{}, fmt.Errorf("%w: a source with id %q exists", ErrConflict, s.ID)
 	}
-	seq, err := e.commitSource(&s)
+	seq, err := e.commitSource(&s, true)
 	e.writeMu.Unlock()
 	if err != nil {
 		return Source{}, err

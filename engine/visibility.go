@@ -242,7 +242,7 @@ func (e *Engine) applyPutSource(s *Source) {
 }
 
 // optedOutSlots returns the message slots of source id written by an author
-// in now but not in before. The caller holds writeMu.
+// in now but not in before. The caller holds writeMu or mu.
 func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
 	was := map[string]bool{}
 	for _, a := range before {

@@ -44,6 +44,8 @@ var tests = []test{
 	{"CreateSourceConflict", testCreateSourceConflict},
 	{"CreateSourceUniqueUnderConcurrency", testCreateSourceConcurrent},
 	{"UpdateSource", testUpdateSource},
+	{"CursorRecords", testCursorRecords},
+	{"SourceVersionCAS", testSourceVersionCAS},
 	{"SourceReadsAreCopies", testSourceCopies},
 	{"DeleteSourceCascades", testDeleteSourceCascades},
 	{"DeleteSourceUnknownOrBuiltIn", testDeleteSourceErrors},

@@ -11,7 +11,18 @@ type Store interface {
 	// engine.ErrConflict; without an id, one is derived from the name
 	// with engine.Slugify and made unique with -2, -3… suffixes.
 	CreateSource(s engine.Source) (engine.Source, error)
+	// PutSourceIf replaces (or, at version 0, creates) a source only when
+	// its stored Version is version, else engine.ErrConflict; it leaves
+	// the crawl cursor alone. Every write of a source adds one to Version.
+	PutSourceIf(s engine.Source, version uint64) (engine.Source, error)
+	// UpdateSource is read → fn → PutSourceIf, retried on a conflict: fn
+	// may run more than once and must not write.
 	UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error)
+	// SetCursor and Cursor store and read a source's crawl cursor, a
+	// record of its own that leaves the source's Version alone;
+	// engine.ErrNotFound without the source. Deleting a source deletes it.
+	SetCursor(sourceID, cursor string) error
+	Cursor(sourceID string) (string, error)
 	DeleteSource(id string) error
 	Source(id string) (engine.Source, bool)
 	Sources() []engine.Source
