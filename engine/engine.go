@@ -15,6 +15,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/engine/internal/fsx"
 	"github.com/sift-search/sift/engine/internal/wal"
 )
 
@@ -185,7 +186,7 @@ func (e *Engine) load() error {
 	}
 	e.lockFile = lock
 	if !ro {
-		removeTemps(dir, e.log)
+		fsx.RemoveTemps(dir, tmpSuffix, e.log)
 	}
 	st, seq, failed, err := e.loadNewestSnapshot()
 	if err != nil {

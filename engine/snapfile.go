@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sift-search/sift/engine/internal/fsx"
 )
 
 // Snapshot files are named snapshot-%020d.sift after their sequence number.
@@ -54,19 +55,6 @@ func snapshotFiles(dir string) ([]snapFile, error) {
 
 func snapshotPath(dir string, seq uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%s%020d%s", snapPrefix, seq, snapSuffix))
-}
-
-// removeTemps deletes temporary files left by an interrupted snapshot.
-func removeTemps(dir string, log *slog.Logger) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), tmpSuffix) {
-			p := filepath.Join(dir, e.Name())
-			if err := os.Remove(p); err == nil {
-				log.Info("removed leftover temporary file", "path", p)
-			}
-		}
-	}
 }
 
 // loadNewestSnapshot loads the newest snapshot that validates, falling back
@@ -231,24 +219,11 @@ func writeFileAtomic(path string, noSync bool, write func(io.Writer) error, chec
 		return 0, err
 	}
 	if !noSync {
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := fsx.SyncDir(filepath.Dir(path)); err != nil {
 			return 0, err
 		}
 	}
 	return fi.Size(), nil
-}
-
-// syncDir fsyncs a directory so a file created or renamed in it persists.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open dir for sync: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	return nil
 }
 
 // Backup writes a consistent snapshot of the current state to w and returns

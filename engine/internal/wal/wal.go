@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sift-search/sift/engine/internal/frame"
+	"github.com/sift-search/sift/engine/internal/fsx"
 )
 
 const (
@@ -135,7 +136,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create wal dir: %w", err)
 	}
-	removeTemps(dir, log) // segments whose creation was interrupted
+	fsx.RemoveTemps(dir, tmpSuffix, log) // segments whose creation was interrupted
 	return w, nil
 }
 
@@ -230,7 +231,7 @@ func (w *Log) Replay(after uint64, fn func(seq uint64, kind uint8, payload []byt
 				return 0, 0, fmt.Errorf("remove empty wal segment: %w", err)
 			}
 		}
-		return first, last, syncDir(w.dir)
+		return first, last, fsx.SyncDir(w.dir)
 	}
 	return first, last, nil
 }
@@ -413,7 +414,7 @@ func (w *Log) createSegment(seq uint64) (File, error) {
 		return fail(fmt.Errorf("name new wal segment: %w", err))
 	}
 	if !w.noSync {
-		if err := syncDir(w.dir); err != nil {
+		if err := fsx.SyncDir(w.dir); err != nil {
 			// The new segment may or may not survive a crash: records
 			// in it could vanish, records in the old one would
 			// contradict its name. Stop writing.
@@ -644,30 +645,4 @@ func (w *Log) WrapFiles(wrap func(File) File) {
 	if w.f != nil {
 		w.f = wrap(w.f)
 	}
-}
-
-// removeTemps deletes segment files whose creation was interrupted.
-func removeTemps(dir string, log *slog.Logger) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), tmpSuffix) {
-			p := filepath.Join(dir, e.Name())
-			if err := os.Remove(p); err == nil {
-				log.Info("removed leftover temporary file", "path", p)
-			}
-		}
-	}
-}
-
-// syncDir fsyncs a directory so a file created or renamed in it persists.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open dir for sync: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	return nil
 }
