@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sift-search/sift/httpapi"
 )
 
 // BenchmarkAskFirstEvent measures POST /api/ask with Accept:
@@ -30,7 +28,7 @@ func BenchmarkAskFirstEvent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httpapi.New(c.e, httpapi.Options{BaseURL: "http://" + ln.Addr().String()})
+	srv := newServer(b, c.e, "http://"+ln.Addr().String())
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}

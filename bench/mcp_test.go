@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/httpapi"
 	"github.com/sift-search/sift/internal/demo"
 )
 
@@ -47,7 +46,7 @@ func BenchmarkMCPSemanticSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	srv := httpapi.New(e, httpapi.Options{BaseURL: base})
+	srv := newServer(b, e, base)
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}

@@ -9,7 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/httpapi"
 )
 
 // BenchmarkChannelPage renders pages of a 10,000-message channel through
@@ -39,7 +38,7 @@ func BenchmarkChannelPage(b *testing.B) {
 	if _, err := e.PutMessages(msgs); err != nil {
 		b.Fatal(err)
 	}
-	h := httpapi.New(e, httpapi.Options{BaseURL: "http://sift.test"}).Handler()
+	h := newServer(b, e, "http://sift.test").Handler()
 	for _, c := range []struct{ name, uri string }{
 		{"first", "/c/general"},
 		{"last", "/c/general?page=100"},

@@ -6,7 +6,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/httpapi"
 	"github.com/sift-search/sift/internal/demo"
 )
 
@@ -24,7 +23,7 @@ func BenchmarkSearchResponse(b *testing.B) {
 	if err := demo.Load(e, nil); err != nil {
 		b.Fatal(err)
 	}
-	h := httpapi.New(e, httpapi.Options{BaseURL: "http://sift.example"}).Handler()
+	h := newServer(b, e, "http://sift.example").Handler()
 	var ctx fasthttp.RequestCtx
 	ctx.Request.SetRequestURI("/api/search?q=retry+backoff&limit=10")
 	h(&ctx)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/httpapi"
 )
 
 // BenchmarkSemanticSearchHTTP measures GET /api/semantic-search end to end
@@ -59,7 +58,7 @@ func BenchmarkSemanticSearchHTTP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httpapi.New(e, httpapi.Options{BaseURL: "http://" + ln.Addr().String()})
+	srv := newServer(b, e, "http://"+ln.Addr().String())
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
