@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +35,11 @@ import (
 // mcpAccess is what the request's credentials allow its tool calls.
 type mcpAccess struct {
 	private bool
-	refused error // the rate limit refused the request's tool calls
+	// spend takes a public-tier token for one tool call, or says why it
+	// cannot; nil when the call is not limited. Tokens are taken as the
+	// SDK runs each call, so what is counted is what runs, however the
+	// body is written.
+	spend func() error
 }
 
 type mcpAccessKey struct{}
@@ -53,13 +58,21 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
 			return
 		}
+		var mu sync.Mutex // a batch's calls may run at once; ctx's headers are one
+		ended := false    // ctx is the handler's only until it returns
+		defer func() { mu.Lock(); ended = true; mu.Unlock() }()
 		if !acc.private && s.limiter != nil {
-			for range toolCalls(ctx.PostBody()) {
-				if retry, ok := s.spend(ctx); !ok {
-					acc.refused = fmt.Errorf("rate limit of %d requests per minute exceeded; retry in %d s, or send the Bearer token",
-						s.limiter.perMinute, retry)
-					break
+			acc.spend = func() error {
+				mu.Lock()
+				defer mu.Unlock()
+				if ended {
+					return errors.New("the request has ended")
 				}
+				if retry, ok := s.spend(ctx); !ok {
+					return fmt.Errorf("rate limit of %d requests per minute exceeded; retry in %d s, or send the Bearer token",
+						s.limiter.perMinute, retry)
+				}
+				return nil
 			}
 		}
 		rctx, cancel := context.WithTimeout(context.WithValue(s.base, mcpAccessKey{}, acc), askTimeout)
@@ -83,29 +96,6 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 		ctx.SetStatusCode(w.status())
 		ctx.SetBody(w.body.Bytes())
 	}
-}
-
-// toolCalls counts the tools/call requests of a JSON-RPC message or batch.
-func toolCalls(body []byte) int {
-	type message struct {
-		Method string `json:"method"`
-	}
-	body = bytes.TrimSpace(body)
-	var batch []message
-	if len(body) > 0 && body[0] == '[' {
-		json.Unmarshal(body, &batch) // a malformed body is the SDK's to refuse
-	} else {
-		var one message
-		json.Unmarshal(body, &one)
-		batch = append(batch, one)
-	}
-	n := 0
-	for _, m := range batch {
-		if m.Method == "tools/call" {
-			n++
-		}
-	}
-	return n
 }
 
 // bufferedWriter is the http.ResponseWriter the SDK answers into; the
@@ -159,7 +149,12 @@ func (b mcpBackend) access(ctx context.Context) (private bool, err error) {
 		return true, nil
 	}
 	acc, _ := ctx.Value(mcpAccessKey{}).(mcpAccess)
-	return acc.private, acc.refused
+	if acc.spend != nil {
+		if err := acc.spend(); err != nil {
+			return false, err
+		}
+	}
+	return acc.private, nil
 }
 
 // queryRequest is a request carrying v as its query, for the handlers'

@@ -381,6 +381,21 @@ func TestMCPRateLimit(t *testing.T) {
 	wantError(t, r, 401, "Bearer token is not valid")
 }
 
+// TestMCPRateLimitOddBodies: a body the SDK reads differently from a plain
+// JSON decoder — junk after the message, a key repeated in another case —
+// still pays one token per call that runs.
+func TestMCPRateLimitOddBodies(t *testing.T) {
+	ts := startMCP(t, func(o *Options) { o.PublicRateLimit = 2 })
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"retry"}}}`
+	for i, body := range []string{call + " x", strings.Replace(call, `"params"`, `"Method":"nope","params"`, 1), call + " x"} {
+		r := ts.do(t, "POST", "/mcp", strings.NewReader(body), "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		limited := strings.Contains(string(r.body), "rate limit of 2 requests per minute exceeded")
+		if ran := strings.Contains(string(r.body), `"structuredContent"`); ran == limited || limited != (i == 2) {
+			t.Errorf("call %d (%s): %d %s", i+1, body, r.status, r.body)
+		}
+	}
+}
+
 // TestMCPPrivateContent: private content is absent without credentials and
 // present with the Bearer token.
 func TestMCPPrivateContent(t *testing.T) {
