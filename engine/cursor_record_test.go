@@ -75,3 +75,31 @@ func TestSourceRecordCursorMigration(t *testing.T) {
 		t.Error("a cursor record of a deleted source made it exist")
 	}
 }
+
+// TestUpdateSourceAcrossRecreate: an update that read a source before it
+// was deleted and created again never lands on the new one; it reads the
+// new source and applies its change there.
+func TestUpdateSourceAcrossRecreate(t *testing.T) {
+	e := openDir(t, t.TempDir())
+	defer e.Close()
+	if _, err := e.CreateSource(Source{ID: "x", Name: "Old", Type: "web", Visibility: VisibilityPublic}); err != nil {
+		t.Fatal(err)
+	}
+	first := true
+	got, err := e.UpdateSource("x", func(s *Source) error {
+		if first {
+			first = false
+			if err := e.DeleteSource("x"); err != nil {
+				return err
+			}
+			if _, err := e.CreateSource(Source{ID: "x", Name: "New", Type: "web", Visibility: VisibilityPrivate}); err != nil {
+				return err
+			}
+		}
+		s.Schedule = "1h"
+		return nil
+	})
+	if err != nil || got.Name != "New" || got.Visibility != VisibilityPrivate || got.Schedule != "1h" {
+		t.Fatalf("update across a re-creation: %+v, %v", got, err)
+	}
+}

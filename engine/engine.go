@@ -159,6 +159,7 @@ func Open(opts Options) (*Engine, error) {
 	} else {
 		go e.indexerLoop()
 	}
+	e.versionLegacySources()
 	if opts.ReadOnly {
 		return e, nil
 	}
@@ -419,3 +420,17 @@ func (e *Engine) Close() error {
 // Seq returns the sequence number of the last applied write. It never
 // waits, even while a snapshot holds writers off.
 func (e *Engine) Seq() uint64 { return e.seqSeen.Load() }
+
+// versionLegacySources gives the sources loaded from records written
+// before versions existed (Version 0, which PutSourceIf reads as "absent")
+// the current sequence number: no later than their last write's, as every
+// version is, and not 0.
+func (e *Engine) versionLegacySources() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range e.st.sources {
+		if s.Version == 0 {
+			s.Version = max(1, e.seq)
+		}
+	}
+}

@@ -152,7 +152,11 @@ func (e *Engine) UpdateSource(id string, fn func(*Source) error) (Source, error)
 // setCursor the stored cursor stays (and s.Cursor is set to it).
 func (e *Engine) commitSource(s *Source, setCursor bool) (uint64, error) {
 	now := exactTime(time.Now())
-	s.Version = 1
+	// A new source's version is the sequence number of its first write:
+	// higher than any version a source of the same id, deleted since,
+	// ever had (a version never passes its last write's number), so a
+	// compare-and-set read before the delete cannot land on the new one.
+	s.Version = e.seq + 1
 	old, ok := e.st.sources[s.ID]
 	if ok {
 		s.CreatedAt = old.CreatedAt
