@@ -279,6 +279,9 @@ func (r *remote) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult, er
 
 func (r *remote) ReadDocument(ctx context.Context, a agent.ReadDocumentArgs) (*agent.DocumentWindow, error) {
 	var out agent.DocumentWindow
+	if err := pathSegment("document", a.Document); err != nil {
+		return nil, err
+	}
 	if err := r.get(ctx, "/api/documents/"+url.PathEscape(a.Document), a.Values(), &out); err != nil {
 		return nil, err
 	}
@@ -287,6 +290,9 @@ func (r *remote) ReadDocument(ctx context.Context, a agent.ReadDocumentArgs) (*a
 
 func (r *remote) ReadChannel(ctx context.Context, a agent.ReadChannelArgs) (*agent.ChannelWindow, error) {
 	var out agent.ChannelWindow
+	if err := pathSegment("channel", a.Channel); err != nil {
+		return nil, err
+	}
 	if err := r.get(ctx, "/api/channels/"+url.PathEscape(a.Channel)+"/messages", a.Values(), &out); err != nil {
 		return nil, err
 	}
@@ -294,6 +300,17 @@ func (r *remote) ReadChannel(ctx context.Context, a agent.ReadChannelArgs) (*age
 		out.Messages = []agent.WindowMessage{}
 	}
 	return &out, nil
+}
+
+// pathSegment refuses a tool argument that would leave its place in the
+// request path: the server decodes %2F and resolves dot segments, so
+// "../sources" would send the API key to another endpoint. Ids and slugs
+// never hold a slash, a backslash or a dot segment.
+func pathSegment(name, v string) error {
+	if v == "." || v == ".." || strings.ContainsAny(v, `/\`) {
+		return fmt.Errorf("%s %q is not a slug or an id", name, v)
+	}
+	return nil
 }
 
 // ListSources asks the server's own list_sources tool (POST /mcp): the

@@ -170,3 +170,18 @@ func TestMCPHTTP(t *testing.T) {
 		t.Errorf("search limit 0: %v %+v", err, res)
 	}
 }
+
+// TestMCPStdioStaysInPath: a read_document argument cannot walk the
+// request out of /api/documents/ to another endpoint with the API key.
+func TestMCPStdioStaysInPath(t *testing.T) {
+	for _, ref := range []string{"../sources", "..", "a/../../sources", `..\sources`} {
+		if err := pathSegment("document", ref); err == nil {
+			t.Errorf("%q accepted", ref)
+		}
+	}
+	for _, ref := range []string{"d_aed305fb566237b0", "webhooks-and-signatures", "a..b"} {
+		if err := pathSegment("document", ref); err != nil {
+			t.Errorf("%q: %v", ref, err)
+		}
+	}
+}
