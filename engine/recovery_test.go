@@ -11,46 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sift-search/sift/engine/internal/wal"
+	"github.com/sift-search/sift/engine/internal/wal/waltest"
 )
-
-// fullDisk makes the log's segment files fail the way a full disk does
-// while full is set: a write stores part of its bytes, then reports
-// ENOSPC. With noTruncate set, cutting a failed write off fails too.
-type fullDisk struct {
-	full       atomic.Bool
-	noTruncate atomic.Bool
-}
-
-type fullDiskFile struct {
-	wal.File
-	d *fullDisk
-}
-
-func (f fullDiskFile) Write(p []byte) (int, error) {
-	if !f.d.full.Load() {
-		return f.File.Write(p)
-	}
-	n, _ := f.File.Write(p[:len(p)/2])
-	return n, syscall.ENOSPC
-}
-
-func (f fullDiskFile) Truncate(size int64) error {
-	if f.d.noTruncate.Load() {
-		return syscall.EIO
-	}
-	return f.File.Truncate(size)
-}
-
-// install routes w's current segment and every new one through d.
-func (d *fullDisk) install(w *wal.Log) {
-	w.WrapFiles(func(f wal.File) wal.File { return fullDiskFile{f, d} })
-}
 
 // logBuffer collects an engine's log; the engine logs from several
 // goroutines.
@@ -107,8 +74,8 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 		o.SegmentBytes = 2048 // writes start segments too
 	}
 	e := openDir(t, dir, opts, withLog(&logs))
-	var disk fullDisk
-	disk.install(e.wal)
+	var disk waltest.FullDisk
+	disk.Install(e.wal)
 	var acked, refused []string
 	n := 0
 	put := func() error {
@@ -132,11 +99,11 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 	// A tick may slip in between; then try again.
 	failed := false
 	for attempt := 0; attempt < 5 && !failed; attempt++ {
-		disk.full.Store(false)
+		disk.Full.Store(false)
 		if err := put(); err != nil {
 			t.Fatal(err)
 		}
-		disk.full.Store(true)
+		disk.Full.Store(true)
 		for deadline := time.Now().Add(50 * interval); time.Now().Before(deadline); time.Sleep(interval / 10) {
 			info := e.LastSnapshot()
 			if info != nil && info.Err != "" {
@@ -170,7 +137,7 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 	}
 
 	// Space returns: writes succeed within one snapshot interval.
-	disk.full.Store(false)
+	disk.Full.Store(false)
 	back := time.Now()
 	for {
 		err := put()

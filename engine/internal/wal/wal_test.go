@@ -1,4 +1,4 @@
-package wal
+package wal_test
 
 import (
 	"errors"
@@ -7,49 +7,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/sift-search/sift/engine/internal/wal"
+	"github.com/sift-search/sift/engine/internal/wal/waltest"
 )
 
 // kindTest is the record kind the tests write; the log does not look at it.
 const kindTest = 7
 
-// fullDisk makes the log's segment files fail the way a full disk does
-// while full is set: a write stores part of its bytes, then reports
-// ENOSPC. With noTruncate set, cutting a failed write off fails too.
-type fullDisk struct {
-	full       atomic.Bool
-	noTruncate atomic.Bool
-}
-
-type fullDiskFile struct {
-	File
-	d *fullDisk
-}
-
-func (f fullDiskFile) Write(p []byte) (int, error) {
-	if !f.d.full.Load() {
-		return f.File.Write(p)
-	}
-	n, _ := f.File.Write(p[:len(p)/2])
-	return n, syscall.ENOSPC
-}
-
-func (f fullDiskFile) Truncate(size int64) error {
-	if f.d.noTruncate.Load() {
-		return syscall.EIO
-	}
-	return f.File.Truncate(size)
-}
-
-// install routes w's current segment and every new one through d.
-func (d *fullDisk) install(w *Log) {
-	w.WrapFiles(func(f File) File { return fullDiskFile{f, d} })
-}
-
 func globTemps(dir string) []string {
-	tmps, _ := filepath.Glob(filepath.Join(dir, "*"+tmpSuffix))
+	tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp"))
 	return tmps
 }
 
@@ -60,12 +29,12 @@ func globTemps(dir string) []string {
 // exactly the records that were written.
 func TestWALSurvivesFailedRotationAndWrites(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Open(dir, Options{SegmentBytes: 200, Logger: slog.New(slog.DiscardHandler)})
+	w, err := wal.Open(dir, wal.Options{SegmentBytes: 200, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var disk fullDisk
-	disk.install(w)
+	var disk waltest.FullDisk
+	disk.Install(w)
 	if err := w.Rotate(1); err != nil {
 		t.Fatal(err)
 	}
@@ -88,36 +57,36 @@ func TestWALSurvivesFailedRotationAndWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	segsBefore, _ := w.segments()
+	segsBefore, _ := wal.Segments(dir)
 
-	disk.full.Store(true)
+	disk.Full.Store(true)
 	// A snapshot's rotation fails: the current segment stays in use.
-	if err := w.Rotate(seq + 1); !errors.Is(err, ErrUnavailable) || !errors.Is(err, syscall.ENOSPC) {
+	if err := w.Rotate(seq + 1); !errors.Is(err, wal.ErrUnavailable) || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("rotation on a full disk: %v", err)
 	}
-	if segs, _ := w.segments(); !slices.Equal(segs, segsBefore) || len(globTemps(dir)) != 0 {
+	if segs, _ := wal.Segments(dir); !slices.Equal(segs, segsBefore) || len(globTemps(dir)) != 0 {
 		t.Fatalf("a failed rotation left files: %v", segs)
 	}
 	// Writes fail (the segment is past its size, so each also tries to
 	// rotate), storing half a record each time, cut off again.
 	for range 3 {
-		if err := put(); !errors.Is(err, ErrUnavailable) {
+		if err := put(); !errors.Is(err, wal.ErrUnavailable) {
 			t.Fatalf("write on a full disk: %v", err)
 		}
 	}
 	// A failed write whose cut fails too: the next write must cut first.
-	disk.noTruncate.Store(true)
-	if err := put(); !errors.Is(err, ErrUnavailable) {
+	disk.NoTruncate.Store(true)
+	if err := put(); !errors.Is(err, wal.ErrUnavailable) {
 		t.Fatalf("write on a full disk: %v", err)
 	}
-	disk.full.Store(false)
-	if err := put(); !errors.Is(err, ErrUnavailable) {
+	disk.Full.Store(false)
+	if err := put(); !errors.Is(err, wal.ErrUnavailable) {
 		t.Fatalf("write after a failed cut: %v", err)
 	}
-	if err := w.Rotate(seq + 1); !errors.Is(err, ErrUnavailable) {
+	if err := w.Rotate(seq + 1); !errors.Is(err, wal.ErrUnavailable) {
 		t.Fatalf("rotation with a torn write in the segment: %v", err)
 	}
-	disk.noTruncate.Store(false)
+	disk.NoTruncate.Store(false)
 
 	// Space is back: writes succeed, rotations too.
 	for range 6 {
@@ -125,13 +94,13 @@ func TestWALSurvivesFailedRotationAndWrites(t *testing.T) {
 			t.Fatalf("write after space returned: %v", err)
 		}
 	}
-	if segs, _ := w.segments(); len(segs) <= len(segsBefore) {
+	if segs, _ := wal.Segments(dir); len(segs) <= len(segsBefore) {
 		t.Fatalf("no rotation after space returned: %d segments", len(segs))
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	w2, _ := Open(dir, Options{SegmentBytes: 200, NoSync: true, Logger: slog.New(slog.DiscardHandler)})
+	w2, _ := wal.Open(dir, wal.Options{SegmentBytes: 200, NoSync: true, Logger: slog.New(slog.DiscardHandler)})
 	var got []string
 	first, last, err := w2.Replay(0, func(s uint64, kind uint8, payload []byte) error {
 		got = append(got, string(payload))
