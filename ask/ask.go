@@ -15,9 +15,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
 	"github.com/sift-search/sift/llm"
+	"github.com/sift-search/sift/semantic"
 )
 
 // ChatModel streams a chat completion; *llm.Client is one.
@@ -26,9 +26,9 @@ type ChatModel interface {
 }
 
 // Retriever finds the passages closest in meaning to a query; the
-// engine is one.
+// semantic index (*semantic.Index) is one.
 type Retriever interface {
-	SemanticSearch(ctx context.Context, req engine.SemanticRequest) (*engine.SemanticResult, error)
+	Search(ctx context.Context, req semantic.Request) (*semantic.Result, error)
 }
 
 // Options configure an Asker.
@@ -44,7 +44,7 @@ type Options struct {
 	// Link names a passage's links: its deep link (the platform's message,
 	// or the document's origin with the text fragment) and Sift's own page
 	// of it. nil: sources have no links.
-	Link func(h *engine.SemanticHit) (url, page string)
+	Link func(h *semantic.Hit) (url, page string)
 }
 
 // DefaultOptions fit a model with a 4,096-token context.
@@ -178,7 +178,7 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, b
 	}
 	// Pseudo-relevance feedback helps and costs nothing; a hypothetical
 	// answer from the model would delay the real one, so not with a model.
-	res, err := a.ret.SemanticSearch(ctx, engine.SemanticRequest{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
+	res, err := a.ret.Search(ctx, semantic.Request{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
 	if err != nil {
 		return nil, err
 	}

@@ -15,19 +15,20 @@ import (
 	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/fakeoai"
 	"github.com/sift-search/sift/llm"
+	"github.com/sift-search/sift/semantic"
 )
 
 var (
 	demoOnce sync.Once
-	demoEng  *engine.Engine
+	demoIdx  *semantic.Index
 )
 
-// demoEngine is an engine holding the demo content, semantically indexed,
-// shared by the tests (they only read it).
-func demoEngine(t *testing.T) *engine.Engine {
+// demoIndex is the semantic index of an engine holding the demo content,
+// built, shared by the tests (they only read it).
+func demoIndex(t *testing.T) *semantic.Index {
 	t.Helper()
 	demoOnce.Do(func() {
-		e, err := engine.Open(engine.Options{})
+		e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,15 +37,15 @@ func demoEngine(t *testing.T) *engine.Engine {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := e.WaitSemantic(ctx); err != nil {
+		if err := x.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
-		demoEng = e
+		demoIdx = x
 	})
-	if demoEng == nil {
-		t.Fatal("no demo engine")
+	if demoIdx == nil {
+		t.Fatal("no demo index")
 	}
-	return demoEng
+	return demoIdx
 }
 
 // recorder is a Sink that keeps what it gets, and can fail after n tokens.
@@ -75,7 +76,7 @@ func (r *recorder) answer() string { return strings.Join(r.tokens, "") }
 var errClientGone = errors.New("client gone")
 
 // testLink links a passage the way the server does, at http://sift.test.
-func testLink(h *engine.SemanticHit) (url, page string) {
+func testLink(h *semantic.Hit) (url, page string) {
 	if h.Type == "document" {
 		page = "http://sift.test/d/" + h.DocSlug + h.Fragment
 		return cmp.Or(h.DocURL, page), page
@@ -85,8 +86,7 @@ func testLink(h *engine.SemanticHit) (url, page string) {
 }
 
 func TestExtractiveAnswers(t *testing.T) {
-	e := demoEngine(t)
-	a := New(e, Options{Link: testLink})
+	a := New(demoIndex(t), Options{Link: testLink})
 	for _, c := range []struct {
 		question string
 		want     []string // one of these in the answer
@@ -134,7 +134,7 @@ func modelAsker(t *testing.T, srv *fakeoai.Server, opts Options) *Asker {
 	c := llm.New(srv.URL, "k", "tiny")
 	c.Transport().Backoff = time.Millisecond
 	opts.Model, opts.Link = c, testLink
-	return New(demoEngine(t), opts)
+	return New(demoIndex(t), opts)
 }
 
 func TestModelAnswers(t *testing.T) {
@@ -261,7 +261,7 @@ func TestAdmit(t *testing.T) {
 	}
 	r2()
 	// Extractive answers are always admitted.
-	x := New(demoEngine(t), Options{MaxConcurrent: 1, MaxQueued: 1})
+	x := New(demoIndex(t), Options{MaxConcurrent: 1, MaxQueued: 1})
 	for i := 0; i < 5; i++ {
 		if _, err := x.Admit(); err != nil {
 			t.Fatal(err)
@@ -324,7 +324,7 @@ func TestPreviewIsPlainText(t *testing.T) {
 // TestLongFollowUp keeps the question in the retrieval query and the prompt
 // when the previous turn is long.
 func TestLongFollowUp(t *testing.T) {
-	a := New(demoEngine(t), Options{Link: testLink})
+	a := New(demoIndex(t), Options{Link: testLink})
 	history := []Turn{{"user", strings.Repeat("Tell me about the weather and the pictures of the holidays. ", 60)}, {"assistant", "I cannot."}}
 	var r recorder
 	if _, err := a.Ask(context.Background(), Request{Question: "What does the cron expression */5 * * * * mean?", History: history}, &r); err != nil {
@@ -335,7 +335,7 @@ func TestLongFollowUp(t *testing.T) {
 	}
 	// A long question takes room from the history first, then the sources.
 	o := DefaultOptions()
-	a = New(demoEngine(t), o)
+	a = New(demoIndex(t), o)
 	if h, s := a.budgets("short"); h != o.HistoryTokens || s != o.SourceTokens {
 		t.Fatalf("short question: %d %d", h, s)
 	}

@@ -38,7 +38,7 @@ func TestQuestionAnswerSet(t *testing.T) {
 	if len(cases) < 30 {
 		t.Fatalf("%d questions, want at least 30", len(cases))
 	}
-	a := New(demoEngine(t), Options{Link: testLink})
+	a := New(demoIndex(t), Options{Link: testLink})
 	hits := 0
 	for _, c := range cases {
 		var r recorder

@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/semantic"
 )
 
 // Source is a passage an answer is grounded in, numbered by its place in
@@ -27,7 +27,7 @@ type Source struct {
 	Text       string    // the whole passage, as the model sees it
 }
 
-func newSource(h *engine.SemanticHit, link func(*engine.SemanticHit) (string, string)) Source {
+func newSource(h *semantic.Hit, link func(*semantic.Hit) (string, string)) Source {
 	s := Source{
 		Type: h.Type, Score: h.Score, Title: h.Title, SourceName: h.Source, SourceType: h.SourceType,
 		Authors: h.Authors, Channel: h.Channel, Time: h.Time, Text: h.Content,

@@ -28,7 +28,7 @@ func BenchmarkAskFirstEvent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := newServer(b, c.e, "http://"+ln.Addr().String())
+	srv := newServer(b, c.e, c.x, "http://"+ln.Addr().String())
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
@@ -76,5 +76,5 @@ func BenchmarkAskFirstEvent(b *testing.B) {
 	b.ReportMetric(float64(first[len(first)/2].Microseconds())/1000, "first-p50-ms")
 	b.ReportMetric(float64(first[len(first)*99/100].Microseconds())/1000, "first-p99-ms")
 	b.ReportMetric(float64(whole[len(whole)/2].Microseconds())/1000, "answer-p50-ms")
-	b.ReportMetric(float64(c.e.SemanticStatus().Chunks), "chunks")
+	b.ReportMetric(float64(c.x.Status().Chunks), "chunks")
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // Sizes of the synthetic corpora. -short stops at 100k.
@@ -76,7 +77,8 @@ func load(b testing.TB, e *engine.Engine, source string, chans []engine.Channel,
 }
 
 // benchIndex measures how fast messages are indexed for full-text search,
-// on one core (the semantic indexer is off: see BenchmarkIndexSemantic).
+// on one core (no semantic index follows the engine: see
+// BenchmarkIndexSemantic).
 func benchIndex(b *testing.B, source string, chans []engine.Channel, msgs []engine.Message, bytes int64, dataDir bool) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b.ReportAllocs()
@@ -84,7 +86,7 @@ func benchIndex(b *testing.B, source string, chans []engine.Channel, msgs []engi
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		opts := engine.Options{NoSemantic: true}
+		var opts engine.Options
 		if dataDir {
 			opts.DataDir = b.TempDir()
 		}
@@ -124,18 +126,18 @@ func BenchmarkIndexSemantic(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				e, err := engine.Open(engine.Options{})
+				e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				runtime.GC()
 				b.StartTimer()
 				load(b, e, "synth", c.chans, c.msgs)
-				if err := e.WaitSemantic(context.Background()); err != nil {
+				if err := x.Wait(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
-				b.ReportMetric(float64(e.SemanticStatus().Chunks), "chunks")
+				b.ReportMetric(float64(x.Status().Chunks), "chunks")
 				e.Close()
 			}
 			b.ReportMetric(float64(len(c.msgs)*b.N)/b.Elapsed().Seconds(), "msgs/s")
@@ -156,6 +158,7 @@ func BenchmarkIndexDurable(b *testing.B) {
 
 type builtCorpus struct {
 	e      *engine.Engine
+	x      *semantic.Index  // the semantic index following e
 	sample []engine.Message // every 50th message, to draw queries from
 	bytes  int64
 }
@@ -182,12 +185,12 @@ func builtEngine(b *testing.B, n int) *builtCorpus {
 	corporaMu.Lock()
 	clear(corpora) // the Index benchmarks' copies
 	corporaMu.Unlock()
-	e, err := engine.Open(engine.Options{})
+	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := NewSynth(42, vocabSize, channels)
-	c := &builtCorpus{e: e}
+	c := &builtCorpus{e: e, x: x}
 	load(b, e, "synth", s.Channels(), nil)
 	batch := make([]engine.Message, 0, batchSize)
 	for i := 0; i < n; i++ {
@@ -206,7 +209,7 @@ func builtEngine(b *testing.B, n int) *builtCorpus {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	if err := e.WaitSemantic(ctx); err != nil {
+	if err := x.Wait(ctx); err != nil {
 		b.Fatal(err)
 	}
 	built[n] = c
@@ -316,7 +319,7 @@ func BenchmarkMemory(b *testing.B) {
 			b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
 			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/float64(c.bytes), "heap/text")
-			st := c.e.SemanticStatus()
+			st := c.x.Status()
 			vecBytes := float64(st.Vectors) * 384 * 4
 			b.ReportMetric(vecBytes/1e6, "vectors-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/(float64(c.bytes)+vecBytes), "heap/(text+vectors)")
@@ -351,18 +354,18 @@ func BenchmarkSnapshot(b *testing.B) {
 			var chunks int
 			for i := 0; i < b.N; i++ {
 				dir := b.TempDir()
-				e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true})
+				e, x, err := semantic.Open(engine.Options{DataDir: dir, NoSync: true}, semantic.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				load(b, e, "synth", c.chans, c.msgs)
 				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-				err = e.WaitSemantic(ctx) // the snapshot holds chunks and vectors too
+				err = x.Wait(ctx) // the snapshot holds chunks and vectors too
 				cancel()
 				if err != nil {
 					b.Fatal(err)
 				}
-				chunks = e.SemanticStatus().Chunks
+				chunks = x.Status().Chunks
 				t := time.Now()
 				if err := e.Snapshot(); err != nil {
 					b.Fatal(err)
@@ -371,7 +374,7 @@ func BenchmarkSnapshot(b *testing.B) {
 				size = e.LastSnapshot().Bytes
 				e.Close()
 				t = time.Now()
-				e, err = engine.Open(engine.Options{DataDir: dir, NoSync: true})
+				e, _, err = semantic.Open(engine.Options{DataDir: dir, NoSync: true}, semantic.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -417,7 +420,7 @@ func BenchmarkMonero(b *testing.B) {
 	})
 	b.Run("query", func(b *testing.B) {
 		chans, msgs := moneroCorpus(b)
-		e, err := engine.Open(engine.Options{})
+		e, _, err := semantic.Open(engine.Options{}, semantic.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

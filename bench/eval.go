@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // Rankings are the three rankings the evaluation compares, each a map of
@@ -15,12 +16,13 @@ type Rankings struct {
 	Fused   map[string][]string // GET /api/semantic-search: BM25 and vectors fused, with pseudo-relevance feedback
 }
 
-// Run indexes a dataset into an in-memory engine as documents (title and
-// text), waits for the semantic index, and ranks every query three ways
-// through the engine's public methods — those behind /api/search and
-// /api/semantic-search — returning each query's top 100 BEIR ids.
-func Run(ds *Dataset, opts engine.Options) (*Rankings, error) {
-	e, err := engine.Open(opts)
+// Run indexes a dataset into an in-memory engine (eo) as documents (title
+// and text), waits for the semantic index following it (so), and ranks
+// every query three ways through the public methods behind /api/search
+// (the engine's) and /api/semantic-search (the semantic index's),
+// returning each query's top 100 BEIR ids.
+func Run(ds *Dataset, eo engine.Options, so semantic.Options) (*Rankings, error) {
+	e, x, err := semantic.Open(eo, so)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +41,7 @@ func Run(ds *Dataset, opts engine.Options) (*Rankings, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := e.WaitSemantic(ctx); err != nil {
+	if err := x.Wait(ctx); err != nil {
 		return nil, err
 	}
 	r := &Rankings{BM25: map[string][]string{}, Vectors: map[string][]string{}, Fused: map[string][]string{}}
@@ -52,11 +54,11 @@ func Run(ds *Dataset, opts engine.Options) (*Rankings, error) {
 			r.BM25[q.ID] = append(r.BM25[q.ID], h.Key)
 		}
 		for _, m := range []struct {
-			mode engine.SemanticMode
+			mode semantic.Mode
 			hyde bool
 			out  map[string][]string
-		}{{engine.SemanticVectors, false, r.Vectors}, {engine.SemanticFused, true, r.Fused}} {
-			sr, err := e.SemanticSearch(ctx, engine.SemanticRequest{Query: q.Text, Limit: engine.MaxSemanticLimit, HyDE: m.hyde, Mode: m.mode})
+		}{{semantic.ModeVectors, false, r.Vectors}, {semantic.ModeFused, true, r.Fused}} {
+			sr, err := x.Search(ctx, semantic.Request{Query: q.Text, Limit: semantic.MaxLimit, HyDE: m.hyde, Mode: m.mode})
 			if err != nil {
 				return nil, err
 			}

@@ -182,7 +182,7 @@ func BenchmarkSlackImport(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e, err := engine.Open(engine.Options{DataDir: b.TempDir(), NoSemantic: true})
+		e, err := engine.Open(engine.Options{DataDir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

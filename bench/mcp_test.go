@@ -14,6 +14,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/semantic"
 )
 
 // mcpQueries are questions about the demo content.
@@ -28,7 +29,7 @@ var mcpQueries = []string{
 // argument decoding and its structured result) on the demo corpus, against
 // the same search over GET /api/semantic-search. It reports p50 and p99.
 func BenchmarkMCPSemanticSearch(b *testing.B) {
-	e, err := engine.Open(engine.Options{})
+	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func BenchmarkMCPSemanticSearch(b *testing.B) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := e.WaitSemantic(ctx); err != nil {
+	if err := x.Wait(ctx); err != nil {
 		b.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -46,7 +47,7 @@ func BenchmarkMCPSemanticSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	srv := newServer(b, e, base)
+	srv := newServer(b, e, x, base)
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}

@@ -16,7 +16,7 @@ import (
 // ETag; no network, no gzip): the first page, the last page, and the page
 // found from a message id (?m=). It reports p50 and p99 per kind.
 func BenchmarkChannelPage(b *testing.B) {
-	e, err := engine.Open(engine.Options{NoSemantic: true})
+	e, err := engine.Open(engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func BenchmarkChannelPage(b *testing.B) {
 	if _, err := e.PutMessages(msgs); err != nil {
 		b.Fatal(err)
 	}
-	h := newServer(b, e, "http://sift.test").Handler()
+	h := newServer(b, e, nil, "http://sift.test").Handler()
 	for _, c := range []struct{ name, uri string }{
 		{"first", "/c/general"},
 		{"last", "/c/general?page=100"},

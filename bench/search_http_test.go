@@ -15,7 +15,7 @@ import (
 // and ten messages, about 79 KB): the work a request costs past the
 // network. SetBytes is the answer's size, so MB/s is JSON produced.
 func BenchmarkSearchResponse(b *testing.B) {
-	e, err := engine.Open(engine.Options{NoSemantic: true})
+	e, err := engine.Open(engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func BenchmarkSearchResponse(b *testing.B) {
 	if err := demo.Load(e, nil); err != nil {
 		b.Fatal(err)
 	}
-	h := newServer(b, e, "http://sift.example").Handler()
+	h := newServer(b, e, nil, "http://sift.example").Handler()
 	var ctx fasthttp.RequestCtx
 	ctx.Request.SetRequestURI("/api/search?q=retry+backoff&limit=10")
 	h(&ctx)

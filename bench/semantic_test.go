@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // BenchmarkSemanticSearchHTTP measures GET /api/semantic-search end to end
@@ -24,7 +25,7 @@ func BenchmarkSemanticSearchHTTP(b *testing.B) {
 	if testing.Short() {
 		n = 20_000
 	}
-	e, err := engine.Open(engine.Options{})
+	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,16 +50,16 @@ func BenchmarkSemanticSearchHTTP(b *testing.B) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	if err := e.WaitSemantic(ctx); err != nil {
+	if err := x.Wait(ctx); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("semantic index of %d chunks ready in %v", e.SemanticStatus().Chunks, time.Since(start))
+	b.Logf("semantic index of %d chunks ready in %v", x.Status().Chunks, time.Since(start))
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := newServer(b, e, "http://"+ln.Addr().String())
+	srv := newServer(b, e, x, "http://"+ln.Addr().String())
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
@@ -86,5 +87,5 @@ func BenchmarkSemanticSearchHTTP(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(e.SemanticStatus().Chunks), "chunks")
+	b.ReportMetric(float64(x.Status().Chunks), "chunks")
 }

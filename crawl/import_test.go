@@ -86,7 +86,7 @@ var rawBotID = regexp.MustCompile(`^B[0-9A-Z]{6,}$`)
 func TestImportSlackAccountsForEveryMessage(t *testing.T) {
 	files, inFile := slackExportAt(t, "slack-export-2016")
 	dir := t.TempDir()
-	eng, err := engine.Open(engine.Options{DataDir: dir, NoSemantic: true})
+	eng, err := engine.Open(engine.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestImportSlackAccountsForEveryMessage(t *testing.T) {
 	// The record survives a restart (the log) and a snapshot.
 	eng.Close()
 	for range 2 {
-		eng, err = engine.Open(engine.Options{DataDir: dir, NoSemantic: true})
+		eng, err = engine.Open(engine.Options{DataDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -483,7 +483,7 @@ func TestParseSlackExportZipBombs(t *testing.T) {
 // openImportEngine opens an engine with a data directory, with the source "src".
 func openImportEngine(t *testing.T, dir string) *engine.Engine {
 	t.Helper()
-	e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true, NoSemantic: true})
+	e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

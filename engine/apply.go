@@ -236,7 +236,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 			if sourceHidden(st.sources[d.SourceID]) {
 				st.hid.docs.Add(slot)
 			}
-			st.dirtyDocs.Add(slot)
+			st.feed.changed(DocumentChanged, slot)
 		}
 		e.mu.Unlock()
 	}

@@ -16,7 +16,7 @@ type dirEngine struct {
 
 func openEngine(t *testing.T, dir string) *dirEngine {
 	t.Helper()
-	e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true, NoSemantic: true})
+	e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestConformance(t *testing.T) {
 // data dir.
 func TestConformanceInMemory(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store {
-		e, err := engine.Open(engine.Options{NoSemantic: true})
+		e, err := engine.Open(engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@ package engine
 import (
 	"testing"
 
-	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 // TestSourceRecordCursorMigration: a source record written before versions

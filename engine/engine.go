@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,11 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine/index"
-	"github.com/sift-search/sift/engine/internal/bin"
 	"github.com/sift-search/sift/engine/internal/fsx"
 	"github.com/sift-search/sift/engine/internal/wal"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 // Options configure an Engine.
@@ -38,23 +36,15 @@ type Options struct {
 	// cut. For benchmarks and throwaway instances only.
 	NoSync bool
 	Logger *slog.Logger
-	// Embedder makes the vectors of semantic search; nil selects the
-	// built-in embedder, trained on the indexed content.
-	Embedder embed.Embedder
-	// NoSemantic turns the semantic indexer off: no chunks, no vectors, and
-	// semantic search ranks by BM25 over nothing. For full-text-only
-	// benchmarks and tests.
-	NoSemantic bool
+	// Follower, when set, follows the store through the change feed and
+	// keeps its state in the snapshots (the semantic layer; see Follower).
+	Follower Follower
 	// ReadOnly opens DataDir to read it beside no server: it is locked
 	// shared (a server, which locks it exclusively, cannot start meanwhile,
 	// nor can this open while a server holds it), nothing in it is written
 	// or removed (a torn log tail is left for the next server to cut), no
 	// snapshot is taken, and every write fails with ErrReadOnly.
 	ReadOnly bool
-	// Hypothesize, when set, writes a short hypothetical answer to a query
-	// (HyDE); semantic search embeds it with the query. Without it, semantic
-	// search uses pseudo-relevance feedback from the top lexical hits.
-	Hypothesize func(ctx context.Context, query string) (string, error)
 }
 
 // DefaultOptions returns the options sift serve uses.
@@ -89,20 +79,10 @@ type Engine struct {
 	stop   chan struct{}
 	done   chan struct{}
 
-	bg        context.Context // background work's context, cancelled by Close
-	bgCancel  context.CancelFunc
-	semWake   chan struct{} // wakes the semantic indexer
-	semDone   chan struct{} // closed when it has stopped
-	semEdits  atomic.Uint64 // changes the indexer made (chunks, vectors, models), to snapshot its progress
-	snapEdits uint64        // semEdits at the newest snapshot; guarded by writeMu
-	skipped   atomic.Int64  // chunks the embedder refused, left without a vector
-	semErr    atomic.Value  // string: the indexer's last error, "" when fine
-	lastWrite atomic.Int64  // unix nanoseconds of the last write, to hold training off
-	hyde      *hydeCache
-	hydeSlots chan struct{} // bounds concurrent hypothetical answers
-	hydeDown  breaker       // pauses HyDE after a failure
-	embedDown breaker       // pauses query embedding after a failure
-	plain     *plainCache   // documents' plain text, for snippets
+	feed      *feed        // changes for the follower; nil without one
+	snapEdits uint64       // the follower's Edits at the newest snapshot; guarded by writeMu
+	lastWrite atomic.Int64 // unix nanoseconds of the last write
+	plain     *plainCache  // documents' plain text, for snippets
 }
 
 // SnapshotInfo describes the newest snapshot.
@@ -137,9 +117,10 @@ func Open(opts Options) (*Engine, error) {
 		opts.SegmentBytes = def.SegmentBytes
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
-		semWake: make(chan struct{}, 1), semDone: make(chan struct{}), hyde: newHydeCache(hydeCacheSize),
-		plain: newPlainCache(plainCacheBytes), hydeSlots: make(chan struct{}, hydeConcurrent)}
-	e.bg, e.bgCancel = context.WithCancel(context.Background())
+		plain: newPlainCache(plainCacheBytes)}
+	if opts.Follower != nil {
+		e.feed = &feed{}
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -148,17 +129,12 @@ func Open(opts Options) (*Engine, error) {
 			return nil, errors.New("a read-only engine needs a data dir")
 		}
 		e.st = newState(opts.Index)
+		e.st.feed = e.feed
 	} else if err := e.load(); err != nil {
 		e.unlockDir()
 		return nil, err
 	}
-	e.attachEmbedder()
 	go e.maintain()
-	if opts.NoSemantic {
-		close(e.semDone)
-	} else {
-		go e.indexerLoop()
-	}
 	e.versionLegacySources()
 	if opts.ReadOnly {
 		return e, nil
@@ -194,6 +170,7 @@ func (e *Engine) load() error {
 		return err
 	}
 	e.st, e.seq, e.snapSeq = st, seq, seq
+	st.feed = e.feed // the log's records after the snapshot are changes the follower has not seen
 	w, err := wal.Open(filepath.Join(dir, "wal"), wal.Options{SegmentBytes: e.opts.SegmentBytes, NoSync: e.opts.NoSync, ReadOnly: ro, Logger: e.log})
 	if err != nil {
 		return err
@@ -205,6 +182,7 @@ func (e *Engine) load() error {
 		if err != nil {
 			return fmt.Errorf("record %d does not decode: %w", s, err)
 		}
+		e.setFeedSeq(s)
 		e.apply(&o)
 		replayed++
 		return nil
@@ -235,22 +213,6 @@ func (e *Engine) load() error {
 	e.log.Info("engine loaded", "dir", dir, "snapshot_seq", seq, "replayed", replayed, "seq", e.seq,
 		"messages", e.st.msgIdx.Len(), "documents", e.st.docIdx.Len(), "replay_took", time.Since(start))
 	return nil
-}
-
-// attachEmbedder gives a restored space of a model server's vectors the
-// configured client of that server, unless its vectors have another size
-// now; with another server configured, or another size, the space stays
-// unusable until the indexer has refilled it.
-func (e *Engine) attachEmbedder() {
-	sp, emb := e.st.space, e.opts.Embedder
-	if sp == nil || sp.model != nil || emb == nil || emb.Name() != sp.name {
-		return
-	}
-	if d := emb.Dims(); d != 0 && sp.vecs != nil && sp.vecs.Dims() != d {
-		e.log.Warn("the embeddings server's vectors changed size: re-embedding everything", "was", sp.vecs.Dims(), "now", d)
-		return
-	}
-	sp.emb, sp.usable = emb, true
 }
 
 // lockName is the file whose flock marks a data directory in use.
@@ -334,12 +296,40 @@ func (e *Engine) commit(o *op) (uint64, error) {
 			return 0, err
 		}
 	}
+	e.setFeedSeq(seq)
 	e.apply(o)
 	e.seq = seq
 	e.seqSeen.Store(seq)
 	e.lastWrite.Store(time.Now().UnixNano())
-	e.wakeIndexer()
+	if f := e.opts.Follower; f != nil {
+		f.Changed()
+	}
 	return seq, nil
+}
+
+// setFeedSeq numbers the changes of the write about to be applied.
+func (e *Engine) setFeedSeq(seq uint64) {
+	if f := e.feed; f != nil {
+		f.mu.Lock()
+		f.cur = seq
+		f.mu.Unlock()
+	}
+}
+
+// followerEdits returns the follower's edit count, 0 without one.
+func (e *Engine) followerEdits() uint64 {
+	if f := e.opts.Follower; f != nil {
+		return f.Edits()
+	}
+	return 0
+}
+
+// LastWrite returns when the last write was applied (zero before any).
+func (e *Engine) LastWrite() time.Time {
+	if n := e.lastWrite.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 func (e *Engine) sync(seq uint64) error {
@@ -366,7 +356,7 @@ func (e *Engine) maintain() {
 		}
 		e.compactIfNeeded()
 		e.writeMu.Lock()
-		grown := e.seq > e.snapSeq || e.semEdits.Load() != e.snapEdits
+		grown := e.seq > e.snapSeq || e.followerEdits() != e.snapEdits
 		e.writeMu.Unlock()
 		if grown && (time.Since(lastSnap) >= e.opts.SnapshotInterval || e.wal.Bytes() >= e.opts.SnapshotLogBytes) {
 			if err := e.Snapshot(); err != nil {
@@ -383,7 +373,7 @@ func (e *Engine) maintain() {
 func (e *Engine) compactIfNeeded() {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	for _, ix := range []**index.Index{&e.st.msgIdx, &e.st.docIdx, &e.st.chunkIdx} {
+	for _, ix := range []**index.Index{&e.st.msgIdx, &e.st.docIdx} {
 		if d := (*ix).Dead(); d > 1000 && d > (*ix).Len()/4 {
 			c := (*ix).Compacted()
 			e.mu.Lock()
@@ -400,13 +390,14 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	close(e.stop)
-	e.bgCancel()
 	<-e.done
-	<-e.semDone
+	if f := e.opts.Follower; f != nil {
+		f.Stop()
+	}
 	var errs []error
 	if e.wal != nil {
 		e.writeMu.Lock()
-		grown := e.seq > e.snapSeq || e.semEdits.Load() != e.snapEdits
+		grown := e.seq > e.snapSeq || e.followerEdits() != e.snapEdits
 		e.writeMu.Unlock()
 		if grown {
 			errs = append(errs, e.Snapshot())

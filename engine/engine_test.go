@@ -12,11 +12,18 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func openMem(t testing.TB) *Engine {
+func openMem(t testing.TB, mod ...func(*Options)) *Engine {
 	t.Helper()
-	e, err := Open(Options{})
+	var opts Options
+	for _, m := range mod {
+		m(&opts)
+	}
+	e, err := Open(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tf, ok := opts.Follower.(*testFollower); ok {
+		tf.e = e
 	}
 	t.Cleanup(func() { e.Close() })
 	return e

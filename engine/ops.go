@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 // opKind is the type byte of a write-ahead log record.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -17,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -32,6 +31,9 @@ func openDir(t testing.TB, dir string, mod ...func(*Options)) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if tf, ok := opts.Follower.(*testFollower); ok {
+		tf.e = e
+	}
 	return e
 }
 
@@ -41,7 +43,9 @@ func (e *Engine) crash() {
 	e.closed.Store(true)
 	close(e.stop)
 	<-e.done
-	<-e.semDone
+	if f := e.opts.Follower; f != nil {
+		f.Stop()
+	}
 	e.wal.Abandon()
 	e.unlockDir()
 }
@@ -256,7 +260,7 @@ func TestSnapshotRoundTripIsExact(t *testing.T) {
 		t.Fatalf("read: %v seq %d rebuilt %v", err, seq, rebuilt)
 	}
 	var b bytes.Buffer
-	if err := st.writeTo(&b, 7, 3); err != nil {
+	if err := st.writeTo(&b, 7, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Headers differ in their creation time; bodies must not differ at all.
@@ -274,7 +278,7 @@ func bodyOf(t testing.TB, snap []byte) []byte {
 		t.Fatal(err)
 	}
 	fw := &frameWriter{w: &out}
-	if err := st.writeFrames(fw, 3); err != nil {
+	if err := st.writeFrames(fw, 0, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
@@ -332,9 +336,8 @@ func TestGoldenSnapshot(t *testing.T) {
 			path := filepath.Join("testdata", fmt.Sprintf("golden-v%d.sift", v))
 			want, _ := os.ReadFile(filepath.Join("testdata", "golden.txt"))
 			if *update && v == snapVersion {
-				e := openMem(t)
+				e := openMem(t, withFollower(&testFollower{}))
 				fill(t, e, 3)
-				waitSem(t, e)
 				var b bytes.Buffer
 				if err := writeLocked(e, &b, 42); err != nil {
 					t.Fatal(err)
@@ -355,12 +358,7 @@ func TestGoldenSnapshot(t *testing.T) {
 			if got := fingerprint(t, e); got != string(want) {
 				t.Fatalf("golden snapshot reads differently:\n%s\nvs\n%s", got, want)
 			}
-			// Semantic search works, whether the snapshot held its index
-			// (v2) or the indexer built it (v1).
-			waitSem(t, e)
-			if hits := semSearch(t, e, SemanticRequest{Query: "alpha beta gamma1"}); len(hits) == 0 {
-				t.Error("no semantic results")
-			}
+			// (Semantic search over each version: semantic.TestGoldenSnapshots.)
 			if _, _, _, err := Restore(dir, path); err == nil || !strings.Contains(err.Error(), "in use") {
 				t.Errorf("restore into a dir in use: %v", err)
 			}
@@ -465,7 +463,7 @@ func FuzzReadState(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if err := st.writeTo(&out, 1, 3); err != nil {
+		if err := st.writeTo(&out, 1, 3, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -473,20 +471,19 @@ func FuzzReadState(f *testing.F) {
 
 // FuzzReadFrames fuzzes the frames inside a snapshot, past the
 // compression and the checksums that stop FuzzReadState's mutations: one
-// frame of a snapshot holding every section (records, indexes, chunks,
-// model, vectors) is replaced by the input, its checksum made right. A
+// frame of a snapshot holding every kind of frame (records, indexes, a
+// follower's section) is replaced by the input, its checksum made right. A
 // damaged state must be refused, never panic, and what is accepted must
-// write back.
+// write back. (The semantic section's payloads: semantic.FuzzReadSection.)
 func FuzzReadFrames(f *testing.F) {
-	e, _ := Open(Options{})
+	tf := &testFollower{}
+	e, _ := Open(Options{Follower: tf})
+	tf.e = e
 	fill(f, e, 2)
-	e.PutDocuments(semDocs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	e.WaitSemantic(ctx)
-	cancel()
 	var raw bytes.Buffer
 	e.writeMu.Lock()
-	e.st.writeFrames(&frameWriter{w: &raw}, e.opts.TitleWeight)
+	e.st.writeFrames(&frameWriter{w: &raw}, e.seq, e.opts.TitleWeight, tf)
+	seq := e.seq
 	e.writeMu.Unlock()
 	e.Close()
 	var frames [][]byte // bodies: type, then payload
@@ -508,11 +505,13 @@ func FuzzReadFrames(f *testing.F) {
 				stream = appendFrame(stream, body[0], body[1:])
 			}
 		}
-		st, _, err := readBody(&frameReader{r: bytes.NewReader(stream)}, snapVersion, DefaultOptions())
+		opts := DefaultOptions()
+		opts.Follower = &testFollower{}
+		st, _, err := readBody(&frameReader{r: bytes.NewReader(stream)}, snapHeader{version: snapVersion, seq: seq}, opts)
 		if err != nil {
 			return
 		}
-		if err := st.writeFrames(&frameWriter{w: io.Discard}, 3); err != nil {
+		if err := st.writeFrames(&frameWriter{w: io.Discard}, seq, 3, opts.Follower); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -597,7 +596,7 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	e := openDir(t, dir, func(o *Options) { o.NoSemantic = true })
+	e := openDir(t, dir)
 	var docs []Document
 	for i := 0; i < 3; i++ {
 		docs = append(docs, Document{Title: fmt.Sprint("big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler ", i), 18<<20/13)})
@@ -611,7 +610,7 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	e = openDir(t, dir, func(o *Options) { o.NoSemantic = true })
+	e = openDir(t, dir)
 	defer e.Close()
 	if info := e.LastSnapshot(); info == nil || e.Counts(true).Documents != 3 {
 		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts(true))
@@ -739,5 +738,5 @@ func TestLiveStateEqualsReplay(t *testing.T) {
 func writeLocked(e *Engine, w *bytes.Buffer, seq uint64) error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	return e.st.writeTo(w, seq, 3)
+	return e.st.writeTo(w, seq, 3, e.opts.Follower)
 }

@@ -65,7 +65,7 @@ func TestReadOnly(t *testing.T) {
 	f.Close()
 	before := dirListing(t, dir)
 
-	r := openDir(t, dir, func(o *Options) { o.ReadOnly = true; o.NoSemantic = true })
+	r := openDir(t, dir, func(o *Options) { o.ReadOnly = true })
 	if got := fingerprint(t, r); got != want {
 		t.Errorf("read-only view\n%s\nwant\n%s", got, want)
 	}
@@ -75,7 +75,7 @@ func TestReadOnly(t *testing.T) {
 	if _, err := Open(Options{DataDir: dir, NoSync: true}); err == nil {
 		t.Error("a writer opened the directory a reader holds")
 	}
-	r2 := openDir(t, dir, func(o *Options) { o.ReadOnly = true; o.NoSemantic = true })
+	r2 := openDir(t, dir, func(o *Options) { o.ReadOnly = true })
 	r2.Close()
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

@@ -118,12 +118,12 @@ func (e *Engine) Snapshot() error {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	seq, edits := e.seq, e.semEdits.Load()
+	seq, edits := e.seq, e.followerEdits()
 	if seq == 0 || seq == e.snapSeq && edits == e.snapEdits {
 		return nil
 	}
-	// With no write since the newest snapshot, only the semantic index has
-	// progressed: the snapshot of the same sequence number is replaced (by
+	// With no write since the newest snapshot, only the follower (the
+	// semantic index) has progressed: the snapshot of the same sequence number is replaced (by
 	// a verified file) and nothing older is removed.
 	semanticOnly := seq == e.snapSeq
 	start := time.Now()
@@ -134,7 +134,7 @@ func (e *Engine) Snapshot() error {
 	}
 	path := snapshotPath(e.opts.DataDir, seq)
 	n, err := writeFileAtomic(path, e.opts.NoSync, func(w io.Writer) error {
-		return e.st.writeTo(w, seq, e.opts.TitleWeight)
+		return e.st.writeTo(w, seq, e.opts.TitleWeight, e.opts.Follower)
 	}, checkFile)
 	if err != nil {
 		return e.snapshotFailed(err)
@@ -234,7 +234,7 @@ func (e *Engine) Backup(w io.Writer) (uint64, error) {
 	if e.wal == nil {
 		e.writeMu.Lock()
 		defer e.writeMu.Unlock()
-		return e.seq, e.st.writeTo(w, e.seq, e.opts.TitleWeight)
+		return e.seq, e.st.writeTo(w, e.seq, e.opts.TitleWeight, e.opts.Follower)
 	}
 	if err := e.Snapshot(); err != nil {
 		return 0, err
@@ -273,35 +273,29 @@ type SnapshotSummary struct {
 	Channels  int
 	Messages  int
 	Documents int
-	Chunks    int  // semantic-search chunks (0 in version 1, rebuilt at load)
-	Vectors   int  // embedded chunks
 	Rebuilt   bool // its indexes were written by another tokenizer version and rebuilt to check it
 }
 
 // InspectSnapshot reads a whole snapshot (or backup) from r, validating every
 // checksum and structure as start-up does, and says what it holds. An error
-// says where or how the file is damaged.
-func InspectSnapshot(r io.Reader) (*SnapshotSummary, error) {
+// says where or how the file is damaged. With f, f reads and validates its
+// section (and is left holding it, to say what it holds); without, the
+// sections' frames are checked as frames only.
+func InspectSnapshot(r io.Reader, f Follower) (*SnapshotSummary, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, _ := br.Peek(snapHeaderSize)
 	hdr, err := snapshotHeader(bytes.NewReader(head))
 	if err != nil {
 		return nil, err
 	}
-	st, seq, rebuilt, err := readState(br, DefaultOptions())
+	opts := DefaultOptions()
+	opts.Follower = f
+	st, seq, rebuilt, err := readState(br, opts)
 	if err != nil {
 		return nil, err
 	}
 	sum := &SnapshotSummary{Version: hdr.version, Seq: seq, Created: hdr.created, Sources: len(st.sources),
 		Channels: len(st.chanKey), Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(), Rebuilt: rebuilt}
-	for i := range st.chunks {
-		if st.chunks[i].kind != chunkNone {
-			sum.Chunks++
-		}
-	}
-	if sp := st.space; sp != nil && sp.vecs != nil {
-		sum.Vectors = sp.vecs.Len()
-	}
 	return sum, nil
 }
 

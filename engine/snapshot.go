@@ -12,19 +12,25 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/sift-search/sift/engine/index"
-	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 // A snapshot is a 32-byte header followed by one zstd stream of frames:
 //
 //	header: "SIFTSNAP" | u32 version | u64 sequence | i64 created (unix ns) | u32 CRC-32C of the previous 28 bytes
 //	frames: meta, sources…, settings, authors…, channels…, messages…,
-//	        documents…, message index…, document index…, semantic…, end
+//	        documents…, message index…, document index…,
+//	        (section name, section data…)…, end
 //
-// See docs/format.md for the payload of each frame.
+// A section is a follower's (the semantic layer's): the store writes and
+// checks its frames, the follower their payloads. See docs/format.md for
+// the payload of each frame.
 const (
-	snapMagic      = "SIFTSNAP"
-	snapVersion    = 3 // versions 1 (before the semantic index) and 2 (before visibility) are read too
+	snapMagic = "SIFTSNAP"
+	// Versions 1 (before the semantic index), 2 (before visibility) and 3
+	// (the semantic index among the store's frames) are read too; the
+	// semantic frames of 2 and 3 are skipped, and the follower rebuilds.
+	snapVersion    = 4
 	snapHeaderSize = 32
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
@@ -41,12 +47,9 @@ const (
 	frameDocuments = 6
 	frameMsgIndex  = 7
 	frameDocIndex  = 8
-	frameChunks    = 9
-	frameChunkIdx  = 10
-	frameSemantic  = 11
-	frameModel     = 12
-	frameVectors   = 13
 	frameSettings  = 14
+	frameSection   = 15 // a follower's section starts; payload: its name
+	frameSectData  = 16 // a payload of the section
 	frameEnd       = 0x7F
 
 	// frameMore marks a frame whose payload continues in the next frame: a
@@ -62,7 +65,6 @@ const (
 	channelsPerFrame = 1024
 	messagesPerFrame = 2048
 	docsPerFrame     = 64
-	chunksPerFrame   = 1024
 	blockBytes       = 4 << 20
 )
 
@@ -75,7 +77,7 @@ type snapshotMeta struct {
 	chans       int
 	msgs        int
 	docs        int
-	chunks      int
+	chunks      int // versions 2 and 3
 }
 
 // frameWriter writes payloads as frames, splitting those over chunkBytes
@@ -109,7 +111,7 @@ func (fw *frameWriter) frame(typ byte, payload []byte) error {
 
 // writeTo writes st as a snapshot at sequence number seq. The caller keeps
 // writers out for its duration.
-func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8) error {
+func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8, f Follower) error {
 	hdr := make([]byte, 0, snapHeaderSize)
 	hdr = append(hdr, snapMagic...)
 	hdr = binary.LittleEndian.AppendUint32(hdr, snapVersion)
@@ -124,7 +126,7 @@ func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8) error {
 		return fmt.Errorf("start compression: %w", err)
 	}
 	fw := &frameWriter{w: zw}
-	if err := st.writeFrames(fw, titleWeight); err != nil {
+	if err := st.writeFrames(fw, seq, titleWeight, f); err != nil {
 		zw.Close()
 		return fmt.Errorf("write snapshot: %w", err)
 	}
@@ -134,11 +136,11 @@ func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8) error {
 	return nil
 }
 
-func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
+func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f Follower) error {
 	var e bin.Enc
 	e.String(analyzerVersion)
 	e.U8(titleWeight)
-	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), len(st.msgs), len(st.docs), len(st.chunks)} {
+	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), len(st.msgs), len(st.docs)} {
 		e.Uvarint(uint64(n))
 	}
 	if err := fw.frame(frameMeta, e.B); err != nil {
@@ -201,17 +203,20 @@ func (st *state) writeFrames(fw *frameWriter, titleWeight uint8) error {
 	if err != nil {
 		return err
 	}
-	if err := writeBlocks(fw, &e, frameChunks, len(st.chunks), chunksPerFrame, func(i int) { encodeChunk(&e, &st.chunks[i]) }); err != nil {
-		return err
-	}
 	if err := st.msgIdx.Encode(func(b []byte) error { return fw.frame(frameMsgIndex, b) }); err != nil {
 		return err
 	}
 	if err := st.docIdx.Encode(func(b []byte) error { return fw.frame(frameDocIndex, b) }); err != nil {
 		return err
 	}
-	if err := st.writeSemantic(fw); err != nil {
-		return err
+	if f != nil {
+		if err := fw.frame(frameSection, []byte(f.Section())); err != nil {
+			return err
+		}
+		err := f.WriteSection(seq, func(b []byte) error { return fw.frame(frameSectData, b) })
+		if err != nil {
+			return fmt.Errorf("section %s: %w", f.Section(), err)
+		}
 	}
 	e.B = e.B[:0]
 	e.Uvarint(fw.n + 1)
@@ -393,7 +398,7 @@ func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, 
 	}
 	defer zr.Close()
 	fr := &frameReader{r: bufio.NewReaderSize(zr, 1<<20)}
-	if st, rebuilt, err = readBody(fr, hdr.version, opts); err != nil {
+	if st, rebuilt, err = readBody(fr, hdr, opts); err != nil {
 		return nil, 0, false, err
 	}
 	// Read the compressed stream to its end, so its own checksum is
@@ -405,7 +410,8 @@ func readState(r io.Reader, opts Options) (st *state, seq uint64, rebuilt bool, 
 }
 
 // readBody reads a snapshot's frames, from the first to the end frame.
-func readBody(fr *frameReader, version uint32, opts Options) (st *state, rebuilt bool, err error) {
+func readBody(fr *frameReader, hdr snapHeader, opts Options) (st *state, rebuilt bool, err error) {
+	version := hdr.version
 	fr.advance()
 	st = newState(opts.Index)
 	meta, err := st.readRecords(fr, version)
@@ -413,21 +419,24 @@ func readBody(fr *frameReader, version uint32, opts Options) (st *state, rebuilt
 		return nil, false, err
 	}
 	if meta.analyzer == analyzerVersion && meta.titleWeight == opts.TitleWeight {
-		if err := st.readIndexes(fr, opts.Index, version); err != nil {
+		if err := st.readIndexes(fr, opts.Index); err != nil {
 			return nil, false, err
 		}
 	} else {
-		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex || fr.typ == frameChunkIdx) {
+		for fr.err == nil && (fr.typ == frameMsgIndex || fr.typ == frameDocIndex) {
 			fr.advance()
 		}
 		st.reindex(opts.Index, opts.TitleWeight)
 		rebuilt = true
 	}
-	if version == 1 {
-		// Written before the semantic index: the indexer builds it.
-		st.markAllDirty()
-	} else if err := st.readSemantic(fr); err != nil {
-		return nil, false, fmt.Errorf("semantic: %w", err)
+	st.refreshVisibility("")
+	var commit func()
+	if version == 2 || version == 3 {
+		skipLegacySemantic(fr)
+	} else if version >= 4 {
+		if commit, err = readSections(fr, hdr.seq, st, opts.Follower); err != nil {
+			return nil, false, err
+		}
 	}
 	p, err := fr.take(frameEnd)
 	if err != nil {
@@ -437,8 +446,59 @@ func readBody(fr *frameReader, version uint32, opts Options) (st *state, rebuilt
 	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
 		return nil, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
 	}
-	st.refreshVisibility("")
+	if commit != nil {
+		commit()
+	}
 	return st, rebuilt, nil
+}
+
+// readSections reads the followers' sections: f reads its own; a section
+// no follower reads (one written with the semantic layer on, read with it
+// off) is skipped, its frames checked as every frame is.
+func readSections(fr *frameReader, seq uint64, st *state, f Follower) (commit func(), err error) {
+	for fr.err == nil && fr.typ == frameSection {
+		name, err := fr.take(frameSection)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil || string(name) != f.Section() {
+			for fr.err == nil && fr.typ == frameSectData {
+				fr.advance()
+			}
+			continue
+		}
+		if commit != nil {
+			return nil, fmt.Errorf("section %s twice", name)
+		}
+		c, err := f.ReadSection(seq, &View{st}, func() ([]byte, error) { return fr.take(frameSectData) })
+		if err != nil {
+			return nil, fmt.Errorf("section %s: %w", name, err)
+		}
+		if fr.err == nil && fr.typ == frameSectData {
+			return nil, fmt.Errorf("section %s: data left unread", name)
+		}
+		commit = c
+	}
+	return commit, fr.err
+}
+
+// Frames of the semantic index of versions 2 and 3, which a follower now
+// keeps in its own section.
+const (
+	frameChunks   = 9
+	frameChunkIdx = 10
+	frameSemantic = 11
+	frameModel    = 12
+	frameVectors  = 13
+)
+
+// skipLegacySemantic skips the semantic frames of a version 2 or 3
+// snapshot (after the document index; the chunk records were skipped with
+// the records).
+func skipLegacySemantic(fr *frameReader) {
+	for fr.err == nil && (fr.typ == frameChunkIdx || fr.typ == frameSemantic || fr.typ == frameModel || fr.typ == frameVectors) {
+		fr.advance()
+	}
 }
 
 func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, error) {
@@ -451,7 +511,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 	m.analyzer = d.String()
 	m.titleWeight = d.U8()
 	counts := []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs, &m.chunks}
-	if version == 1 {
+	if version == 1 || version >= 4 {
 		counts = counts[:5]
 	}
 	for _, n := range counts {
@@ -555,17 +615,14 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 	if err != nil {
 		return m, fmt.Errorf("documents: %w", err)
 	}
-	if version == 1 {
-		return m, nil
-	}
-	if err := st.readChunks(fr, m.chunks); err != nil {
-		return m, fmt.Errorf("chunks: %w", err)
+	for fr.err == nil && fr.typ == frameChunks { // versions 2 and 3
+		fr.advance()
 	}
 	return m, nil
 }
 
 // readIndexes decodes both indexes and checks they agree with the records.
-func (st *state) readIndexes(fr *frameReader, opts index.Options, version uint32) error {
+func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 	var err error
 	if st.msgIdx, err = index.Decode(opts, func() ([]byte, error) { return fr.take(frameMsgIndex) }); err != nil {
 		return fmt.Errorf("message index: %w", err)
@@ -584,20 +641,6 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options, version uint32
 	for i := range st.docs {
 		if (st.docs[i] != nil) != st.docIdx.Contains(uint32(i)) {
 			return fmt.Errorf("document slot %d: index and records disagree", i)
-		}
-	}
-	if version == 1 {
-		return nil
-	}
-	if st.chunkIdx, err = index.Decode(chunkIndexOptions(opts), func() ([]byte, error) { return fr.take(frameChunkIdx) }); err != nil {
-		return fmt.Errorf("chunk index: %w", err)
-	}
-	if int(st.chunkIdx.NextID()) > len(st.chunks) {
-		return errors.New("chunk index refers to chunks the snapshot lacks")
-	}
-	for i := range st.chunks {
-		if (st.chunks[i].kind != chunkNone) != st.chunkIdx.Contains(uint32(i)) {
-			return fmt.Errorf("chunk slot %d: index and records disagree", i)
 		}
 	}
 	return nil
@@ -625,15 +668,5 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 		}
 		a.analyzeDocument(d, doc, titleWeight)
 		st.docIdx.Add(uint32(i), d, []string{sourceFacet(doc.SourceID)})
-	}
-	st.chunkIdx = index.New(chunkIndexOptions(opts))
-	for i := range st.chunks {
-		c := &st.chunks[i]
-		if c.kind == chunkNone {
-			continue
-		}
-		title, body := st.chunkText(c)
-		a.analyzeDocument(d, &Document{Title: title, Content: body}, titleWeight)
-		st.chunkIdx.Add(uint32(i), d, []string{sourceFacet(st.chunkSource(c))})
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 // TestSourceLastImportRecord: a source's last import goes through the log

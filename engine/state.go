@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/tokenizer"
 )
@@ -14,35 +12,29 @@ import (
 // engine's writeMu and mu; readers hold mu.RLock (or writeMu alone, which
 // keeps every writer out).
 type state struct {
-	sources  map[string]*Source
-	rules    map[string]*sourceRules // by source id; see visibility.go
-	settings map[string]string       // the instance's settings (site name, …)
-	hid      hidden                  // what callers without credentials must not see
-	chans    []*Channel              // by channel number; nil once deleted
-	chanKey  map[recKey]uint32
-	chanSlug map[string]uint32
-	msgs     []msgRec // by message slot, which is the message's id in msgIdx
-	msgExtra map[uint32]msgExtra
-	msgKey   map[uint64]uint32 // hash of source and id -> slot; see messages.go
-	msgKeyX  map[recKey]uint32 // the rare keys whose hash another key holds
-	docs     []*Document       // by document slot, its id in docIdx; nil once deleted
-	docID    map[string]uint32
-	docSlug  map[string]uint32
-	authors  []author
-	authorNo map[author]uint32
-	msgIdx   *index.Index
-	docIdx   *index.Index
+	sources   map[string]*Source
+	rules     map[string]*sourceRules // by source id; see visibility.go
+	settings  map[string]string       // the instance's settings (site name, …)
+	hid       hidden                  // what callers without credentials must not see
+	chans     []*Channel              // by channel number; nil once deleted
+	chanKey   map[recKey]uint32
+	chanSlug  map[string]uint32
+	msgs      []msgRec // by message slot, which is the message's id in msgIdx
+	msgExtra  map[uint32]msgExtra
+	msgKey    map[uint64]uint32 // hash of source and id -> slot; see messages.go
+	msgKeyX   map[recKey]uint32 // the rare keys whose hash another key holds
+	docs      []*Document       // by document slot, its id in docIdx; nil once deleted
+	docID     map[string]uint32
+	docSlug   map[string]uint32
+	authors   []author
+	authorNo  map[author]uint32
+	msgIdx    *index.Index
+	docIdx    *index.Index
+	chanOrder map[uint32][]uint32 // channel -> its message slots in time order
 
-	// Semantic search (see chunks.go, space.go, semindex.go).
-	chunks     []chunkRec          // by chunk slot, its id in chunkIdx and the vector indexes
-	chunkIdx   *index.Index        // lexical index of chunks, without positions
-	docChunks  map[uint32][]uint32 // document slot -> its chunks
-	chanOrder  map[uint32][]uint32 // channel -> its message slots in time order
-	chanChunks map[uint32][]uint32 // channel -> its conversation windows, in order
-	dirtyDocs  *roaring.Bitmap     // document slots the indexer must (re)chunk
-	dirtyChans *roaring.Bitmap     // channels the indexer must (re)window
-	space      *space              // the vectors searches use; nil before the first
-	next       *space              // vectors being built for a new embedder, or nil
+	// feed records what writes change, for the follower; nil without one
+	// and while a snapshot is read.
+	feed *feed
 }
 
 type recKey struct{ source, id string }
@@ -51,27 +43,21 @@ type author struct{ name, display string }
 
 func newState(opts index.Options) *state {
 	return &state{
-		sources:  make(map[string]*Source),
-		rules:    make(map[string]*sourceRules),
-		settings: make(map[string]string),
-		hid:      newHidden(),
-		chanKey:  make(map[recKey]uint32),
-		chanSlug: make(map[string]uint32),
-		msgExtra: make(map[uint32]msgExtra),
-		msgKey:   make(map[uint64]uint32),
-		msgKeyX:  make(map[recKey]uint32),
-		docID:    make(map[string]uint32),
-		docSlug:  make(map[string]uint32),
-		authorNo: make(map[author]uint32),
-		msgIdx:   index.New(opts),
-		docIdx:   index.New(opts),
-
-		chunkIdx:   index.New(chunkIndexOptions(opts)),
-		docChunks:  make(map[uint32][]uint32),
-		chanOrder:  make(map[uint32][]uint32),
-		chanChunks: make(map[uint32][]uint32),
-		dirtyDocs:  roaring.New(),
-		dirtyChans: roaring.New(),
+		sources:   make(map[string]*Source),
+		rules:     make(map[string]*sourceRules),
+		settings:  make(map[string]string),
+		hid:       newHidden(),
+		chanKey:   make(map[recKey]uint32),
+		chanSlug:  make(map[string]uint32),
+		msgExtra:  make(map[uint32]msgExtra),
+		msgKey:    make(map[uint64]uint32),
+		msgKeyX:   make(map[recKey]uint32),
+		docID:     make(map[string]uint32),
+		docSlug:   make(map[string]uint32),
+		authorNo:  make(map[author]uint32),
+		msgIdx:    index.New(opts),
+		docIdx:    index.New(opts),
+		chanOrder: make(map[uint32][]uint32),
 	}
 }
 
@@ -109,7 +95,7 @@ func (st *state) deleteDocument(i uint32) {
 	if d == nil {
 		return
 	}
-	st.dirtyDocs.Add(i)
+	st.feed.changed(DocumentChanged, i)
 	st.hid.docs.Remove(i)
 	delete(st.docID, d.ID)
 	delete(st.docSlug, d.Slug)

@@ -33,14 +33,13 @@ const (
 
 // hidden holds what callers without credentials must not see.
 type hidden struct {
-	chans  *roaring.Bitmap // channel numbers
-	msgs   *roaring.Bitmap // message slots
-	docs   *roaring.Bitmap // document slots
-	chunks *roaring.Bitmap // chunk slots
+	chans *roaring.Bitmap // channel numbers
+	msgs  *roaring.Bitmap // message slots
+	docs  *roaring.Bitmap // document slots
 }
 
 func newHidden() hidden {
-	return hidden{chans: roaring.New(), msgs: roaring.New(), docs: roaring.New(), chunks: roaring.New()}
+	return hidden{chans: roaring.New(), msgs: roaring.New(), docs: roaring.New()}
 }
 
 // sourceRules are a source's exclusions and opt-outs as sets, rebuilt from
@@ -150,18 +149,14 @@ func (st *state) refreshVisibility(sourceID string) {
 		for _, slot := range st.chanOrder[ch] {
 			setBit(st.hid.msgs, slot, h)
 		}
-		for _, slot := range st.chanChunks[ch] {
-			setBit(st.hid.chunks, slot, h)
-		}
+		st.feed.changed(ChannelShown, ch)
 	}
 	refreshDocs := func(id string) {
 		h := sourceHidden(st.sources[id])
 		st.docIdx.Facet(sourceFacet(id)).Iterate(func(slot uint32) bool {
 			if h != st.hid.docs.Contains(slot) {
 				setBit(st.hid.docs, slot, h)
-				for _, c := range st.docChunks[slot] {
-					setBit(st.hid.chunks, c, h)
-				}
+				st.feed.changed(DocumentShown, slot)
 			}
 			return true
 		})
@@ -181,17 +176,6 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 	} else {
 		b.Remove(i)
 	}
-}
-
-// chunkHidden reports whether chunk c's owner is hidden.
-func (st *state) chunkHidden(c *chunkRec) bool {
-	switch c.kind {
-	case chunkDoc:
-		return st.hid.docs.Contains(c.owner)
-	case chunkChat:
-		return st.hid.chans.Contains(c.owner)
-	}
-	return false
 }
 
 // deny returns the set a query for callers without credentials must leave
@@ -290,7 +274,7 @@ func (e *Engine) deleteChannels(chans []uint32) {
 		delete(st.chanSlug, c.Slug)
 		st.chans[n] = nil
 		st.hid.chans.Remove(n)
-		st.dirtyChans.Add(n)
+		st.feed.changed(ChannelChanged, n)
 	}
 }
 

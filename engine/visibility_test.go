@@ -143,25 +143,6 @@ func TestVisibilityRules(t *testing.T) {
 	}
 }
 
-func TestSemanticSearchHidesPrivate(t *testing.T) {
-	e := openMem(t)
-	privSeed(t, e)
-	waitSem(t, e)
-	seen := func(private bool) map[string]bool {
-		out := map[string]bool{}
-		for _, h := range semSearch(t, e, SemanticRequest{Query: "shared words about deployment", Limit: 20, Private: private}) {
-			out[h.Title+h.Channel] = true
-			if !private && (h.Channel == "dm-ana" || h.Channel == "dm thread" || h.Channel == "room" || h.Title == "Private doc") {
-				t.Errorf("public semantic search found %+v", h)
-			}
-		}
-		return out
-	}
-	if pub, all := seen(false), seen(true); len(pub) == 0 || len(all) <= len(pub) {
-		t.Errorf("public %v, all %v", pub, all)
-	}
-}
-
 func TestExclusionAndOptOutSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)

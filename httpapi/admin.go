@@ -12,7 +12,7 @@ import (
 // health serves GET /healthz: liveness plus what the engine holds.
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	c := s.eng.Counts(s.privileged(ctx)) // counts shown publicly count public content only
-	sem := s.eng.SemanticStatus()
+	sem := s.semantic.Status()
 	// Public: model servers are named by their model, not their address,
 	// and failures are detailed in the server's log only.
 	sem.Embedder, _, _ = strings.Cut(sem.Embedder, "@")

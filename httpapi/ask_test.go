@@ -23,7 +23,7 @@ import (
 // answers come from that fake model server.
 func startAsk(t *testing.T, srv *fakeoai.Server, mod ...func(*Options, *ask.Options)) *testServer {
 	t.Helper()
-	eng := semanticDemo(t, nil)
+	eng, idx := semanticDemo(t, nil)
 	opts := Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass}
 	var aopts ask.Options
 	if srv != nil {
@@ -34,7 +34,7 @@ func startAsk(t *testing.T, srv *fakeoai.Server, mod ...func(*Options, *ask.Opti
 	for _, m := range mod {
 		m(&opts, &aopts)
 	}
-	return serveAsking(t, eng, opts, aopts)
+	return serveAsking(t, eng, idx, opts, aopts)
 }
 
 func askBody(question string, history ...string) io.Reader {

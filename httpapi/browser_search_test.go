@@ -33,7 +33,7 @@ func TestBrowserSearchPage(t *testing.T) {
 		browser(t) // skips, or fails when a browser is required
 	}
 	eng := demoEngine(t)
-	ts := serve(t, eng, Options{})
+	ts := serve(t, eng, nil, Options{})
 	ctx := browser(t)
 	shots := screenshotDir(t)
 	for _, size := range []struct {

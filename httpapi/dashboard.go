@@ -11,6 +11,7 @@ import (
 
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // basicOnly lets only Basic Auth through: the dashboard is for people with
@@ -38,7 +39,7 @@ type dashboardData struct {
 	Sources  []dashboardSource
 	Types    []typeChoice // for the "add a source" links
 	Settings settingsView
-	Semantic engine.SemanticStatus
+	Semantic semantic.Status
 	Snapshot *engine.SnapshotInfo
 	Log      engine.LogStatus
 	Recent   []queryRecord
@@ -95,7 +96,7 @@ func (s *Server) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
 		Version:     s.opts.Version,
 		Uptime:      time.Since(s.stats.started).Round(time.Second),
 		Counts:      s.eng.Counts(true),
-		Semantic:    s.eng.SemanticStatus(),
+		Semantic:    s.semantic.Status(),
 		Snapshot:    s.eng.LastSnapshot(),
 		Log:         s.eng.LogStatus(),
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/semantic"
 )
 
 // linkedDocs link to each other the way files in a repository do: by
@@ -154,7 +155,7 @@ func TestCrawledPageLinks(t *testing.T) {
 // a page that answers 200 and holds the fragment's id.
 func TestDemoDocumentLinks(t *testing.T) {
 	eng := demoEngine(t)
-	ts := serve(t, eng, Options{})
+	ts := serve(t, eng, nil, Options{})
 	c := newLinkChecker(t, ts)
 	docs := eng.SourceDocuments(demo.DocsSource)
 	if len(docs) < 10 {
@@ -294,7 +295,7 @@ func hasAttr(n *html.Node, key string) bool {
 // index.
 func demoEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	eng, err := engine.Open(engine.Options{NoSemantic: true})
+	eng, err := engine.Open(engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,10 +306,10 @@ func demoEngine(t *testing.T) *engine.Engine {
 }
 
 // semanticDemo is an engine holding the demo content and what add puts
-// in (add may be nil), its semantic index built.
-func semanticDemo(t *testing.T, add func(*engine.Engine)) *engine.Engine {
+// in (add may be nil), and the semantic index following it, built.
+func semanticDemo(t *testing.T, add func(*engine.Engine)) (*engine.Engine, *semantic.Index) {
 	t.Helper()
-	eng, err := engine.Open(engine.Options{})
+	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,8 +321,8 @@ func semanticDemo(t *testing.T, add func(*engine.Engine)) *engine.Engine {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := eng.WaitSemantic(ctx); err != nil {
+	if err := idx.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return eng
+	return eng, idx
 }

@@ -22,11 +22,13 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/fakeoai"
+	"github.com/sift-search/sift/semantic"
 )
 
 type testServer struct {
 	url string
 	eng *engine.Engine
+	idx *semantic.Index // the semantic index following eng
 	srv *Server
 }
 
@@ -36,10 +38,11 @@ const (
 	testPass = "pa55word"
 )
 
-// start serves a fresh in-memory engine on a real loopback listener.
+// start serves a fresh in-memory engine, with its semantic index, on a
+// real loopback listener.
 func start(t testing.TB, mod ...func(*Options)) *testServer {
 	t.Helper()
-	eng, err := engine.Open(engine.Options{})
+	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,19 +50,26 @@ func start(t testing.TB, mod ...func(*Options)) *testServer {
 	for _, m := range mod {
 		m(&opts)
 	}
-	return serve(t, eng, opts)
+	return serve(t, eng, idx, opts)
 }
 
-// serve runs a server for eng on a loopback port.
-func serve(t testing.TB, eng *engine.Engine, opts Options) *testServer {
+// serve runs a server for eng and idx, the semantic index following it,
+// on a loopback port.
+func serve(t testing.TB, eng *engine.Engine, idx *semantic.Index, opts Options) *testServer {
 	t.Helper()
-	return serveAsking(t, eng, opts, ask.Options{})
+	return serveAsking(t, eng, idx, opts, ask.Options{})
 }
 
-// serveAsking runs a server for eng on a loopback port, with an asker of
-// aopts and a crawl runner wired as cmd/sift wires them.
-func serveAsking(t testing.TB, eng *engine.Engine, opts Options, aopts ask.Options) *testServer {
+// serveAsking runs a server for eng and idx, the semantic index following
+// it, on a loopback port, with an asker of aopts and a crawl runner wired
+// as cmd/sift wires them. A nil idx is an engine without a semantic index:
+// the server gets an empty index that follows nothing, so searching by
+// meaning fails.
+func serveAsking(t testing.TB, eng *engine.Engine, idx *semantic.Index, opts Options, aopts ask.Options) *testServer {
 	t.Helper()
+	if idx == nil {
+		idx = semantic.New(semantic.Options{})
+	}
 	if opts.MaxUploadBytes == 0 {
 		opts.MaxUploadBytes = 1 << 20
 	}
@@ -72,7 +82,8 @@ func serveAsking(t testing.TB, eng *engine.Engine, opts Options, aopts ask.Optio
 		opts.Metrics = NewMetrics()
 	}
 	aopts.Link, aopts.Logger = HitLinks(opts.BaseURL), opts.Logger
-	opts.Asker = ask.New(eng, aopts)
+	opts.Semantic = idx
+	opts.Asker = ask.New(idx, aopts)
 	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: opts.Logger, Env: crawl.Env{UserAgent: UserAgent(opts.Version, opts.BaseURL)},
 		OnResult: opts.Metrics.ObserveCrawl, OnImport: opts.Metrics.ObserveImport})
 	opts.Crawler = runner
@@ -83,7 +94,7 @@ func serveAsking(t testing.TB, eng *engine.Engine, opts Options, aopts ask.Optio
 		runner.Close()
 		eng.Close()
 	})
-	return &testServer{url: opts.BaseURL, eng: eng, srv: srv}
+	return &testServer{url: opts.BaseURL, eng: eng, idx: idx, srv: srv}
 }
 
 type resp struct {
@@ -533,11 +544,11 @@ func TestHealthHidesModelServers(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	u.User = url.UserPassword("ops", "hunter2")
 	emb := embed.NewOpenAI(u.String(), "sk-secret", "fake-embed")
-	eng, err := engine.Open(engine.Options{Embedder: emb})
+	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := serve(t, eng, Options{})
+	ts := serve(t, eng, idx, Options{})
 	if _, err := eng.PutDocuments([]engine.Document{{Title: "a", Content: "alpha beta"}}); err != nil {
 		t.Fatal(err)
 	}

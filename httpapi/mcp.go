@@ -224,7 +224,7 @@ func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*
 	req.Private = private
 	sctx, cancel := context.WithTimeout(ctx, semanticTimeout)
 	defer cancel()
-	res, err := b.s.eng.SemanticSearch(sctx, req)
+	res, err := b.s.semantic.Search(sctx, req)
 	if err != nil {
 		return nil, b.toolErr(err)
 	}

@@ -23,7 +23,7 @@ const privateMarker = "zanzibarquartz"
 // source's document and a private channel, both holding privateMarker.
 func startMCP(t *testing.T, mod ...func(*Options)) *testServer {
 	t.Helper()
-	eng := semanticDemo(t, func(eng *engine.Engine) {
+	eng, idx := semanticDemo(t, func(eng *engine.Engine) {
 		if _, err := eng.PutSource(engine.Source{ID: "staff", Name: "Staff notes", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate}); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func startMCP(t *testing.T, mod ...func(*Options)) *testServer {
 	for _, m := range mod {
 		m(&opts)
 	}
-	return serve(t, eng, opts)
+	return serve(t, eng, idx, opts)
 }
 
 // headerTransport adds header name/value pairs to every request.

@@ -286,7 +286,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descDocuments, float64(n.Documents))
 	gauge(descTerms, float64(n.MessageTerms), "messages")
 	gauge(descTerms, float64(n.DocumentTerms), "documents")
-	sem := eng.SemanticStatus()
+	sem := c.s.semantic.Status()
 	gauge(descChunks, float64(sem.Chunks))
 	gauge(descVectors, float64(sem.Vectors))
 	gauge(descPending, float64(sem.Pending))

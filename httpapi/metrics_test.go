@@ -21,6 +21,7 @@ import (
 	"github.com/sift-search/sift/internal/fakeoai"
 	"github.com/sift-search/sift/internal/oai"
 	"github.com/sift-search/sift/llm"
+	"github.com/sift-search/sift/semantic"
 )
 
 // families is a parsed scrape.
@@ -189,11 +190,11 @@ func TestMetricsAccess(t *testing.T) {
 // TestMetricsLogAndSnapshot reads the log's and the snapshot's figures of
 // an engine with a data dir.
 func TestMetricsLogAndSnapshot(t *testing.T) {
-	eng, err := engine.Open(engine.Options{DataDir: t.TempDir()})
+	eng, idx, err := semantic.Open(engine.Options{DataDir: t.TempDir()}, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := serve(t, eng, Options{APISecretKey: testKey})
+	ts := serve(t, eng, idx, Options{APISecretKey: testKey})
 	seedChat(t, eng)
 	m := ts.scrape(t, bearer...)
 	m.wantSome(t, 1, "sift_wal_segments")

@@ -191,7 +191,8 @@ func mustJSON(t *testing.T, v any) string {
 // kind of credentials and a public rate limit that the test stays under.
 func openAPIDemo(t *testing.T) *testServer {
 	t.Helper()
-	return serve(t, semanticDemo(t, nil), Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass, PublicRateLimit: 1000})
+	eng, idx := semanticDemo(t, nil)
+	return serve(t, eng, idx, Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass, PublicRateLimit: 1000})
 }
 
 // servedValidators fetch /openapi.json from ts and return validators of

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // End-to-end tests of visibility and privacy (DESIGN.md, "Visibility and
@@ -117,13 +118,13 @@ func privacyOptions(mod ...func(*Options)) Options {
 // semantic index.
 func newPrivacyWorld(t *testing.T, dir string, mod ...func(*Options)) *privacyWorld {
 	t.Helper()
-	eng, err := engine.Open(engine.Options{DataDir: dir})
+	eng, idx, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := privacyOptions(mod...)
 	w := &privacyWorld{
-		ts: serve(t, eng, opts), dir: dir, searchBearer: opts.SearchAccess == "bearer",
+		ts: serve(t, eng, idx, opts), dir: dir, searchBearer: opts.SearchAccess == "bearer",
 		slugs: map[string]string{}, chanVis: map[string]string{},
 		srcPrivate: map[string]bool{"handbook": true}, srcDisabled: map[string]bool{},
 		gone: map[string]bool{}, excluded: map[string][]string{},
@@ -245,7 +246,7 @@ func (w *privacyWorld) waitSemantic(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := w.ts.eng.WaitSemantic(ctx); err != nil {
+	if err := w.ts.idx.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -942,11 +943,11 @@ func TestPrivacyOperatorActionsPersist(t *testing.T) {
 	reopen := func(t *testing.T, dir string) {
 		w.ts.srv.Shutdown(context.Background())
 		w.ts.eng.Close()
-		eng, err := engine.Open(engine.Options{DataDir: dir})
+		eng, idx, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.ts, w.dir = serve(top, eng, privacyOptions()), dir
+		w.ts, w.dir = serve(top, eng, idx, privacyOptions()), dir
 		w.waitSemantic(t)
 	}
 	// crashRestart serves a copy of the data dir taken while the server

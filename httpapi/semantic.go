@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // Bounds of GET /api/semantic-search (SPEC).
@@ -84,8 +85,8 @@ func parseBoost(s string) (map[string]float64, error) {
 }
 
 // semanticRequest reads and validates the parameters of GET /api/semantic-search.
-func semanticRequest(ctx *fasthttp.RequestCtx) (engine.SemanticRequest, error) {
-	req := engine.SemanticRequest{HyDE: true}
+func semanticRequest(ctx *fasthttp.RequestCtx) (semantic.Request, error) {
+	req := semantic.Request{HyDE: true}
 	var err error
 	if req.Query, err = stringParam(ctx, "q", engine.MaxQueryBytes, true); err != nil {
 		return req, err
@@ -134,7 +135,7 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 	sctx, cancel := context.WithTimeout(context.Background(), semanticTimeout)
 	defer cancel()
 	req.Private = s.privileged(ctx)
-	res, err := s.eng.SemanticSearch(sctx, req)
+	res, err := s.semantic.Search(sctx, req)
 	if err != nil {
 		writeErr(ctx, err)
 		return

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // startSemantic serves an engine holding documents and a chat channel,
@@ -21,14 +22,14 @@ import (
 func startSemantic(t *testing.T) (*testServer, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
-	eng, err := engine.Open(engine.Options{Hypothesize: func(context.Context, string) (string, error) {
+	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{Hypothesize: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		return "Set max_open_conns below max_connections.", nil
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := serve(t, eng, Options{APISecretKey: testKey})
+	ts := serve(t, eng, idx, Options{APISecretKey: testKey})
 	var docs []engine.Document
 	for i := 0; i < 14; i++ {
 		part := strings.Repeat(fmt.Sprintf("Paragraph about connection pools and schedules, part %d. ", i), 30)
@@ -42,7 +43,7 @@ func startSemantic(t *testing.T) (*testServer, *atomic.Int32) {
 	seedChat(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := eng.WaitSemantic(ctx); err != nil {
+	if err := idx.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return ts, &calls

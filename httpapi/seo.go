@@ -221,7 +221,7 @@ Ask (public): `+"`POST /api/ask`"+` with JSON `+"`{\"question\": \"…\", \"mess
 
 `+"```sh\ncurl -H 'Content-Type: application/json' -d '{\"question\":\"How do I configure retries?\"}' %s/api/ask\n```"+`
 
-Documents (public list): `+"`GET /api/documents?limit=100&offset=0`"+`; each document has a page at `+"`/d/{slug}`"+`, each channel at `+"`/c/{slug}`"+` (100 messages a page, oldest first, `+"`?page=N`"+`).
+Documents (public list): `+"`GET /api/documents?limit=100&offset=0`"+`; each document has a page at `+"`"+documentRoute+"`"+`, each channel at `+"`"+channelRoute+"`"+` (100 messages a page, oldest first, `+"`?page=N`"+`).
 
 Reading (public): `+"`GET /api/documents/{id-or-slug}?offset=0&length=20000`"+` gives a document in windows of characters (read on from `+"`nextOffset`"+`); `+"`GET /api/channels/{slug}/messages?around={message-id}&limit=50`"+` (or `+"`before`"+`/`+"`after`"+` a message id or a time) gives the conversation around a message. `+"`/api/search?content=snippet`"+` keeps document hits short.
 

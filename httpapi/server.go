@@ -41,8 +41,14 @@ type Options struct {
 	// 100,000).
 	PublicRateLimit  int
 	RateLimitClients int
+	// Semantic serves GET /api/semantic-search, the MCP semantic_search
+	// tool and the semantic index's state in health, metrics and the
+	// dashboard (required; the semantic.Index following the same store,
+	// as semantic.Open returns it).
+	Semantic Semantic
 	// Asker answers POST /api/ask, the ask box and the MCP ask tool
-	// (required; ask.New over the same store, its links from HitLinks).
+	// (required; ask.New retrieving from the same semantic index, its
+	// links from HitLinks).
 	Asker Asker
 	// Crawler runs crawls, imports and deletions of the sources
 	// (required; crawl.NewRunner over the same store). Its owner closes it
@@ -84,6 +90,7 @@ type Server struct {
 	bodies   bodyBudget
 	sitemap  sitemapCache
 	changes  changeClock
+	semantic Semantic
 	asker    Asker
 	limiter  *limiter // nil when the public tier is not limited
 	crawler  Crawler
@@ -96,11 +103,11 @@ type Server struct {
 	cancelBase context.CancelFunc
 }
 
-// New returns a Server for eng, answering with opts.Asker and crawling
-// with opts.Crawler.
+// New returns a Server for eng, searching by meaning with opts.Semantic,
+// answering with opts.Asker and crawling with opts.Crawler.
 func New(eng Store, opts Options) *Server {
-	if opts.Asker == nil || opts.Crawler == nil {
-		panic("BUG: httpapi.New needs Options.Asker and Options.Crawler")
+	if opts.Semantic == nil || opts.Asker == nil || opts.Crawler == nil {
+		panic("BUG: httpapi.New needs Options.Semantic, Options.Asker and Options.Crawler")
 	}
 	if opts.MaxUploadBytes <= 0 {
 		opts.MaxUploadBytes = 32 << 20
@@ -120,6 +127,7 @@ func New(eng Store, opts Options) *Server {
 	}
 	s.stop = make(chan struct{})
 	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.semantic = opts.Semantic
 	s.asker = opts.Asker
 	if opts.PublicRateLimit > 0 {
 		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))

@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 const secretToken = "xoxb-very-secret-token-1234"
@@ -266,11 +267,11 @@ func newSiteServer(t *testing.T) *siteServer {
 func TestSourceCrawlAndDelete(t *testing.T) {
 	dir := t.TempDir()
 	site := newSiteServer(t)
-	eng, err := engine.Open(engine.Options{DataDir: dir})
+	eng, idx, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := serve(t, eng, Options{APISecretKey: testKey})
+	ts := serve(t, eng, idx, Options{APISecretKey: testKey})
 
 	r := ts.do(t, "POST", "/api/sources", strings.NewReader(`{"id":"docs","name":"Gadget docs","type":"web","config":{"urls":["`+site.URL+`/"],"allowPrivate":true,"delayMs":1}}`), adminJSON...)
 	if r.status != 201 {
@@ -338,15 +339,15 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 	// Everything both sources hold is findable now…
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := eng.WaitSemantic(ctx); err != nil {
+	if err := idx.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	findable := func(ts *testServer) (lexical, semantic int, pages []string) {
+	findable := func(ts *testServer) (lexical, meaning int, pages []string) {
 		for _, q := range []string{"quasiperiodic widget", "flux capacitors"} {
 			m := ts.get(t, "/api/search?q="+strings.ReplaceAll(q, " ", "+")).json(t)
 			lexical += len(m["documents"].([]any))
 			sem := ts.get(t, "/api/semantic-search?q="+strings.ReplaceAll(q, " ", "+")+"&source=docs", bearer...).json(t)
-			semantic += len(sem["results"].([]any))
+			meaning += len(sem["results"].([]any))
 		}
 		for _, d := range ts.get(t, "/api/documents?limit=1000").json(t)["documents"].([]any) {
 			if d.(map[string]any)["sourceId"] == "docs" {
@@ -355,9 +356,9 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 		}
 		return
 	}
-	lexical, semantic, slugs := findable(ts)
-	if lexical == 0 || semantic == 0 || len(slugs) != 2 {
-		t.Fatalf("before the delete: %d lexical, %d semantic, pages %v", lexical, semantic, slugs)
+	lexical, meaning, slugs := findable(ts)
+	if lexical == 0 || meaning == 0 || len(slugs) != 2 {
+		t.Fatalf("before the delete: %d lexical, %d semantic, pages %v", lexical, meaning, slugs)
 	}
 	if r := ts.get(t, "/d/"+slugs[0]); r.status != 200 {
 		t.Fatalf("page: %d", r.status)
@@ -368,9 +369,9 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
 	check := func(ts *testServer, when string) {
-		lexical, semantic, left := findable(ts)
-		if lexical != 0 || semantic != 0 || len(left) != 0 {
-			t.Fatalf("%s: %d lexical, %d semantic hits, documents %v", when, lexical, semantic, left)
+		lexical, meaning, left := findable(ts)
+		if lexical != 0 || meaning != 0 || len(left) != 0 {
+			t.Fatalf("%s: %d lexical, %d semantic hits, documents %v", when, lexical, meaning, left)
 		}
 		for _, slug := range slugs {
 			if r := ts.get(t, "/d/"+slug); r.status != 404 {
@@ -387,11 +388,11 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 	check(ts, "after DELETE")
 	ts.srv.Shutdown(context.Background())
 	eng.Close()
-	eng2, err := engine.Open(engine.Options{DataDir: dir})
+	eng2, idx2, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(serve(t, eng2, Options{APISecretKey: testKey}), "after a restart")
+	check(serve(t, eng2, idx2, Options{APISecretKey: testKey}), "after a restart")
 }
 
 // TestSourceCrawlRefusesLoopback: without allowPrivate, a web source on a

@@ -8,6 +8,7 @@ import (
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // Store is what the server reads and writes: the engine, or a store that
@@ -60,10 +61,9 @@ type Content interface {
 	DeleteDocument(id string) error
 }
 
-// Searcher ranks messages and documents by words, and passages by meaning.
+// Searcher ranks messages and documents by words.
 type Searcher interface {
 	Search(req engine.SearchRequest) (*engine.SearchResult, error)
-	SemanticSearch(ctx context.Context, req engine.SemanticRequest) (*engine.SemanticResult, error)
 }
 
 // Instance is the state of the whole store, for health, metrics and the
@@ -72,12 +72,17 @@ type Instance interface {
 	// Seq is the sequence number of the last applied write; it never waits.
 	Seq() uint64
 	Counts(private bool) engine.Counts
-	SemanticStatus() engine.SemanticStatus
 	LogStatus() engine.LogStatus
 	LastSnapshot() *engine.SnapshotInfo
 	Backup(w io.Writer) (uint64, error)
 	Settings() map[string]string
 	UpdateSettings(changes map[string]string) (map[string]string, error)
+}
+
+// Semantic ranks passages by meaning (semantic.Index).
+type Semantic interface {
+	Search(ctx context.Context, req semantic.Request) (*semantic.Result, error)
+	Status() semantic.Status
 }
 
 // Asker answers questions (POST /api/ask, the ask box, the MCP ask tool);

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // The URLs of Sift's pages are spelled here and nowhere else: the store and
@@ -78,16 +79,16 @@ func documentURL(base string, d *engine.Document) string {
 
 // HitLinks returns what names a semantic hit's links at base (for
 // ask.Options.Link): its deep link and Sift's own page of it.
-func HitLinks(base string) func(h *engine.SemanticHit) (url, page string) {
+func HitLinks(base string) func(h *semantic.Hit) (url, page string) {
 	base = strings.TrimRight(base, "/")
-	return func(h *engine.SemanticHit) (string, string) { return hitURL(base, h), hitPageURL(base, h) }
+	return func(h *semantic.Hit) (string, string) { return hitURL(base, h), hitPageURL(base, h) }
 }
 
 // hitURL links a semantic hit to its origin: a document passage to its
 // origin URL or its page, with the text fragment that locates it; a
 // conversation to its first message's platform link, else to its anchor on
 // the channel page.
-func hitURL(base string, h *engine.SemanticHit) string {
+func hitURL(base string, h *semantic.Hit) string {
 	if h.Type == "document" {
 		u := h.DocURL
 		if u == "" {
@@ -104,7 +105,7 @@ func hitURL(base string, h *engine.SemanticHit) string {
 // hitPageURL links a semantic hit to Sift's own page of it: a document
 // passage to its page with its text fragment, a conversation to the page of
 // its channel that holds its first message.
-func hitPageURL(base string, h *engine.SemanticHit) string {
+func hitPageURL(base string, h *semantic.Hit) string {
 	if h.Type == "document" {
 		return withFragment(DocumentURL(base, h.DocSlug), h.Fragment)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // backup writes a consistent snapshot of an offline data dir to a file.
@@ -24,7 +25,9 @@ func backup(args []string) error {
 	if _, err := os.Stat(filepath.Join(*dir, "wal")); err != nil {
 		return fmt.Errorf("%s is not a Sift data dir", *dir)
 	}
-	eng, err := engine.Open(engine.Options{DataDir: *dir})
+	// The semantic index follows, so that the backup holds its section
+	// (chunks and vectors) as the data dir's snapshots do.
+	eng, _, err := semantic.Open(engine.Options{DataDir: *dir}, semantic.Options{})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // importCmd imports a chat export into an offline data dir. A source that
@@ -45,7 +46,9 @@ func importCmd(args []string) error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
 	}
-	eng, err := engine.Open(engine.Options{DataDir: filepath.Clean(*dir)})
+	// The semantic index follows, so that the snapshot written on close
+	// keeps its section (chunks and vectors) for the server.
+	eng, _, err := semantic.Open(engine.Options{DataDir: filepath.Clean(*dir)}, semantic.Options{})
 	if err != nil {
 		return fmt.Errorf("open data dir %s: %w", *dir, err)
 	}

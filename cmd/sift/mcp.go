@@ -27,6 +27,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/semantic"
 )
 
 // mcpCmd serves Sift's MCP tools over stdio, for desktop agents. With --url
@@ -79,11 +80,11 @@ func mcpCmd(args []string) error {
 // openLocal opens dir read-only and returns the owner's MCP server over it,
 // answered by the same code as a server's /mcp, and what closes it.
 func openLocal(dir, baseURL string, log *slog.Logger) (*mcp.Server, func(), error) {
-	opts := engine.Options{DataDir: dir, ReadOnly: true, Logger: log}
+	var sopts semantic.Options
 	if u := os.Getenv("EMBED_BASE_URL"); u != "" { // the vectors the directory was indexed with
-		opts.Embedder = embed.NewOpenAI(u, os.Getenv("EMBED_API_KEY"), os.Getenv("EMBED_MODEL"))
+		sopts.Embedder = embed.NewOpenAI(u, os.Getenv("EMBED_API_KEY"), os.Getenv("EMBED_MODEL"))
 	}
-	eng, err := engine.Open(opts)
+	eng, idx, err := semantic.Open(engine.Options{DataDir: dir, ReadOnly: true, Logger: log}, sopts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s read-only: %w (while a server runs on it, use --url)", dir, err)
 	}
@@ -92,7 +93,7 @@ func openLocal(dir, baseURL string, log *slog.Logger) (*mcp.Server, func(), erro
 	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, baseURL)},
 		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport})
 	hs := httpapi.New(eng, httpapi.Options{BaseURL: baseURL, Version: version, Logger: log, Metrics: metrics,
-		Asker: ask.New(eng, ask.Options{Link: httpapi.HitLinks(baseURL), Logger: log}), Crawler: runner})
+		Semantic: idx, Asker: ask.New(idx, ask.Options{Link: httpapi.HitLinks(baseURL), Logger: log}), Crawler: runner})
 	return hs.OwnerMCP(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

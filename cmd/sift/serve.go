@@ -20,6 +20,7 @@ import (
 	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/oai"
 	"github.com/sift-search/sift/llm"
+	"github.com/sift-search/sift/semantic"
 )
 
 // askOptions configures question answering: the chat model when one is
@@ -45,6 +46,7 @@ func serve(args []string) error {
 	log := newLogger(cfg.LogLevel)
 	metrics := httpapi.NewMetrics()
 	opts := engine.Options{DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log}
+	var sopts semantic.Options
 	if cfg.EmbedBaseURL != "" {
 		emb := embed.NewOpenAI(cfg.EmbedBaseURL, cfg.EmbedAPIKey, cfg.EmbedModel)
 		emb.Client().Observe = metrics.ObserveModelCall
@@ -53,15 +55,15 @@ func serve(args []string) error {
 			log.Warn("the embeddings server does not answer yet; semantic search uses BM25 until it does", "err", err)
 		}
 		cancel()
-		opts.Embedder = emb
+		sopts.Embedder = emb
 	}
 	var chat *llm.Client
 	if cfg.LLMBaseURL != "" {
 		chat = llm.New(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
 		chat.Transport().Observe = metrics.ObserveModelCall
-		opts.Hypothesize = chat.Hypothesize
+		sopts.Hypothesize = chat.Hypothesize
 	}
-	eng, err := engine.Open(opts)
+	eng, idx, err := semantic.Open(opts, sopts)
 	if err != nil {
 		return fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
 	}
@@ -78,7 +80,7 @@ func serve(args []string) error {
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
-		PublicRateLimit: cfg.PublicRateLimit, Asker: ask.New(eng, askOptions(cfg, chat, log)), Crawler: runner,
+		PublicRateLimit: cfg.PublicRateLimit, Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, log)), Crawler: runner,
 		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/engine/internal/bin"
+	"github.com/sift-search/sift/internal/bin"
 )
 
 // codecVersion is the version of the encoding written by Encode; see

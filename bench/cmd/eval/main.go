@@ -12,6 +12,7 @@ import (
 	"github.com/sift-search/sift/bench"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 func main() {
@@ -44,14 +45,15 @@ func main() {
 	if *tw > 0 {
 		opts.TitleWeight = uint8(*tw)
 	}
+	var sopts semantic.Options // the index and title weight follow opts
 	vecName := "built-in embedder"
 	if *hashing {
-		opts.Embedder = embed.Untrained()
+		sopts.Embedder = embed.Untrained()
 		vecName = "word hashing"
 	}
 	fmt.Printf("%-10s %-22s %6s %8s %8s %10s %8s\n", "dataset", "ranking", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
 	for _, ds := range sets {
-		r, err := bench.Run(ds, opts)
+		r, err := bench.Run(ds, opts, sopts)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
 			os.Exit(1)

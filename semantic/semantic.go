@@ -1,9 +1,9 @@
-package engine
+package semantic
 
 import (
-	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/sift-search/sift/ann"
+	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/internal/textcut"
 )
@@ -54,32 +55,32 @@ const (
 	hydeMaxBytes      = 2048
 )
 
-// SemanticMode selects what ranks; only the evaluation uses other modes.
-type SemanticMode int
+// Mode selects what ranks; only the evaluation uses other modes.
+type Mode int
 
 const (
-	SemanticFused   SemanticMode = iota // BM25 and vectors (what the API serves)
-	SemanticVectors                     // the embedder alone
-	SemanticLexical                     // BM25 over chunks alone
+	ModeFused   Mode = iota // BM25 and vectors (what the API serves)
+	ModeVectors             // the embedder alone
+	ModeLexical             // BM25 over chunks alone
 )
 
-// SemanticRequest is a semantic search.
-type SemanticRequest struct {
+// Request is a semantic search.
+type Request struct {
 	Query    string
-	Limit    int                // results, 1..MaxSemanticLimit
+	Limit    int                // results, 1..MaxLimit
 	MaxChars int                // content is cut to this many characters; 0 = not cut
 	Boost    map[string]float64 // source id -> score multiplier
 	HyDE     bool               // expand the query (hypothetical answer or pseudo-relevance feedback)
 	Sources  []string           // when set, only these sources
 	Private  bool               // include what callers without credentials may not see
-	Mode     SemanticMode
+	Mode     Mode
 }
 
-// MaxSemanticLimit bounds SemanticRequest.Limit (the HTTP API allows 20).
-const MaxSemanticLimit = 100
+// MaxLimit bounds Request.Limit (the HTTP API allows 20).
+const MaxLimit = 100
 
-// SemanticHit is a ranked chunk.
-type SemanticHit struct {
+// Hit is a ranked chunk.
+type Hit struct {
 	Type          string // "document" or "message"
 	Score         float64
 	Title         string
@@ -110,9 +111,9 @@ type SemanticHit struct {
 	Time       time.Time
 }
 
-// SemanticResult is the answer of SemanticSearch.
-type SemanticResult struct {
-	Hits    []SemanticHit
+// Result is the answer of Search.
+type Result struct {
+	Hits    []Hit
 	Vectors bool // whether vectors took part (false while the embedder is unavailable)
 	Took    time.Duration
 }
@@ -125,30 +126,34 @@ type candidate struct {
 	score float64
 }
 
-// SemanticSearch finds the chunks closest in meaning to a query, one result
-// per document section (overlapping chunks of a section merged into one
+// Search finds the chunks closest in meaning to a query, one result per
+// document section (overlapping chunks of a section merged into one
 // passage) or conversation window. The query is plain text: no search
 // syntax, so what an agent sends (flags such as --dry-run, identifiers) is
-// searched as written.
-func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*SemanticResult, error) {
+// searched as written. A result's document or channel is checked against
+// the store as it is now: a deletion or a change of visibility the indexer
+// has not taken in yet still counts.
+func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	text := strings.TrimSpace(req.Query)
 	if text == "" {
-		return nil, invalidf("q: give the text to search for")
+		return nil, fmt.Errorf("%w: q: give the text to search for", engine.ErrInvalid)
 	}
-	limit := min(max(req.Limit, 1), MaxSemanticLimit)
-	a := searchAnalyzers.Get()
-	c := a.compile(&ParsedQuery{Text: text})
-	searchAnalyzers.Put(a)
+	if x.store == nil {
+		return nil, errors.New("semantic: the index follows no store")
+	}
+	limit := min(max(req.Limit, 1), MaxLimit)
+	terms := engine.QueryTerms(text)
+	x.takeChanges() // a change of visibility counts at once
 
 	// Lexical candidates, and the vectors of the best of them for feedback.
-	e.mu.RLock()
-	st := e.st
-	allowed := e.sourceChunks(req.Sources)
-	denied := deny(st.hid.chunks, req.Private)
+	x.mu.RLock()
+	st := x.st
+	allowed := st.sourceChunks(req.Sources)
+	denied := deny(st.hidden, req.Private)
 	var lex index.Result
-	if req.Mode != SemanticVectors {
-		lex = st.chunkIdx.Search(&index.Query{Terms: c.q.Terms, Filter: allowed, Deny: denied}, lexicalDepth)
+	if req.Mode != ModeVectors {
+		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Deny: denied}, lexicalDepth)
 	}
 	if denied != nil { // the vector indexes take an allowed set only
 		if allowed == nil {
@@ -157,40 +162,40 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 		allowed.AndNot(denied)
 	}
 	sp := st.space
-	useVectors := req.Mode != SemanticLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !e.embedDown.open()
+	useVectors := req.Mode != ModeLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !x.embedDown.open()
 	var dims int
 	var feedback []float32
 	if useVectors {
 		dims = sp.vecs.Dims()
-		if req.HyDE && e.opts.Hypothesize == nil {
+		if req.HyDE && x.opts.Hypothesize == nil {
 			feedback = meanVector(sp, lex.Hits, prfDocs)
 		}
 	}
-	e.mu.RUnlock()
+	x.mu.RUnlock()
 
 	var qv []float32
 	if useVectors {
 		var err error
-		qv, err = e.queryVector(ctx, sp, text, req.HyDE, feedback)
+		qv, err = x.queryVector(ctx, sp, text, req.HyDE, feedback)
 		switch {
 		case err != nil:
-			if ctx.Err() == nil && e.embedDown.trip(embedPause) { // not when the caller gave up
-				e.log.Warn("semantic search: the query could not be embedded; ranking by words alone for a while", "err", err, "pause", embedPause)
+			if ctx.Err() == nil && x.embedDown.trip(embedPause) { // not when the caller gave up
+				x.log.Warn("semantic search: the query could not be embedded; ranking by words alone for a while", "err", err, "pause", embedPause)
 			}
 			useVectors = false
 		case len(qv) != dims:
-			e.log.Warn("semantic search: the embedder's vectors changed size; ranking by words alone until re-embedded", "was", dims, "now", len(qv))
-			e.wakeIndexer()
+			x.log.Warn("semantic search: the embedder's vectors changed size; ranking by words alone until re-embedded", "was", dims, "now", len(qv))
+			x.wakeIndexer()
 			useVectors = false
 		}
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	cands := map[uint32]*candidate{}
 	for _, h := range lex.Hits {
 		cands[h.ID] = &candidate{id: h.ID, bm25: h.Score}
 	}
-	if useVectors && sp == e.st.space {
+	if useVectors && sp == x.st.space {
 		for _, r := range sp.vecs.Search(qv, vectorDepth, allowed, make([]ann.Result, 0, vectorDepth)) {
 			if cands[r.ID] == nil {
 				cands[r.ID] = &candidate{id: r.ID}
@@ -204,13 +209,24 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticRequest) (*Sema
 	} else {
 		useVectors = false
 	}
-	ranked := e.fuse(cands, req, useVectors)
-	res := &SemanticResult{Vectors: useVectors}
-	for _, r := range e.st.results(ranked, limit) {
-		res.Hits = append(res.Hits, e.semanticHit(r, req.MaxChars))
-	}
+	res := &Result{Vectors: useVectors}
+	x.store.Read(func(v *engine.View) {
+		ranked := x.fuse(v, cands, req, useVectors)
+		for _, r := range x.st.results(v, ranked, limit, req.Private) {
+			res.Hits = append(res.Hits, x.st.hit(v, r, req.MaxChars))
+		}
+	})
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// deny returns the set a query for callers without credentials must leave
+// out, or nil when private is set or nothing is hidden.
+func deny(b *roaring.Bitmap, private bool) *roaring.Bitmap {
+	if private || b.IsEmpty() {
+		return nil
+	}
+	return b
 }
 
 // result is a hit to be: a chunk, or the span of a document section that
@@ -224,23 +240,23 @@ type result struct {
 // results picks the limit best results from the ranked candidates, one per
 // document section: the best chunk of a section absorbs the others that
 // overlap it (directly or through one another), and the rest of the
-// section's chunks are left out, as are dead chunks and heading-only ones.
-// The caller holds mu.RLock.
-func (st *state) results(ranked []*candidate, limit int) []result {
+// section's chunks are left out, as are dead chunks, heading-only ones and,
+// unless private, those the store hides now. The caller holds mu.RLock.
+func (st *state) results(v *engine.View, ranked []*candidate, limit int, private bool) []result {
 	var out []result
 	var spans [][]result // per result: the chunks of its section, best first
 	for _, cd := range ranked {
 		c := &st.chunks[cd.id]
-		if !st.chunkLive(c) {
+		if !chunkLive(v, c) || !private && ownerHidden(v, c) {
 			continue
 		}
 		r := result{cd: cd}
 		if c.kind == chunkDoc {
-			d := st.docs[c.owner]
+			d := v.Document(c.owner)
 			if headingsOnly(d.Content[c.start:c.end]) {
 				continue
 			}
-			r.start, r.end, r.section = c.start, c.end, st.sectionStart(c)
+			r.start, r.end, r.section = c.start, c.end, st.sectionStart(d, c)
 			if i := slices.IndexFunc(out, func(o result) bool {
 				return st.chunks[o.cd.id].kind == chunkDoc && st.chunks[o.cd.id].owner == c.owner && o.section == r.section
 			}); i >= 0 {
@@ -276,8 +292,8 @@ func mergeSpans(chunks []result) (start, end int32) {
 // sectionStart returns where the section of document chunk c starts: at
 // the last chunk of its document, c or one before it, that opens with a
 // heading; 0 when none does. The caller holds mu.RLock.
-func (st *state) sectionStart(c *chunkRec) int32 {
-	content := st.docs[c.owner].Content
+func (st *state) sectionStart(d *engine.Document, c *chunkRec) int32 {
+	content := d.Content
 	var at int32
 	for _, slot := range st.docChunks[c.owner] {
 		o := &st.chunks[slot]
@@ -296,13 +312,13 @@ func opensWithHeading(text string) bool {
 
 // sourceChunks returns the chunks of the given sources, or nil for all.
 // The caller holds mu.RLock.
-func (e *Engine) sourceChunks(ids []string) *roaring.Bitmap {
+func (st *state) sourceChunks(ids []string) *roaring.Bitmap {
 	if len(ids) == 0 {
 		return nil
 	}
 	out := roaring.New()
 	for _, id := range ids {
-		out.Or(e.st.chunkIdx.Facet(sourceFacet(id)))
+		out.Or(st.chunkIdx.Facet(engine.SourceFacet(id)))
 	}
 	return out
 }
@@ -330,10 +346,10 @@ func meanVector(sp *space, hits []index.Hit, n int) []float32 {
 
 // queryVector embeds the query and, with HyDE on, adds the hypothetical
 // answer's embedding or the feedback vector.
-func (e *Engine) queryVector(ctx context.Context, sp *space, text string, hyde bool, feedback []float32) ([]float32, error) {
+func (x *Index) queryVector(ctx context.Context, sp *space, text string, hyde bool, feedback []float32) ([]float32, error) {
 	texts := []string{text}
-	if hyde && e.opts.Hypothesize != nil {
-		if h, ok := e.hypothesize(ctx, text); ok {
+	if hyde && x.opts.Hypothesize != nil {
+		if h, ok := x.hypothesize(ctx, text); ok {
 			texts = append(texts, h)
 		}
 	}
@@ -361,32 +377,32 @@ func (e *Engine) queryVector(ctx context.Context, sp *space, text string, hyde b
 }
 
 // hypothesize asks the model for a hypothetical answer, through the cache.
-func (e *Engine) hypothesize(ctx context.Context, query string) (string, bool) {
-	if h, ok := e.hyde.get(query); ok {
+func (x *Index) hypothesize(ctx context.Context, query string) (string, bool) {
+	if h, ok := x.hyde.get(query); ok {
 		return h, true
 	}
-	if e.hydeDown.open() {
+	if x.hydeDown.open() {
 		return "", false
 	}
 	select {
-	case e.hydeSlots <- struct{}{}:
-		defer func() { <-e.hydeSlots }()
+	case x.hydeSlots <- struct{}{}:
+		defer func() { <-x.hydeSlots }()
 	default:
 		return "", false // busy: the query is embedded alone
 	}
 	hctx, cancel := context.WithTimeout(ctx, hydeTimeout)
 	defer cancel()
-	h, err := e.opts.Hypothesize(hctx, query)
+	h, err := x.opts.Hypothesize(hctx, query)
 	if h = textcut.Prefix(strings.TrimSpace(h), hydeMaxBytes); err != nil || h == "" {
 		if err == nil {
 			err = errors.New("empty answer")
 		}
-		if ctx.Err() == nil && e.hydeDown.trip(hydePause) {
-			e.log.Warn("HyDE: no hypothetical answer; queries are embedded alone for a while", "err", err, "pause", hydePause)
+		if ctx.Err() == nil && x.hydeDown.trip(hydePause) {
+			x.log.Warn("HyDE: no hypothetical answer; queries are embedded alone for a while", "err", err, "pause", hydePause)
 		}
 		return "", false
 	}
-	e.hyde.put(query, h)
+	x.hyde.put(query, h)
 	return h, true
 }
 
@@ -403,7 +419,7 @@ func (b *breaker) trip(d time.Duration) bool {
 
 // fuse scores the candidates and returns them best first. The caller holds
 // mu.RLock.
-func (e *Engine) fuse(cands map[uint32]*candidate, req SemanticRequest, vectors bool) []*candidate {
+func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, vectors bool) []*candidate {
 	var maxBM float32
 	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
 	for _, cd := range cands {
@@ -414,25 +430,25 @@ func (e *Engine) fuse(cands map[uint32]*candidate, req SemanticRequest, vectors 
 	}
 	wLex := lexicalWeight
 	switch {
-	case !vectors || req.Mode == SemanticLexical:
+	case !vectors || req.Mode == ModeLexical:
 		wLex = 1
-	case req.Mode == SemanticVectors:
+	case req.Mode == ModeVectors:
 		wLex = 0
 	}
 	out := make([]*candidate, 0, len(cands))
 	for _, cd := range cands {
-		var b, v float64
+		var b, vs float64
 		if maxBM > 0 {
 			b = float64(cd.bm25 / maxBM)
 		}
 		if cd.hasV {
-			v = 1
+			vs = 1
 			if maxCos > minCos {
-				v = float64((cd.cos - minCos) / (maxCos - minCos))
+				vs = float64((cd.cos - minCos) / (maxCos - minCos))
 			}
 		}
-		cd.score = wLex*b + (1-wLex)*v
-		if m, ok := req.Boost[e.st.chunkSource(&e.st.chunks[cd.id])]; ok {
+		cd.score = wLex*b + (1-wLex)*vs
+		if m, ok := req.Boost[chunkSource(v, &x.st.chunks[cd.id])]; ok {
 			cd.score *= m
 		}
 		out = append(out, cd)
@@ -449,41 +465,37 @@ func (e *Engine) fuse(cands map[uint32]*candidate, req SemanticRequest, vectors 
 	return out
 }
 
-// semanticHit builds the hit of a live result. The caller holds
-// mu.RLock.
-func (e *Engine) semanticHit(r result, maxChars int) SemanticHit {
-	st := e.st
+// hit builds the hit of a live result. The caller holds mu.RLock.
+func (st *state) hit(v *engine.View, r result, maxChars int) Hit {
 	c := &st.chunks[r.cd.id]
-	h := SemanticHit{Score: r.cd.score, SourceID: st.chunkSource(c)}
-	if src := st.sources[h.SourceID]; src != nil {
+	h := Hit{Score: r.cd.score, SourceID: chunkSource(v, c)}
+	if src := v.Source(h.SourceID); src != nil {
 		h.Source, h.SourceType = src.Name, src.Type
 	}
-	title, body := st.chunkText(c)
+	title, body := chunkText(v, c)
 	switch c.kind {
 	case chunkDoc:
-		d := st.docs[c.owner]
+		d := v.Document(c.owner)
 		body = d.Content[r.start:r.end]
 		h.Type, h.Title = "document", title
 		h.DocumentID, h.DocSlug, h.DocURL = d.ID, d.Slug, d.URL
 		h.Fragment = textFragment(d.Content, int(r.start), int(r.end))
 		h.Time = d.UpdatedAt
 	case chunkChat:
-		ch := st.chans[c.owner]
+		ch := v.Channel(c.owner)
 		h.Type, h.ChannelSlug, h.Channel = "message", ch.Slug, ch.Name
 		for _, m := range c.msgs {
-			r := &st.msgs[m]
-			if r.id == "" {
+			r := v.MessageText(m)
+			if !r.Live {
 				continue
 			}
 			if h.MessageID == "" {
-				first := st.message(m)
+				first := v.Message(m)
 				h.MessageID, h.MessageURL, h.Time = first.ID, first.URL, first.Timestamp
 				h.Title = title + " — " + first.Timestamp.Format("2006-01-02")
 			}
-			a := st.authors[r.author]
-			name := cmp.Or(a.display, a.name)
-			if !slices.Contains(h.Authors, name) {
-				h.Authors = append(h.Authors, name)
+			if !slices.Contains(h.Authors, r.Author) {
+				h.Authors = append(h.Authors, r.Author)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package semantic
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
+	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/fakeoai"
 )
 
@@ -28,17 +29,9 @@ var semDocs = []Document{
 
 // semEngine returns an engine with the documents above and a chat channel,
 // its semantic index caught up.
-func semEngine(t *testing.T, mod ...func(*Options)) *Engine {
+func semEngine(t *testing.T, mod ...func(*Options)) testEngine {
 	t.Helper()
-	opts := Options{}
-	for _, m := range mod {
-		m(&opts)
-	}
-	e, err := Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := openMem(t, mod...)
 	if _, err := e.PutDocuments(semDocs); err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +56,16 @@ func semEngine(t *testing.T, mod ...func(*Options)) *Engine {
 	return e
 }
 
-func waitSem(t *testing.T, e *Engine) {
+func waitSem(t testing.TB, e testEngine) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := e.WaitSemantic(ctx); err != nil {
+	if err := e.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func semSearch(t *testing.T, e *Engine, req SemanticRequest) []SemanticHit {
+func semSearch(t testing.TB, e testEngine, req Request) []Hit {
 	t.Helper()
 	if req.Limit == 0 {
 		req.Limit = 10
@@ -86,7 +79,7 @@ func semSearch(t *testing.T, e *Engine, req SemanticRequest) []SemanticHit {
 
 func TestSemanticSearch(t *testing.T) {
 	e := semEngine(t)
-	hits := semSearch(t, e, SemanticRequest{Query: "clocks move back and the job runs twice", HyDE: true})
+	hits := semSearch(t, e, Request{Query: "clocks move back and the job runs twice", HyDE: true})
 	if len(hits) == 0 || hits[0].Type != "document" || !strings.Contains(hits[0].Title, "Daylight saving") {
 		t.Fatalf("top hit: %+v", hits)
 	}
@@ -97,7 +90,7 @@ func TestSemanticSearch(t *testing.T) {
 	}
 	// A paraphrase with no word of the window still finds the chat
 	// conversation (the embedder relates "clock change" and "double run").
-	var chat *SemanticHit
+	var chat *Hit
 	for i := range hits {
 		if hits[i].Type == "message" {
 			chat = &hits[i]
@@ -109,35 +102,35 @@ func TestSemanticSearch(t *testing.T) {
 		t.Fatalf("chat window: %+v", chat)
 	}
 	// Exact identifiers rank first.
-	hits = semSearch(t, e, SemanticRequest{Query: "verifyWrenSignature", HyDE: true})
+	hits = semSearch(t, e, Request{Query: "verifyWrenSignature", HyDE: true})
 	if len(hits) == 0 || hits[0].Title != "Webhooks" {
 		t.Fatalf("identifier: %+v", hits)
 	}
 	// Content is cut on a word boundary; its length stays the whole chunk's.
-	hits = semSearch(t, e, SemanticRequest{Query: "postgres connection pool", MaxChars: 40})
+	hits = semSearch(t, e, Request{Query: "postgres connection pool", MaxChars: 40})
 	h := hits[0]
 	if !h.Truncated || utf8.RuneCountInString(h.Content) > 40 || h.ContentLength <= 40 || strings.HasSuffix(h.Content, " ") ||
 		!strings.HasPrefix(semDocs[1].Content, h.Content) {
 		t.Fatalf("cut: %+v", h)
 	}
-	if hits := semSearch(t, e, SemanticRequest{Query: "postgres connection pool", MaxChars: 100000}); hits[0].Truncated || utf8.RuneCountInString(hits[0].Content) != hits[0].ContentLength {
+	if hits := semSearch(t, e, Request{Query: "postgres connection pool", MaxChars: 100000}); hits[0].Truncated || utf8.RuneCountInString(hits[0].Content) != hits[0].ContentLength {
 		t.Fatalf("uncut: %+v", hits[0])
 	}
 	// Limit, boost and source filter.
-	if hits := semSearch(t, e, SemanticRequest{Query: "schedule", Limit: 2}); len(hits) != 2 {
+	if hits := semSearch(t, e, Request{Query: "schedule", Limit: 2}); len(hits) != 2 {
 		t.Fatalf("limit 2: %d", len(hits))
 	}
-	plain := semSearch(t, e, SemanticRequest{Query: "upgrade fixed the double run"})
-	boosted := semSearch(t, e, SemanticRequest{Query: "upgrade fixed the double run", Boost: map[string]float64{UploadsSourceID: 10}})
+	plain := semSearch(t, e, Request{Query: "upgrade fixed the double run"})
+	boosted := semSearch(t, e, Request{Query: "upgrade fixed the double run", Boost: map[string]float64{UploadsSourceID: 10}})
 	if boosted[0].SourceID != UploadsSourceID || boosted[0].Score <= 1 || plain[0].SourceID == boosted[0].SourceID && plain[0].Score == boosted[0].Score {
 		t.Fatalf("boost: plain %+v boosted %+v", plain[0], boosted[0])
 	}
-	for _, h := range semSearch(t, e, SemanticRequest{Query: "upgrade", Sources: []string{"chat"}}) {
+	for _, h := range semSearch(t, e, Request{Query: "upgrade", Sources: []string{"chat"}}) {
 		if h.SourceID != "chat" {
 			t.Fatalf("source filter let through %+v", h)
 		}
 	}
-	if _, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "  "}); err == nil {
+	if _, err := e.SemanticSearch(context.Background(), Request{Query: "  "}); err == nil {
 		t.Fatal("empty query accepted")
 	}
 }
@@ -148,7 +141,7 @@ func TestSemanticDeletesLeaveNoTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	// At once, before the indexer has run.
-	for _, h := range semSearch(t, e, SemanticRequest{Query: "HMAC signature of the raw body", HyDE: true}) {
+	for _, h := range semSearch(t, e, Request{Query: "HMAC signature of the raw body", HyDE: true}) {
 		if strings.Contains(h.Content, "HMAC") {
 			t.Fatalf("deleted document found: %+v", h)
 		}
@@ -156,7 +149,7 @@ func TestSemanticDeletesLeaveNoTrace(t *testing.T) {
 	if err := e.DeleteSource("chat"); err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range semSearch(t, e, SemanticRequest{Query: "autumn clock change double run"}) {
+	for _, h := range semSearch(t, e, Request{Query: "autumn clock change double run"}) {
 		if h.Type == "message" {
 			t.Fatalf("deleted source's window found: %+v", h)
 		}
@@ -165,7 +158,7 @@ func TestSemanticDeletesLeaveNoTrace(t *testing.T) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for i, c := range e.st.chunks {
-		if c.kind != chunkNone && !e.st.chunkLive(&c) {
+		if c.kind != chunkNone && !e.live(&c) {
 			t.Errorf("chunk %d of deleted content not removed", i)
 		}
 		if e.st.space.vector(uint32(i)) != nil && c.kind == chunkNone {
@@ -186,15 +179,22 @@ func TestConversationWindows(t *testing.T) {
 		waitSem(t, e)
 		e.mu.RLock()
 		defer e.mu.RUnlock()
-		n := e.st.chanKey[recKey{"chat", "c1"}]
 		var out [][]string
-		for _, c := range e.st.chanChunks[n] {
-			var ids []string
-			for _, m := range e.st.chunks[c].msgs {
-				ids = append(ids, e.st.msgs[m].id)
+		e.Engine.Read(func(v *engine.View) {
+			var n uint32
+			for r := range v.Channels() {
+				if c := v.Channel(r); c != nil && c.SourceID == "chat" && c.ID == "c1" {
+					n = r
+				}
 			}
-			out = append(out, ids)
-		}
+			for _, c := range e.st.chanChunks[n] {
+				var ids []string
+				for _, m := range e.st.chunks[c].msgs {
+					ids = append(ids, v.Message(m).ID)
+				}
+				out = append(out, ids)
+			}
+		})
 		return out
 	}
 	base := t0
@@ -325,7 +325,7 @@ func TestSemanticVectorsSurviveRestart(t *testing.T) {
 	e.Close()
 	e = openDir(t, dir)
 	defer e.Close()
-	if !e.semanticIdle() {
+	if !e.idle() {
 		t.Fatal("a restart left semantic work to do (re-embedding?)")
 	}
 	e.mu.RLock()
@@ -343,55 +343,68 @@ func TestSemanticVectorsSurviveRestart(t *testing.T) {
 	}
 }
 
-// TestCorruptVectorsDetected damages the vectors of a snapshot: a changed
-// byte fails the frame's checksum, and a vector that is not finite fails
-// validation even under a correct checksum. Loading must fail rather than
-// serve wrong vectors.
+// TestCorruptVectorsDetected damages the vectors of the index's section: a
+// vector that is not finite fails validation (a changed byte fails the
+// store's frame checksum: engine.TestInspectSnapshot). Loading must fail
+// rather than serve wrong vectors.
 func TestCorruptVectorsDetected(t *testing.T) {
 	e := semEngine(t)
-	var raw bytes.Buffer
-	e.writeMu.Lock()
-	err := e.st.writeFrames(&frameWriter{w: &raw}, e.opts.TitleWeight)
-	e.writeMu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(b []byte) error {
-		_, _, err := readBody(&frameReader{r: bytes.NewReader(b)}, snapVersion, DefaultOptions())
+	payloads := sectionOf(t, e)
+	read := func(ps [][]byte) error {
+		_, err := readSection(e, ps)
 		return err
 	}
-	if err := read(raw.Bytes()); err != nil {
+	if err := read(payloads); err != nil {
 		t.Fatalf("intact: %v", err)
 	}
-	// Find the second vector frame (the first holds the index header).
-	var at, n int
-	seen := 0
-	for off, b := 0, raw.Bytes(); off+frameHeaderSize < len(b); off += frameHeaderSize + n {
-		n = int(binary.LittleEndian.Uint32(b[off:]))
-		if b[off+frameHeaderSize] == frameVectors {
-			if seen++; seen == 2 {
-				at = off
-				break
-			}
-		}
-	}
-	if seen != 2 {
-		t.Fatal("no vector block")
-	}
-	flipped := bytes.Clone(raw.Bytes())
-	flipped[at+frameHeaderSize+n/2] ^= 0x10
-	if err := read(flipped); err == nil || !strings.Contains(err.Error(), "checksum") {
-		t.Fatalf("flipped byte: %v", err)
-	}
-	// The last four bytes of the block are a component: make it NaN and
-	// the checksum right.
-	body := bytes.Clone(raw.Bytes()[at+frameHeaderSize : at+frameHeaderSize+n])
-	binary.LittleEndian.PutUint32(body[len(body)-4:], math.Float32bits(float32(math.NaN())))
-	nan := append(bytes.Clone(raw.Bytes()[:at]), appendFrame(nil, body[0], body[1:])...)
-	nan = append(nan, raw.Bytes()[at+frameHeaderSize+n:]...)
+	// The vectors are the last payloads: the index header, then blocks.
+	// The last four bytes of the last block are a component: make it NaN.
+	last := bytes.Clone(payloads[len(payloads)-1])
+	binary.LittleEndian.PutUint32(last[len(last)-4:], math.Float32bits(float32(math.NaN())))
+	nan := append(slices.Clone(payloads[:len(payloads)-1]), last)
 	if err := read(nan); err == nil || !strings.Contains(err.Error(), "finite") {
 		t.Fatalf("NaN component: %v", err)
 	}
+	if err := read(payloads[:len(payloads)-1]); err == nil {
+		t.Fatal("a section cut short passed")
+	}
+}
+
+// sectionOf returns the payloads of e's section as a snapshot writes them.
+func sectionOf(t testing.TB, e testEngine) [][]byte {
+	t.Helper()
+	var out [][]byte
+	err := e.Index.WriteSection(e.Seq(), func(b []byte) error { out = append(out, bytes.Clone(b)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readSection reads payloads as a snapshot of e's records would hand them
+// to a new index, which it returns once committed.
+func readSection(e testEngine, payloads [][]byte) (*Index, error) {
+	x := New(Options{})
+	var commit func()
+	var err error
+	e.Engine.Read(func(v *engine.View) {
+		i := 0
+		commit, err = x.ReadSection(e.Seq(), v, func() ([]byte, error) {
+			if i == len(payloads) {
+				return nil, errors.New("section ends early")
+			}
+			i++
+			return payloads[i-1], nil
+		})
+		if err == nil && i != len(payloads) {
+			err = fmt.Errorf("%d of %d payloads read", i, len(payloads))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	commit()
+	return x, nil
 }
 
 func TestEmbedderChangeReembedsInBackground(t *testing.T) {
@@ -411,7 +424,7 @@ func TestEmbedderChangeReembedsInBackground(t *testing.T) {
 	e = openDir(t, dir, func(o *Options) { o.Embedder = remote })
 	defer e.Close()
 	// Search serves at once, with the old vectors, while the new ones fill.
-	if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 5}); err != nil || !r.Vectors || len(r.Hits) == 0 {
+	if r, err := e.SemanticSearch(context.Background(), Request{Query: "connection pool", Limit: 5}); err != nil || !r.Vectors || len(r.Hits) == 0 {
 		t.Fatalf("while re-embedding: %v %+v", err, r)
 	}
 	srv.Release()
@@ -422,7 +435,7 @@ func TestEmbedderChangeReembedsInBackground(t *testing.T) {
 	if name != remote.Name() || n == 0 || len(srv.Received()) == 0 {
 		t.Fatalf("space %q with %d vectors after %d requests", name, n, len(srv.Received()))
 	}
-	if hits := semSearch(t, e, SemanticRequest{Query: "connection pool"}); len(hits) == 0 || hits[0].Title != "Postgres backend" {
+	if hits := semSearch(t, e, Request{Query: "connection pool"}); len(hits) == 0 || hits[0].Title != "Postgres backend" {
 		t.Fatalf("after the switch: %+v", hits)
 	}
 }
@@ -436,7 +449,7 @@ func TestHyDE(t *testing.T) {
 		}
 	})
 	for i := 0; i < 3; i++ {
-		hits := semSearch(t, e, SemanticRequest{Query: "my database keeps saying no", HyDE: true})
+		hits := semSearch(t, e, Request{Query: "my database keeps saying no", HyDE: true})
 		if len(hits) == 0 || hits[0].Title != "Postgres backend" {
 			t.Fatalf("with a hypothetical answer: %+v", hits)
 		}
@@ -444,7 +457,7 @@ func TestHyDE(t *testing.T) {
 	if calls.Load() != 1 || e.hyde.len() != 1 {
 		t.Fatalf("%d model calls for three equal queries", calls.Load())
 	}
-	semSearch(t, e, SemanticRequest{Query: "another question", HyDE: false})
+	semSearch(t, e, Request{Query: "another question", HyDE: false})
 	if calls.Load() != 1 {
 		t.Fatal("HyDE off still asked the model")
 	}
@@ -509,7 +522,7 @@ func TestVectorIndexBecomesIVF(t *testing.T) {
 	if len(deleted) == 0 {
 		t.Fatal("the IVF build did not run")
 	}
-	check := func(e *Engine) {
+	check := func(e testEngine) {
 		t.Helper()
 		e.mu.RLock()
 		defer e.mu.RUnlock()
@@ -520,7 +533,7 @@ func TestVectorIndexBecomesIVF(t *testing.T) {
 		live := 0
 		for i, c := range e.st.chunks {
 			has := x.Vector(uint32(i)) != nil
-			if alive := c.kind != chunkNone && e.st.chunkLive(&c); alive != has {
+			if alive := c.kind != chunkNone && e.live(&c); alive != has {
 				t.Errorf("chunk %d: live %v, vector %v", i, alive, has)
 			} else if alive {
 				live++
@@ -531,13 +544,13 @@ func TestVectorIndexBecomesIVF(t *testing.T) {
 		}
 	}
 	check(e)
-	if hits := semSearch(t, e, SemanticRequest{Query: "HMAC signature of the raw body"}); len(hits) == 0 || hits[0].Title != "Webhooks" {
+	if hits := semSearch(t, e, Request{Query: "HMAC signature of the raw body"}); len(hits) == 0 || hits[0].Title != "Webhooks" {
 		t.Fatalf("search on IVF: %+v", hits)
 	}
 	e.Close()
 	e = openDir(t, dir)
 	defer e.Close()
-	if !e.semanticIdle() {
+	if !e.idle() {
 		t.Fatal("the IVF index was not restored as is")
 	}
 	check(e)
@@ -564,14 +577,14 @@ func TestChunkIndexCompacted(t *testing.T) {
 	if e.st.chunkIdx.Dead() < 1200 {
 		t.Fatalf("%d dead chunks", e.st.chunkIdx.Dead())
 	}
-	req := SemanticRequest{Query: "note on topic3", Limit: 20, Mode: SemanticLexical}
+	req := Request{Query: "note on topic3", Limit: 20, Mode: ModeLexical}
 	before := semSearch(t, e, req)
-	e.compactIfNeeded()
+	e.compactChunks()
 	if e.st.chunkIdx.Dead() != 0 || e.st.chunkIdx.Len() != 300 {
 		t.Fatalf("after compaction: %d dead, %d live", e.st.chunkIdx.Dead(), e.st.chunkIdx.Len())
 	}
 	after := semSearch(t, e, req)
-	if len(before) == 0 || !slices.EqualFunc(before, after, func(a, b SemanticHit) bool { return a.Title == b.Title && a.Score == b.Score }) {
+	if len(before) == 0 || !slices.EqualFunc(before, after, func(a, b Hit) bool { return a.Title == b.Title && a.Score == b.Score }) {
 		t.Fatalf("answers changed:\n%+v\n%+v", before, after)
 	}
 }
@@ -590,7 +603,7 @@ func TestHyDEFailurePausesAndAnswersAreBounded(t *testing.T) {
 		}
 	})
 	for _, q := range []string{"first question", "second question"} {
-		if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: q, HyDE: true, Limit: 5}); err != nil || !r.Vectors {
+		if r, err := e.SemanticSearch(context.Background(), Request{Query: q, HyDE: true, Limit: 5}); err != nil || !r.Vectors {
 			t.Fatalf("%q: %v (vectors %v)", q, err, r != nil && r.Vectors)
 		}
 	}
@@ -599,21 +612,21 @@ func TestHyDEFailurePausesAndAnswersAreBounded(t *testing.T) {
 	}
 	e.hydeDown.until.Store(0)
 	fail.Store(false)
-	semSearch(t, e, SemanticRequest{Query: "third question", HyDE: true})
+	semSearch(t, e, Request{Query: "third question", HyDE: true})
 	if h, ok := e.hyde.get("third question"); !ok || len(h) > hydeMaxBytes || !utf8.ValidString(h) {
 		t.Fatalf("cached answer of %d bytes (ok %v)", len(h), ok)
 	}
 }
 
 // remoteEngine opens an engine in dir whose embedder is the fake server.
-func remoteEngine(t *testing.T, dir string, srv *fakeoai.Server) *Engine {
+func remoteEngine(t *testing.T, dir string, srv *fakeoai.Server) testEngine {
 	t.Helper()
 	remote := embed.NewOpenAI(srv.URL, "", "fake-embed")
 	remote.Client().Backoff = time.Millisecond
 	return openDir(t, dir, func(o *Options) { o.Embedder = remote })
 }
 
-func vectorDims(e *Engine) (int, int) {
+func vectorDims(e testEngine) (int, int) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.st.space == nil || e.st.space.vecs == nil {
@@ -635,12 +648,12 @@ func TestEmbedderRefusesAChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSem(t, e)
-	st := e.SemanticStatus()
+	st := e.Status()
 	if e.skipped.Load() != 1 || st.Vectors != st.Chunks-1 || st.Pending != 0 || st.Error != "" {
 		t.Fatalf("skipped %d, status %+v", e.skipped.Load(), st)
 	}
-	r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "poison pill", Limit: 3})
-	if err != nil || !r.Vectors || !slices.ContainsFunc(r.Hits, func(h SemanticHit) bool { return h.Title == "Poison" }) {
+	r, err := e.SemanticSearch(context.Background(), Request{Query: "poison pill", Limit: 3})
+	if err != nil || !r.Vectors || !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Title == "Poison" }) {
 		t.Fatalf("%v %+v", err, r)
 	}
 }
@@ -662,7 +675,7 @@ func TestEmbedderChangesSize(t *testing.T) {
 	}
 	srv.SetDims(16)
 	// The query's vector has the new size: words alone, no panic.
-	r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 3})
+	r, err := e.SemanticSearch(context.Background(), Request{Query: "connection pool", Limit: 3})
 	if err != nil || r.Vectors || len(r.Hits) == 0 {
 		t.Fatalf("search across sizes: %v %+v", err, r)
 	}
@@ -670,10 +683,10 @@ func TestEmbedderChangesSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSem(t, e)
-	if d, n := vectorDims(e); d != 16 || n != e.SemanticStatus().Chunks {
+	if d, n := vectorDims(e); d != 16 || n != e.Status().Chunks {
 		t.Fatalf("after the change: %d vectors of %d dims", n, d)
 	}
-	if r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 3}); err != nil || !r.Vectors {
+	if r, err := e.SemanticSearch(context.Background(), Request{Query: "connection pool", Limit: 3}); err != nil || !r.Vectors {
 		t.Fatalf("after re-embedding: %v %+v", err, r)
 	}
 	e.Close()
@@ -685,7 +698,7 @@ func TestEmbedderChangesSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSem(t, e)
-	if d, n := vectorDims(e); d != 4 || n != e.SemanticStatus().Chunks {
+	if d, n := vectorDims(e); d != 4 || n != e.Status().Chunks {
 		t.Fatalf("after a restart with another size: %d vectors of %d dims", n, d)
 	}
 }
@@ -712,11 +725,11 @@ func TestSemanticProgressIsSaved(t *testing.T) {
 	before := len(srv.Received())
 	e = remoteEngine(t, dir, srv)
 	defer e.Close()
-	if !e.semanticIdle() {
+	if !e.idle() {
 		t.Fatal("the restart has semantic work to do")
 	}
-	if _, n := vectorDims(e); n != e.SemanticStatus().Chunks || len(srv.Received()) != before {
-		t.Fatalf("%d vectors for %d chunks; %d requests since restart", n, e.SemanticStatus().Chunks, len(srv.Received())-before)
+	if _, n := vectorDims(e); n != e.Status().Chunks || len(srv.Received()) != before {
+		t.Fatalf("%d vectors for %d chunks; %d requests since restart", n, e.Status().Chunks, len(srv.Received())-before)
 	}
 }
 
@@ -731,7 +744,7 @@ func TestQueryEmbeddingFailurePauses(t *testing.T) {
 	waitSem(t, e)
 	srv.Fail(500, 500, 500, 500)
 	for i := 0; i < 3; i++ {
-		r, err := e.SemanticSearch(context.Background(), SemanticRequest{Query: "connection pool", Limit: 3})
+		r, err := e.SemanticSearch(context.Background(), Request{Query: "connection pool", Limit: 3})
 		if err != nil || r.Vectors || len(r.Hits) == 0 || r.Hits[0].Title != "Postgres backend" {
 			t.Fatalf("search %d: %v %+v", i, err, r)
 		}
@@ -751,11 +764,7 @@ func TestQueryEmbeddingFailurePauses(t *testing.T) {
 // result covering them, other sections of the document are results of
 // their own, and a heading alone is never one.
 func TestOneResultPerSection(t *testing.T) {
-	e, err := Open(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMem(t)
 	var long strings.Builder
 	long.WriteString("# Guide\n\n## Pool sizing\n\nThe zanzibar pool holds connections.")
 	for i := 0; i < 60; i++ {
@@ -772,7 +781,7 @@ func TestOneResultPerSection(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("%d chunks: the section is not cut", n)
 	}
-	hits := semSearch(t, e, SemanticRequest{Query: "zanzibar pool limit", MaxChars: 100000})
+	hits := semSearch(t, e, Request{Query: "zanzibar pool limit", MaxChars: 100000})
 	var sections []string
 	for _, h := range hits {
 		if strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(h.Content), "#")) == "Zanzibar" {

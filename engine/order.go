@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Each channel's messages are kept in time order (chanOrder), for channel
+// pages, reading windows and the follower's conversation windows.
+
+// orderInsert adds message slot i to its channel's time order.
+func (st *state) orderInsert(ch, i uint32) {
+	o := st.chanOrder[ch]
+	at := len(o)
+	if at > 0 && st.msgCmp(i, o[at-1]) < 0 { // not the newest: a backfill
+		at, _ = slices.BinarySearchFunc(o, i, st.msgCmp)
+	}
+	st.chanOrder[ch] = slices.Insert(o, at, i)
+	st.feed.changed(ChannelChanged, ch)
+}
+
+// orderRemove drops message slot i from its channel's time order. Called
+// before the record is cleared.
+func (st *state) orderRemove(ch, i uint32) {
+	o := st.chanOrder[ch]
+	if at, ok := slices.BinarySearchFunc(o, i, st.msgCmp); ok {
+		st.chanOrder[ch] = slices.Delete(o, at, at+1)
+	}
+	if len(st.chanOrder[ch]) == 0 {
+		delete(st.chanOrder, ch)
+	}
+	st.feed.changed(ChannelChanged, ch)
+}
+
+// msgCmp orders message slots by time, then slot.
+func (st *state) msgCmp(a, b uint32) int {
+	if c := cmp.Compare(st.msgs[a].ts, st.msgs[b].ts); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
+// buildChannelOrders sorts every channel's messages by time (at load).
+func (st *state) buildChannelOrders() {
+	for i := range st.msgs {
+		if r := &st.msgs[i]; r.id != "" {
+			st.chanOrder[r.channel] = append(st.chanOrder[r.channel], uint32(i))
+		}
+	}
+	for _, o := range st.chanOrder {
+		slices.SortFunc(o, st.msgCmp)
+	}
+}

@@ -1,0 +1,109 @@
+// Package archtest checks the layering the store seam promises (docs/store.md):
+// what the store of record may import, and that consumers depend on their
+// own small interfaces rather than the concrete store.
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sift-search/sift"
+
+// deps lists what a package imports, directly or not (tests excluded).
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestStoreImports: the store (engine and its packages) imports neither
+// the semantic layer, the embedders, net/http, nor any of its consumers.
+func TestStoreImports(t *testing.T) {
+	forbidden := []string{module + "/semantic", module + "/embed", module + "/ann", "net/http",
+		module + "/httpapi", module + "/crawl", module + "/ask", module + "/agent", module + "/llm"}
+	for _, pkg := range []string{module + "/engine", module + "/engine/index", module + "/engine/storetest"} {
+		for _, d := range deps(t, pkg) {
+			if slices.Contains(forbidden, d) {
+				t.Errorf("%s imports %s", pkg, d)
+			}
+		}
+	}
+}
+
+// TestConsumersNameNoStore: httpapi, crawl, ask and agent mention no
+// concrete store or semantic type outside their tests; cmd/sift wires them.
+func TestConsumersNameNoStore(t *testing.T) {
+	concrete := regexp.MustCompile(`\bengine\.(Engine|Open)\b|\bsemantic\.(Index|Open|New)\b`)
+	for _, dir := range []string{"httpapi", "crawl", "ask", "agent"} {
+		files, _ := filepath.Glob(filepath.Join(root(t), dir, "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				if concrete.MatchString(line) && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+					t.Errorf("%s:%d names a concrete type: %s", f, i+1, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+}
+
+// TestPageURLsInOneFile: the page paths (/c/, /d/) are spelled in
+// httpapi/urls.go only, among the non-test Go files.
+func TestPageURLsInOneFile(t *testing.T) {
+	fset := token.NewFileSet()
+	var where []string
+	filepath.WalkDir(root(t), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s := strings.Trim(lit.Value, "\"`"); strings.HasPrefix(s, "/c/") || strings.HasPrefix(s, "/d/") {
+					rel, _ := filepath.Rel(root(t), path)
+					where = append(where, rel)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	slices.Sort(where)
+	where = slices.Compact(where)
+	if !slices.Equal(where, []string{filepath.Join("httpapi", "urls.go")}) {
+		t.Errorf("page paths spelled in %v", where)
+	}
+}
+
+func root(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
