@@ -184,6 +184,7 @@ func (e *Engine) load() error {
 		}
 		e.setFeedSeq(s)
 		e.apply(&o)
+		e.feedApplied(s)
 		replayed++
 		return nil
 	})
@@ -298,6 +299,7 @@ func (e *Engine) commit(o *op) (uint64, error) {
 	}
 	e.setFeedSeq(seq)
 	e.apply(o)
+	e.feedApplied(seq)
 	e.seq = seq
 	e.seqSeen.Store(seq)
 	e.lastWrite.Store(time.Now().UnixNano())
@@ -312,6 +314,15 @@ func (e *Engine) setFeedSeq(seq uint64) {
 	if f := e.feed; f != nil {
 		f.mu.Lock()
 		f.cur = seq
+		f.mu.Unlock()
+	}
+}
+
+// feedApplied shows the changes of write seq, now applied whole.
+func (e *Engine) feedApplied(seq uint64) {
+	if f := e.feed; f != nil {
+		f.mu.Lock()
+		f.applied = seq
 		f.mu.Unlock()
 	}
 }

@@ -65,9 +65,10 @@ type Change struct {
 // under writeMu; Changes reads under the feed's own lock, so a follower
 // never waits on a writer, nor a writer on it.
 type feed struct {
-	mu  sync.Mutex
-	cur uint64 // sequence number of the write being applied
-	buf []Change
+	mu      sync.Mutex
+	cur     uint64 // sequence number of the write being applied
+	applied uint64 // the last write applied whole: Changes shows no later one
+	buf     []Change
 }
 
 // changed records that the write being applied changed ref. Consecutive
@@ -98,6 +99,7 @@ func (e *Engine) Changes(after uint64, dst []Change) []Change {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	after = min(after, f.applied)
 	i := 0
 	for i < len(f.buf) && f.buf[i].Seq <= after {
 		i++
@@ -108,7 +110,13 @@ func (e *Engine) Changes(after uint64, dst []Change) []Change {
 			f.buf = append([]Change(nil), f.buf...)
 		}
 	}
-	return append(dst, f.buf...)
+	// A write being applied has appended part of its changes: they come
+	// once it is whole, so that the follower never acknowledges half of it.
+	n := len(f.buf)
+	for n > 0 && f.buf[n-1].Seq > f.applied {
+		n--
+	}
+	return append(dst, f.buf[:n]...)
 }
 
 // View reads the records for a follower, by record number, while the store

@@ -307,3 +307,52 @@ func TestSectionInBackup(t *testing.T) {
 		t.Fatalf("inspect without the follower: %v", err)
 	}
 }
+
+// TestFeedShowsWholeWrites: a follower reading the feed while a large
+// write is being applied never sees part of it — acknowledging a write's
+// sequence number would otherwise lose the changes it had yet to append.
+func TestFeedShowsWholeWrites(t *testing.T) {
+	tf := &testFollower{}
+	e := openMem(t, withFollower(tf))
+	seed(t, e)
+	tf.take()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				tf.take()
+			}
+		}
+	}()
+	var want []uint64
+	for round := range 20 {
+		var msgs []Message
+		for i := range 1200 { // several apply batches, alternating channels
+			msgs = append(msgs, Message{SourceID: "chat", ChannelID: []string{"c1", "c2"}[i%2], ID: fmt.Sprint(round, "-", i),
+				Author: "ana", Content: "words", Timestamp: t0})
+		}
+		if _, err := e.PutMessages(msgs); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, e.Seq())
+	}
+	close(stop)
+	<-done
+	tf.take()
+	for _, seq := range want {
+		chans := map[uint32]bool{}
+		for _, c := range tf.seen {
+			if c.Seq == seq && c.Kind == ChannelChanged {
+				chans[c.Ref] = true
+			}
+		}
+		if len(chans) != 2 {
+			t.Fatalf("write %d: changes of %d channels seen, want 2", seq, len(chans))
+		}
+	}
+}
