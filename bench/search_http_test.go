@@ -7,6 +7,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/semantic"
 )
 
 // BenchmarkSearchResponse measures GET /api/search?q=retry+backoff&limit=10
@@ -15,7 +16,7 @@ import (
 // and ten messages, about 79 KB): the work a request costs past the
 // network. SetBytes is the answer's size, so MB/s is JSON produced.
 func BenchmarkSearchResponse(b *testing.B) {
-	e, err := engine.Open(engine.Options{})
+	e, x, err := semantic.Open(engine.Options{}, semantic.Options{}) // as sift serve runs
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func BenchmarkSearchResponse(b *testing.B) {
 	if err := demo.Load(e, nil); err != nil {
 		b.Fatal(err)
 	}
-	h := newServer(b, e, nil, "http://sift.example").Handler()
+	h := newServer(b, e, x, "http://sift.example").Handler()
 	var ctx fasthttp.RequestCtx
 	ctx.Request.SetRequestURI("/api/search?q=retry+backoff&limit=10")
 	h(&ctx)

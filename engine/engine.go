@@ -83,6 +83,8 @@ type Engine struct {
 	snapEdits uint64       // the follower's Edits at the newest snapshot; guarded by writeMu
 	lastWrite atomic.Int64 // unix nanoseconds of the last write
 	plain     *plainCache  // documents' plain text, for snippets
+
+	noFinalSnapshot bool // Close writes none (a failed Open)
 }
 
 // SnapshotInfo describes the newest snapshot.
@@ -140,6 +142,10 @@ func Open(opts Options) (*Engine, error) {
 		return e, nil
 	}
 	if err := e.ensureUploads(); err != nil {
+		// No final snapshot: the follower has not followed yet, so its
+		// section could not hold the changes replayed from the log. The
+		// log holds everything.
+		e.noFinalSnapshot = true
 		e.Close()
 		return nil, err
 	}
@@ -410,7 +416,7 @@ func (e *Engine) Close() error {
 		e.writeMu.Lock()
 		grown := e.seq > e.snapSeq || e.followerEdits() != e.snapEdits
 		e.writeMu.Unlock()
-		if grown {
+		if grown && !e.noFinalSnapshot {
 			errs = append(errs, e.Snapshot())
 		}
 		errs = append(errs, e.wal.Close())

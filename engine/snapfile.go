@@ -76,6 +76,7 @@ func (e *Engine) loadNewestSnapshot() (*state, uint64, int, error) {
 			e.log.Error("snapshot sequence differs from its name; skipping", "path", sf.path, "seq", seq)
 			continue
 		}
+		st.commitSection()
 		fi, _ := os.Stat(sf.path)
 		info := &SnapshotInfo{Seq: seq, Path: sf.path, At: fi.ModTime(), Bytes: fi.Size(), Rebuilt: rebuilt, LoadedIn: time.Since(start)}
 		e.lastSnap.Store(info)
@@ -294,6 +295,7 @@ func InspectSnapshot(r io.Reader, f Follower) (*SnapshotSummary, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.commitSection()
 	sum := &SnapshotSummary{Version: hdr.version, Seq: seq, Created: hdr.created, Sources: len(st.sources),
 		Channels: len(st.chanKey), Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(), Rebuilt: rebuilt}
 	return sum, nil

@@ -446,9 +446,7 @@ func readBody(fr *frameReader, hdr snapHeader, opts Options) (st *state, rebuilt
 	if n := d.Uvarint(); d.Done() != nil || n != fr.n {
 		return nil, false, fmt.Errorf("end frame counts %d frames, read %d", n, fr.n)
 	}
-	if commit != nil {
-		commit()
-	}
+	st.commit = commit // once the caller has checked the rest
 	return st, rebuilt, nil
 }
 

@@ -35,6 +35,17 @@ type state struct {
 	// feed records what writes change, for the follower; nil without one
 	// and while a snapshot is read.
 	feed *feed
+	// commit installs the follower's section read with a snapshot; whoever
+	// read the snapshot calls it (commitSection) once all of it checked out.
+	commit func()
+}
+
+// commitSection installs the follower's section read with st, if any.
+func (st *state) commitSection() {
+	if st.commit != nil {
+		st.commit()
+		st.commit = nil
+	}
 }
 
 type recKey struct{ source, id string }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,4 +200,77 @@ func FuzzReadSection(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestVisibilityWhileChunking: a change of visibility taken in (by a
+// search) while a document's chunks are being made still applies to them.
+func TestVisibilityWhileChunking(t *testing.T) {
+	e := openMem(t)
+	if _, err := e.PutSource(Source{ID: "s", Name: "S", Type: "upload", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { testHookChunked = nil })
+	testHookChunked = func() {
+		testHookChunked = nil
+		if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = engine.VisibilityPrivate; return nil }); err != nil {
+			t.Error(err)
+		}
+		e.takeChanges() // what a search does meanwhile
+	}
+	if _, err := e.PutDocuments([]Document{{SourceID: "s", Key: "a.md", Title: "Doc", Content: "zorbax words about deployment"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	e.mu.RLock()
+	chunks, hidden := e.st.chunkIdx.Len(), int(e.st.hidden.GetCardinality())
+	e.mu.RUnlock()
+	if chunks == 0 || hidden != chunks {
+		t.Fatalf("%d chunks, %d hidden: the document's new chunks missed the change", chunks, hidden)
+	}
+	if hits := semSearch(t, e, Request{Query: "zorbax deployment"}); len(hits) != 0 {
+		t.Fatalf("public search found %+v", hits)
+	}
+}
+
+// TestSearchesBesideWrites: searches, writes and changes of visibility run
+// together without blocking one another for good (a lock-order inversion
+// once hung all three within seconds).
+func TestSearchesBesideWrites(t *testing.T) {
+	e := openMem(t)
+	privSeed(t, e)
+	waitSem(t, e)
+	done := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		for g := range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					e.SemanticSearch(context.Background(), Request{Query: fmt.Sprint("shared words ", g, i), Limit: 5})
+				}
+			}()
+		}
+		for i := range 300 {
+			e.PutMessages([]Message{{SourceID: "s", ChannelID: "pub", ID: fmt.Sprint("w", i), Author: "ana", Content: "more shared words", Timestamp: t0}})
+			if i%20 == 0 {
+				vis := []string{engine.VisibilityPrivate, engine.VisibilityPublic}[i/20%2]
+				e.UpdateSource("s", func(s *Source) error { s.Visibility = vis; return nil })
+			}
+		}
+		close(stop)
+		wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("searches and writes blocked one another")
+	}
 }

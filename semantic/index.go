@@ -61,8 +61,9 @@ type Index struct {
 	// whoever holds it may change st (taking mu too). mu guards st against
 	// them for searches. A step reads the store (Store.Read) under them.
 	// feedMu guards taking in the change feed, which searches do too, so
-	// that a change of visibility counts at once: lock order stepMu,
-	// feedMu, mu, the store's.
+	// that a change of visibility counts at once, and store, set once by
+	// Follow. Lock order: stepMu, feedMu, mu, then the store's (Store.Read)
+	// — never the store's before mu.
 	stepMu    sync.Mutex
 	mu        sync.RWMutex
 	st        *state
@@ -166,12 +167,13 @@ func (x *Index) Follow(store Store) {
 	if x.started.Swap(true) {
 		panic("semantic: Follow called twice")
 	}
+	x.feedMu.Lock()
 	x.store = store
+	x.feedMu.Unlock()
 	x.attachEmbedder()
 	x.stepMu.Lock()
+	x.mu.Lock()
 	store.Read(func(v *engine.View) {
-		x.mu.Lock()
-		defer x.mu.Unlock()
 		if !x.loaded {
 			// Nothing saved (a new store, a snapshot written before this
 			// section existed, or with the semantic index off).
@@ -188,6 +190,7 @@ func (x *Index) Follow(store Store) {
 		}
 		x.st.refreshHidden(v)
 	})
+	x.mu.Unlock()
 	x.stepMu.Unlock()
 	go x.loop()
 }

@@ -139,12 +139,12 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	if text == "" {
 		return nil, fmt.Errorf("%w: q: give the text to search for", engine.ErrInvalid)
 	}
-	if x.store == nil {
+	store := x.takeChanges() // a change of visibility counts at once
+	if store == nil {
 		return nil, errors.New("semantic: the index follows no store")
 	}
 	limit := min(max(req.Limit, 1), MaxLimit)
 	terms := engine.QueryTerms(text)
-	x.takeChanges() // a change of visibility counts at once
 
 	// Lexical candidates, and the vectors of the best of them for feedback.
 	x.mu.RLock()
@@ -210,7 +210,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		useVectors = false
 	}
 	res := &Result{Vectors: useVectors}
-	x.store.Read(func(v *engine.View) {
+	store.Read(func(v *engine.View) {
 		ranked := x.fuse(v, cands, req, useVectors)
 		for _, r := range x.st.results(v, ranked, limit, req.Private) {
 			res.Hits = append(res.Hits, x.st.hit(v, r, req.MaxChars))

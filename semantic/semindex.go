@@ -86,40 +86,64 @@ func (x *Index) indexStep() (bool, error) {
 
 // takeChanges takes in the store's change feed: visibility changes apply
 // at once, changed documents and channels are kept for the indexer
-// (mergePending). Searches call it too, so it never waits on a step.
-func (x *Index) takeChanges() {
+// (mergePending). Searches call it too, so it never waits on a step. It
+// returns the store followed, nil before Follow.
+func (x *Index) takeChanges() Store {
 	x.feedMu.Lock()
 	defer x.feedMu.Unlock()
-	if x.store == nil {
-		return
+	store := x.store
+	if store == nil {
+		return nil
 	}
-	x.feed = x.store.Changes(x.pos, x.feed[:0])
+	x.feed = store.Changes(x.pos, x.feed[:0])
 	if len(x.feed) == 0 {
-		return
+		return store
 	}
-	x.store.Read(func(v *engine.View) {
-		x.mu.Lock()
-		defer x.mu.Unlock()
-		st := x.st
-		for _, c := range x.feed {
-			switch c.Kind {
-			case engine.DocumentChanged:
-				x.pendDocs.Add(c.Ref)
-			case engine.ChannelChanged:
-				x.pendChans.Add(c.Ref)
-			case engine.DocumentShown:
-				for _, slot := range st.docChunks[c.Ref] {
-					setBit(st.hidden, slot, v.DocumentHidden(c.Ref))
-				}
-			case engine.ChannelShown:
-				for _, slot := range st.chanChunks[c.Ref] {
-					setBit(st.hidden, slot, v.ChannelHidden(c.Ref))
-				}
+	type shown struct {
+		change engine.Change
+		hidden bool
+	}
+	var vis []shown
+	for _, c := range x.feed {
+		switch c.Kind {
+		case engine.DocumentChanged:
+			x.pendDocs.Add(c.Ref)
+		case engine.ChannelChanged:
+			x.pendChans.Add(c.Ref)
+		case engine.DocumentShown, engine.ChannelShown:
+			vis = append(vis, shown{change: c})
+		}
+	}
+	x.pos = x.feed[len(x.feed)-1].Seq
+	x.edits.Add(1)
+	if len(vis) == 0 {
+		return store
+	}
+	// Read how the store shows them now (a later change comes through the
+	// feed again), then apply under mu: the store's lock is never taken
+	// before mu.
+	store.Read(func(v *engine.View) {
+		for i := range vis {
+			if c := vis[i].change; c.Kind == engine.DocumentShown {
+				vis[i].hidden = v.DocumentHidden(c.Ref)
+			} else {
+				vis[i].hidden = v.ChannelHidden(c.Ref)
 			}
 		}
 	})
-	x.pos = x.feed[len(x.feed)-1].Seq
-	x.edits.Add(1)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	st := x.st
+	for _, sh := range vis {
+		chunks := st.chanChunks[sh.change.Ref]
+		if sh.change.Kind == engine.DocumentShown {
+			chunks = st.docChunks[sh.change.Ref]
+		}
+		for _, slot := range chunks {
+			setBit(st.hidden, slot, sh.hidden)
+		}
+	}
+	return store
 }
 
 // mergePending marks the documents and channels taken in as the indexer's
@@ -212,8 +236,18 @@ func (x *Index) chunkDocuments() bool {
 			made[i] = append(made[i], pc)
 		}
 	}
+	if testHookChunked != nil {
+		testHookChunked()
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	var fresh []*pendingChunk
+	for i := range made {
+		for j := range made[i] {
+			fresh = append(fresh, &made[i][j])
+		}
+	}
+	x.freshHidden(fresh)
 	for i, ref := range refs {
 		for _, c := range st.docChunks[ref] {
 			st.dropChunk(c)
@@ -225,6 +259,25 @@ func (x *Index) chunkDocuments() bool {
 		st.dirtyDocs.Remove(ref)
 	}
 	return true
+}
+
+// testHookChunked, when set, runs between making a step's document chunks
+// and applying them.
+var testHookChunked func()
+
+// freshHidden sets whether new chunks are hidden as the store shows their
+// document or channel now, just before they are applied: a change of
+// visibility taken in while they were being made touched only the old
+// chunks. The caller holds mu (then the store's lock is taken: the order).
+func (x *Index) freshHidden(pcs []*pendingChunk) {
+	if len(pcs) == 0 {
+		return
+	}
+	x.store.Read(func(v *engine.View) {
+		for _, pc := range pcs {
+			pc.hidden = ownerHidden(v, &pc.rec)
+		}
+	})
 }
 
 // analyzer returns the indexer's analyzer; the caller holds stepMu.
@@ -317,6 +370,15 @@ func (x *Index) windowChannels() bool {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	var fresh []*pendingChunk
+	for _, p := range plans {
+		for _, pc := range p.made {
+			if pc != nil {
+				fresh = append(fresh, pc)
+			}
+		}
+	}
+	x.freshHidden(fresh)
 	for _, p := range plans {
 		for _, c := range st.chanChunks[p.ch] {
 			if !p.keep[c] {
