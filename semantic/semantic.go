@@ -448,8 +448,10 @@ func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, v
 			}
 		}
 		cd.score = wLex*b + (1-wLex)*vs
-		if m, ok := req.Boost[chunkSource(v, &x.st.chunks[cd.id])]; ok {
-			cd.score *= m
+		if len(req.Boost) > 0 { // the source is a record away: only when asked
+			if m, ok := req.Boost[chunkSource(v, &x.st.chunks[cd.id])]; ok {
+				cd.score *= m
+			}
 		}
 		out = append(out, cd)
 	}
