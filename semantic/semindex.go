@@ -444,7 +444,7 @@ func (x *Index) ensureSpace() bool {
 
 // needsNewSpace reports whether the current vectors were made by another
 // embedder than the configured one and none is being filled for it. The
-// caller holds writeMu.
+// caller holds stepMu.
 func (x *Index) needsNewSpace() bool {
 	st := x.st
 	if emb := x.opts.Embedder; emb != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // A space is the vectors of every chunk under one embedder: searches use
-// the engine's current space; when the embedder changes (a newly trained
+// the index's current space; when the embedder changes (a newly trained
 // built-in model, or another model server) a next space is filled in the
 // background and replaces the current one when complete, so search keeps
 // serving throughout. Only the semantic indexer's goroutine adds or drops
