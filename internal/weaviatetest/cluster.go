@@ -1,0 +1,303 @@
+// Package weaviatetest runs real Weaviate clusters on loopback for tests:
+// it installs the pinned weaviate-server with `go install` into a cache
+// outside the repository when it is missing (so tests need only Go), then
+// starts nodes as child processes with their own ports and data
+// directories, and can kill (SIGKILL) and restart them.
+package weaviatetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Version is the Weaviate release the tests run against.
+const Version = "v1.35.2"
+
+// Binary returns the path of weaviate-server, installing it first when it
+// is missing: `go install github.com/weaviate/weaviate/cmd/weaviate-server`
+// at Version into $SIFT_WEAVIATE_CACHE (default: the user cache directory's
+// sift/weaviate/<version>). An install takes minutes of CPU once; a lock
+// file keeps test packages running at once from installing it twice.
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("SIFT_WEAVIATE_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			tb.Fatalf("weaviatetest: no cache directory: %v", err)
+		}
+		dir = filepath.Join(base, "sift", "weaviate")
+	}
+	dir = filepath.Join(dir, Version)
+	bin := filepath.Join(dir, "weaviate-server")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err == nil { // another package installed it meanwhile
+		return bin
+	}
+	tb.Logf("weaviatetest: installing weaviate-server %s into %s (once; a few minutes)", Version, dir)
+	cmd := exec.Command("go", "install", "github.com/weaviate/weaviate/cmd/weaviate-server@"+Version)
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=-mod=mod")
+	cmd.Dir = os.TempDir() // outside any module
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("weaviatetest: go install weaviate-server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Node is one weaviate-server process.
+type Node struct {
+	Name                                    string
+	HTTP, GRPC, Gossip, Data, Raft, RaftRPC int
+	Dir                                     string
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	log *os.File
+}
+
+// URL is the node's REST address.
+func (n *Node) URL() string { return "http://127.0.0.1:" + strconv.Itoa(n.HTTP) }
+
+// GRPCAddr is the node's gRPC address.
+func (n *Node) GRPCAddr() string { return "127.0.0.1:" + strconv.Itoa(n.GRPC) }
+
+// Cluster is a set of nodes on loopback.
+type Cluster struct {
+	Nodes []*Node
+	bin   string
+	tb    testing.TB
+}
+
+// Start starts an n-node cluster and waits until every node is ready. The
+// cluster is stopped when the test ends.
+func Start(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	c := &Cluster{bin: Binary(tb), tb: tb}
+	root := tb.TempDir()
+	for i := range n {
+		ports := freePorts(tb, 6)
+		c.Nodes = append(c.Nodes, &Node{
+			Name: fmt.Sprint("node", i+1), HTTP: ports[0], GRPC: ports[1], Gossip: ports[2], Data: ports[3],
+			Raft: ports[4], RaftRPC: ports[4] + 1, Dir: filepath.Join(root, fmt.Sprint("node", i+1)),
+		})
+		if !portFree(ports[4] + 1) { // the raft RPC port must be the raft port's next
+			tb.Fatalf("weaviatetest: port %d taken", ports[4]+1)
+		}
+	}
+	tb.Cleanup(c.Stop)
+	// The first node must listen before the others join it; none is
+	// ready before the expected voters have formed the schema's Raft.
+	c.startNode(c.Nodes[0])
+	if err := waitPath(c.Nodes[0].URL(), "/v1/.well-known/live", 2*time.Minute); err != nil {
+		c.fail(c.Nodes[0], err)
+	}
+	for _, nd := range c.Nodes[1:] {
+		c.startNode(nd)
+	}
+	for _, nd := range c.Nodes {
+		c.waitReady(nd, 2*time.Minute)
+	}
+	return c
+}
+
+// URLs returns every node's REST address.
+func (c *Cluster) URLs() []string {
+	var out []string
+	for _, n := range c.Nodes {
+		out = append(out, n.URL())
+	}
+	return out
+}
+
+func (c *Cluster) env(nd *Node) []string {
+	var raftJoin []string
+	for _, o := range c.Nodes {
+		raftJoin = append(raftJoin, o.Name+":"+strconv.Itoa(o.Raft))
+	}
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"PERSISTENCE_DATA_PATH=" + nd.Dir,
+		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
+		"DEFAULT_VECTORIZER_MODULE=none",
+		"DISABLE_TELEMETRY=true",
+		"QUERY_DEFAULTS_LIMIT=25",
+		"LOG_LEVEL=warning",
+		"GRPC_PORT=" + strconv.Itoa(nd.GRPC),
+		"CLUSTER_HOSTNAME=" + nd.Name,
+		"CLUSTER_IN_LOCALHOST=true",
+		"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
+		"CLUSTER_GOSSIP_BIND_PORT=" + strconv.Itoa(nd.Gossip),
+		"CLUSTER_DATA_BIND_PORT=" + strconv.Itoa(nd.Data),
+		"RAFT_PORT=" + strconv.Itoa(nd.Raft),
+		"RAFT_INTERNAL_RPC_PORT=" + strconv.Itoa(nd.RaftRPC),
+		"RAFT_JOIN=" + strings.Join(raftJoin, ","),
+		"RAFT_BOOTSTRAP_EXPECT=" + strconv.Itoa(len(c.Nodes)),
+		"ASYNC_REPLICATION_DISABLED=false",
+	}
+	if nd != c.Nodes[0] {
+		env = append(env, "CLUSTER_JOIN=127.0.0.1:"+strconv.Itoa(c.Nodes[0].Gossip))
+	}
+	return env
+}
+
+func (c *Cluster) startNode(nd *Node) {
+	c.tb.Helper()
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	if err := os.MkdirAll(nd.Dir, 0o755); err != nil {
+		c.tb.Fatal(err)
+	}
+	logf, err := os.OpenFile(nd.Dir+".log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	cmd := exec.Command(c.bin, "--host", "127.0.0.1", "--port", strconv.Itoa(nd.HTTP), "--scheme", "http")
+	cmd.Env = c.env(nd)
+	cmd.Dir = nd.Dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		c.tb.Fatalf("weaviatetest: start %s: %v", nd.Name, err)
+	}
+	nd.cmd, nd.log = cmd, logf
+	go cmd.Wait()
+}
+
+// waitReady waits until the node answers /v1/.well-known/ready with 200.
+func (c *Cluster) waitReady(nd *Node, timeout time.Duration) {
+	c.tb.Helper()
+	if err := WaitReady(nd.URL(), timeout); err != nil {
+		c.fail(nd, err)
+	}
+}
+
+func (c *Cluster) fail(nd *Node, err error) {
+	c.tb.Helper()
+	log, _ := os.ReadFile(nd.Dir + ".log")
+	c.tb.Fatalf("weaviatetest: %s: %v\n%s", nd.Name, err, tail(log, 4000))
+}
+
+// WaitReady polls a node's readiness endpoint until it answers 200 (a node
+// counts as up then, not when /v1/nodes calls it healthy).
+func WaitReady(url string, timeout time.Duration) error {
+	return waitPath(url, "/v1/.well-known/ready", timeout)
+}
+
+func waitPath(url, path string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url+path, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = errors.New("not ready")
+			}
+			return fmt.Errorf("%s: %w", url, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Kill stops node i with SIGKILL, as a crash would.
+func (c *Cluster) Kill(i int) {
+	nd := c.Nodes[i]
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	if nd.cmd != nil && nd.cmd.Process != nil {
+		syscall.Kill(-nd.cmd.Process.Pid, syscall.SIGKILL)
+		nd.cmd = nil
+	}
+	if nd.log != nil {
+		nd.log.Close()
+		nd.log = nil
+	}
+}
+
+// Restart starts a killed node again on its data and waits until it is ready.
+func (c *Cluster) Restart(i int) {
+	c.tb.Helper()
+	c.startNode(c.Nodes[i])
+	c.waitReady(c.Nodes[i], 2*time.Minute)
+}
+
+// Stop kills every node.
+func (c *Cluster) Stop() {
+	for i := range c.Nodes {
+		c.Kill(i)
+	}
+}
+
+// freePorts returns n ports free on loopback now.
+func freePorts(tb testing.TB, n int) []int {
+	var out []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for len(out) < n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ls = append(ls, l)
+		p := l.Addr().(*net.TCPAddr).Port
+		if len(out) == 4 && !portFree(p+1) { // the raft port needs its next one free too
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func portFree(p int) bool {
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

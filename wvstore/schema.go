@@ -1,0 +1,236 @@
+// Package wvstore keeps Sift's records in a Weaviate cluster: the second
+// store behind the seam (docs/store.md), for communities that outgrow one
+// machine. This file is the schema: the collections Sift creates and
+// migrates at start-up, safely when several Sift processes start at once
+// against an empty cluster.
+package wvstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
+	"github.com/weaviate/weaviate/entities/models"
+)
+
+// SchemaVersion is the version of the collections below. A cluster whose
+// recorded version is newer was written by a newer Sift and is refused; an
+// older one is migrated (properties added) and its version raised.
+const SchemaVersion = 1
+
+// prop describes one property.
+type prop struct {
+	name, dataType string
+	tokenization   string // for text: "field" (exact), "whitespace" (Sift's analysed terms)
+	searchable     bool   // in the BM25 index
+}
+
+// collection describes one collection, named Namespace+suffix.
+type collection struct {
+	suffix  string
+	props   []prop
+	vectors bool // objects carry vectors Sift computes
+}
+
+var (
+	field = func(name string) prop { return prop{name: name, dataType: "text", tokenization: "field"} }
+	terms = func(name string) prop {
+		return prop{name: name, dataType: "text", tokenization: "whitespace", searchable: true}
+	}
+	stored = func(name, typ string) prop { return prop{name: name, dataType: typ} }
+)
+
+// collections is the schema: records keep their Sift form in "record" (JSON,
+// not indexed) beside the properties queries filter or rank on.
+var collections = []collection{
+	{suffix: "Meta", props: []prop{field("key"), stored("value", "text")}},
+	{suffix: "Source", props: []prop{field("sourceId"), stored("version", "int"), stored("record", "text")}},
+	{suffix: "Cursor", props: []prop{field("sourceId"), stored("cursor", "text")}},
+	{suffix: "Channel", props: []prop{field("sourceId"), field("channelId"), field("slug"), field("parentId"), stored("record", "text")}},
+	{suffix: "Message", props: []prop{
+		field("sourceId"), field("channelId"), field("msgId"), field("author"),
+		terms("terms"), stored("ts", "date"), stored("record", "text"),
+	}},
+	{suffix: "Document", props: []prop{
+		field("sourceId"), field("docId"), field("slug"), terms("terms"), stored("updated", "date"), stored("record", "text"),
+	}},
+	{suffix: "Chunk", vectors: true, props: []prop{
+		field("sourceId"), field("owner"), terms("terms"), stored("record", "text"),
+	}},
+}
+
+// Options configure the connection and the collections.
+type Options struct {
+	URL         string // REST address, e.g. http://127.0.0.1:8080
+	APIKey      string
+	Namespace   string  // collection-name prefix, default "Sift"
+	Replication int     // replication factor, default 1
+	Shards      int     // shards per collection, default Weaviate's
+	K1, B       float32 // BM25 parameters, the memory store's
+}
+
+func (o *Options) defaults() {
+	if o.Namespace == "" {
+		o.Namespace = "Sift"
+	}
+	if o.Replication <= 0 {
+		o.Replication = 1
+	}
+	if o.K1 == 0 {
+		o.K1, o.B = 1.2, 0.75
+	}
+}
+
+// class builds the Weaviate class of c.
+func (o *Options) class(c collection) *models.Class {
+	cl := &models.Class{
+		Class:      o.Namespace + c.suffix,
+		Vectorizer: "none",
+		InvertedIndexConfig: &models.InvertedIndexConfig{
+			Bm25:            &models.BM25Config{K1: o.K1, B: o.B},
+			IndexTimestamps: false,
+		},
+		ReplicationConfig: &models.ReplicationConfig{Factor: int64(o.Replication), AsyncEnabled: o.Replication > 1},
+	}
+	if o.Shards > 0 {
+		cl.ShardingConfig = map[string]any{"desiredCount": o.Shards}
+	}
+	if c.vectors {
+		cl.VectorIndexType = "hnsw"
+	}
+	for _, p := range c.props {
+		yes, no := true, false
+		mp := &models.Property{Name: p.name, DataType: []string{p.dataType}, Tokenization: p.tokenization}
+		switch {
+		case p.searchable:
+			mp.IndexSearchable, mp.IndexFilterable = &yes, &no
+		case p.tokenization == "field":
+			mp.IndexSearchable, mp.IndexFilterable = &no, &yes
+		case p.dataType == "date" || p.dataType == "int":
+			mp.IndexFilterable, mp.IndexRangeFilters = &yes, &yes
+		default:
+			mp.IndexSearchable, mp.IndexFilterable = &no, &no
+		}
+		cl.Properties = append(cl.Properties, mp)
+	}
+	return cl
+}
+
+// ErrNewerSchema: the cluster's collections were made by a newer Sift.
+var ErrNewerSchema = errors.New("the cluster's Sift collections are of a newer schema version")
+
+// migrate creates the collections that are missing, adds the properties
+// that are missing, and records SchemaVersion. Several processes may run it
+// at once: a collection or property another one created meanwhile ("already
+// exists") is read back and checked instead.
+func migrate(ctx context.Context, c *weaviate.Client, o Options) error {
+	for _, col := range collections {
+		want := o.class(col)
+		have, err := getClass(ctx, c, want.Class)
+		if err != nil {
+			return err
+		}
+		if have == nil {
+			err := c.Schema().ClassCreator().WithClass(want).Do(ctx)
+			if err != nil && !alreadyExists(err) {
+				return fmt.Errorf("create collection %s: %w", want.Class, err)
+			}
+			if have, err = getClass(ctx, c, want.Class); err != nil {
+				return err
+			}
+			if have == nil {
+				return fmt.Errorf("collection %s: created, then not found", want.Class)
+			}
+		}
+		if err := addMissing(ctx, c, want, have); err != nil {
+			return err
+		}
+	}
+	return recordVersion(ctx, c, o)
+}
+
+// getClass returns a class, or nil when it does not exist.
+func getClass(ctx context.Context, c *weaviate.Client, name string) (*models.Class, error) {
+	cl, err := c.Schema().ClassGetter().WithClassName(name).Do(ctx)
+	var wce *fault.WeaviateClientError
+	if errors.As(err, &wce) && wce.StatusCode == 404 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read collection %s: %w", name, err)
+	}
+	return cl, nil
+}
+
+// addMissing adds want's properties that have lacks, and refuses a
+// property of the same name and another type or tokenization.
+func addMissing(ctx context.Context, c *weaviate.Client, want, have *models.Class) error {
+	byName := map[string]*models.Property{}
+	for _, p := range have.Properties {
+		byName[p.Name] = p
+	}
+	for _, p := range want.Properties {
+		h := byName[p.Name]
+		if h == nil {
+			err := c.Schema().PropertyCreator().WithClassName(want.Class).WithProperty(p).Do(ctx)
+			if err != nil && !alreadyExists(err) {
+				return fmt.Errorf("add %s.%s: %w", want.Class, p.Name, err)
+			}
+			continue
+		}
+		if strings.Join(h.DataType, ",") != strings.Join(p.DataType, ",") || p.Tokenization != "" && h.Tokenization != p.Tokenization {
+			return fmt.Errorf("collection %s: property %s is %v/%s, Sift needs %v/%s (another application's collection? set WEAVIATE_NAMESPACE)",
+				want.Class, p.Name, h.DataType, h.Tokenization, p.DataType, p.Tokenization)
+		}
+	}
+	return nil
+}
+
+func alreadyExists(err error) bool {
+	var wce *fault.WeaviateClientError
+	return errors.As(err, &wce) && wce.StatusCode == 422 && strings.Contains(wce.Msg, "already exists")
+}
+
+// metaID is the object id of a Meta key: the same on every process.
+func metaID(ns, key string) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+ns+":meta:"+key)).String()
+}
+
+// recordVersion stores SchemaVersion in Meta unless a version is there:
+// an older one is raised (the collections were just migrated), a newer one
+// refused.
+func recordVersion(ctx context.Context, c *weaviate.Client, o Options) error {
+	class, id := o.Namespace+"Meta", metaID(o.Namespace, "schema")
+	objs, err := c.Data().ObjectsGetter().WithClassName(class).WithID(id).Do(ctx)
+	var wce *fault.WeaviateClientError
+	if err != nil && !(errors.As(err, &wce) && wce.StatusCode == 404) {
+		return fmt.Errorf("read the schema version: %w", err)
+	}
+	if len(objs) == 1 {
+		props, _ := objs[0].Properties.(map[string]any)
+		var v int
+		fmt.Sscan(fmt.Sprint(props["value"]), &v)
+		switch {
+		case v > SchemaVersion:
+			return fmt.Errorf("%w: %d, this Sift knows %d", ErrNewerSchema, v, SchemaVersion)
+		case v == SchemaVersion:
+			return nil
+		}
+		err := c.Data().Updater().WithClassName(class).WithID(id).WithMerge().
+			WithProperties(map[string]any{"key": "schema", "value": fmt.Sprint(SchemaVersion)}).Do(ctx)
+		if err != nil {
+			return fmt.Errorf("raise the schema version: %w", err)
+		}
+		return nil
+	}
+	_, err = c.Data().Creator().WithClassName(class).WithID(id).
+		WithProperties(map[string]any{"key": "schema", "value": fmt.Sprint(SchemaVersion)}).Do(ctx)
+	if err != nil && !alreadyExists(err) {
+		return fmt.Errorf("record the schema version: %w", err)
+	}
+	return nil
+}
