@@ -195,6 +195,15 @@ func alreadyExists(err error) bool {
 	return errors.As(err, &wce) && wce.StatusCode == 422 && strings.Contains(wce.Msg, "already exists")
 }
 
+// statusOf returns the HTTP status of a client error, 0 for another error.
+func statusOf(err error) int {
+	var wce *fault.WeaviateClientError
+	if errors.As(err, &wce) {
+		return wce.StatusCode
+	}
+	return 0
+}
+
 // metaID is the object id of a Meta key: the same on every process.
 func metaID(ns, key string) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+ns+":meta:"+key)).String()
