@@ -2,12 +2,15 @@ package wvstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/auth"
+
+	"github.com/sift-search/sift/engine"
 )
 
 // Store is Sift's store in a Weaviate cluster.
@@ -35,5 +38,23 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := migrate(ctx, c, opts); err != nil {
 		return nil, err
 	}
-	return &Store{opts: opts, c: c}, nil
+	s := &Store{opts: opts, c: c}
+	if err := s.ensureUploads(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureUploads creates the built-in uploads source on a new cluster (a
+// process starting beside another that created it meanwhile is fine).
+func (s *Store) ensureUploads() error {
+	if _, ok := s.Source(engine.UploadsSourceID); ok {
+		return nil
+	}
+	_, err := s.CreateSource(engine.Source{ID: engine.UploadsSourceID, Name: "Uploads", Type: "upload",
+		Enabled: true, Visibility: engine.VisibilityPublic, Config: map[string]any{}})
+	if err != nil && !errors.Is(err, engine.ErrConflict) {
+		return fmt.Errorf("create the uploads source: %w", err)
+	}
+	return nil
 }

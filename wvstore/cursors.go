@@ -1,0 +1,88 @@
+package wvstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// A source's crawl cursor is a record of its own (one object per source,
+// last write wins): storing it leaves the source's version alone.
+
+func (s *Store) cursorObjID(id string) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":cursor:"+id)).String()
+}
+
+// SetCursor stores a source's crawl cursor; engine.ErrNotFound without
+// the source.
+func (s *Store) SetCursor(sourceID, cursor string) error {
+	if len(cursor) > engine.MaxCursorBytes {
+		return fmt.Errorf("%w: cursor is too long: %d bytes, at most %d", engine.ErrInvalid, len(cursor), engine.MaxCursorBytes)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cur, err := s.current(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	if cur.Rec == nil {
+		return engine.ErrNotFound
+	}
+	return s.setCursor(ctx, sourceID, cursor)
+}
+
+// Cursor returns a source's crawl cursor, "" before the first;
+// engine.ErrNotFound without the source.
+func (s *Store) Cursor(sourceID string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cur, err := s.current(ctx, sourceID)
+	if err != nil {
+		return "", err
+	}
+	if cur.Rec == nil {
+		return "", engine.ErrNotFound
+	}
+	return s.cursor(ctx, sourceID)
+}
+
+func (s *Store) setCursor(ctx context.Context, id, cursor string) error {
+	props := map[string]any{"sourceId": id, "cursor": cursor}
+	_, err := s.c.Data().Creator().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+	if alreadyExists(err) {
+		err = s.c.Data().Updater().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
+			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("store the cursor of %q: %w", id, err)
+	}
+	return nil
+}
+
+func (s *Store) cursor(ctx context.Context, id string) (string, error) {
+	objs, err := s.c.Data().ObjectsGetter().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+	if notFound(err) || err == nil && len(objs) == 0 {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the cursor of %q: %w", id, err)
+	}
+	props, _ := objs[0].Properties.(map[string]any)
+	c, _ := props["cursor"].(string)
+	return c, nil
+}
+
+func (s *Store) deleteCursor(ctx context.Context, id string) error {
+	err := s.c.Data().Deleter().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+	if err != nil && !notFound(err) {
+		return fmt.Errorf("delete the cursor of %q: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,411 @@
+package wvstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Sources are kept as append-only versions: each version is an object of
+// its own (a deterministic id of source and version), the current one is
+// the highest, a deletion is a tombstone version. A version is written
+// only by the winner of the step "from the version before" (step.go), so
+// two writers never both move a source on; completing a step's write late
+// never overwrites a newer version. Versions are kept (a source changes a
+// few times a day): a writer that takes a long-dropped step again finds the
+// version it would write and stands down. Versions keep rising across a deletion
+// and a re-creation, as the memory store's do, so a compare-and-set read
+// before the deletion cannot land on the new source. Reads and writes are
+// at consistency QUORUM.
+
+// opTimeout bounds one store call on the cluster.
+const opTimeout = time.Minute
+
+// sourceVersion is one stored version; rec is nil for a tombstone.
+type sourceVersion struct {
+	Version uint64         `json:"version"`
+	Rec     *engine.Source `json:"record,omitempty"`
+}
+
+func (s *Store) sourceObjID(id string, v uint64) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":source:"+id+":"+strconv.FormatUint(v, 10))).String()
+}
+
+func sourceStep(id string, from uint64) string {
+	return "source/" + id + "/from/" + strconv.FormatUint(from, 10)
+}
+
+// getVersion reads version v of a source: ok false when it is not written.
+func (s *Store) getVersion(ctx context.Context, id string, v uint64) (sv sourceVersion, ok bool, err error) {
+	objs, err := s.c.Data().ObjectsGetter().WithClassName(s.opts.Namespace + "Source").WithID(s.sourceObjID(id, v)).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+	if notFound(err) {
+		return sv, false, nil
+	}
+	if err != nil {
+		return sv, false, fmt.Errorf("read source %q version %d: %w", id, v, err)
+	}
+	if len(objs) != 1 {
+		return sv, false, nil
+	}
+	props, _ := objs[0].Properties.(map[string]any)
+	rec, _ := props["record"].(string)
+	if err := json.Unmarshal([]byte(rec), &sv); err != nil || sv.Version != v {
+		return sv, false, fmt.Errorf("source %q version %d: a damaged record (%v)", id, v, err)
+	}
+	return sv, true, nil
+}
+
+// hints returns the highest version each source's objects show to a
+// query, which may lag: latest probes on from there (no version is ever
+// deleted, so the probe always reaches the newest).
+func (s *Store) hints(ctx context.Context, id string) (map[string]uint64, error) {
+	q := s.c.GraphQL().Get().WithClassName(s.opts.Namespace+"Source").
+		WithFields(graphql.Field{Name: "sourceId"}, graphql.Field{Name: "version"}).WithLimit(10000)
+	if id != "" {
+		q = q.WithWhere(eqText("sourceId", id))
+	}
+	res, err := q.Do(ctx)
+	if err == nil && len(res.Errors) > 0 {
+		err = errors.New(res.Errors[0].Message)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sources: %w", err)
+	}
+	out := map[string]uint64{}
+	for _, o := range getObjects(res, s.opts.Namespace+"Source") {
+		sid, _ := o["sourceId"].(string)
+		v, _ := o["version"].(float64)
+		out[sid] = max(out[sid], uint64(v))
+	}
+	return out, nil
+}
+
+// latest returns a source's current version (0 and no record when it was
+// never written): from the query's hint, probing the next versions at
+// QUORUM until one is missing.
+func (s *Store) latest(ctx context.Context, id string, hint uint64) (sourceVersion, error) {
+	cur := sourceVersion{}
+	if hint > 0 {
+		sv, ok, err := s.getVersion(ctx, id, hint)
+		if err != nil {
+			return cur, err
+		}
+		if ok {
+			cur = sv
+		}
+	}
+	for {
+		sv, ok, err := s.getVersion(ctx, id, cur.Version+1)
+		if err != nil {
+			return cur, err
+		}
+		if !ok {
+			return cur, nil
+		}
+		cur = sv
+	}
+}
+
+// current returns a source's current version.
+func (s *Store) current(ctx context.Context, id string) (sourceVersion, error) {
+	h, err := s.hints(ctx, id)
+	if err != nil {
+		return sourceVersion{}, err
+	}
+	return s.latest(ctx, id, h[id])
+}
+
+// writeVersion stores sv (idempotent: the same version always holds the
+// same record, its step's intent).
+func (s *Store) writeVersion(ctx context.Context, id string, sv sourceVersion) error {
+	b, err := json.Marshal(sv)
+	if err != nil {
+		return err
+	}
+	_, err = s.c.Data().Creator().WithClassName(s.opts.Namespace + "Source").WithID(s.sourceObjID(id, sv.Version)).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).
+		WithProperties(map[string]any{"sourceId": id, "version": sv.Version, "record": string(b)}).Do(ctx)
+	if err != nil && !alreadyExists(err) {
+		return fmt.Errorf("write source %q version %d: %w", id, sv.Version, err)
+	}
+	return nil
+}
+
+// advance moves source id from version from to next (whose Version is
+// from+1): the step's winner writes it; a loser completes the winner's
+// write and reports a conflict.
+func (s *Store) advance(ctx context.Context, id string, from uint64, next sourceVersion) error {
+	intent, err := json.Marshal(next)
+	if err != nil {
+		return err
+	}
+	won, theirs, err := s.takeStep(ctx, sourceStep(id, from), intent)
+	if err != nil {
+		return err
+	}
+	if !won {
+		var sv sourceVersion
+		if theirs != nil && json.Unmarshal(theirs, &sv) == nil && sv.Version == from+1 {
+			if err := s.writeVersion(ctx, id, sv); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("%w: source %q moved on from version %d", engine.ErrConflict, id, from)
+	}
+	// The version may be written already: by a loser completing this
+	// intent (then the write is done), or — a step dropped long ago and
+	// taken again by a writer that read before — by the step's first
+	// winner (then this writer is behind).
+	if have, ok, err := s.getVersion(ctx, id, from+1); err != nil {
+		return err
+	} else if ok {
+		mine, _ := json.Marshal(have)
+		if string(mine) != string(intent) {
+			return fmt.Errorf("%w: source %q is past version %d", engine.ErrConflict, id, from)
+		}
+		return nil
+	}
+	if err := s.writeVersion(ctx, id, next); err != nil {
+		return err
+	}
+	// The step that made the version before can go: a writer that takes it
+	// again finds that version written and stands down. Versions stay, so
+	// that check always holds (a source changes rarely).
+	if from > 0 {
+		s.dropStep(ctx, sourceStep(id, from-1))
+	}
+	return nil
+}
+
+// Source returns one source.
+func (s *Store) Source(id string) (engine.Source, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cur, err := s.current(ctx, id)
+	if err != nil || cur.Rec == nil {
+		return engine.Source{}, false
+	}
+	out := engine.CopySource(cur.Rec)
+	out.Cursor, _ = s.cursor(ctx, id)
+	return out, true
+}
+
+// Sources returns every source, by id.
+func (s *Store) Sources() []engine.Source {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	h, err := s.hints(ctx, "")
+	if err != nil {
+		return nil
+	}
+	var out []engine.Source
+	for id, v := range h {
+		cur, err := s.latest(ctx, id, v)
+		if err != nil || cur.Rec == nil {
+			continue
+		}
+		src := engine.CopySource(cur.Rec)
+		src.Cursor, _ = s.cursor(ctx, id)
+		out = append(out, src)
+	}
+	slices.SortFunc(out, func(a, b engine.Source) int { return cmpString(a.ID, b.ID) })
+	return out
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// put stores src as the version after cur, stamped as the memory store
+// stamps it; without setCursor the stored cursor stays.
+func (s *Store) put(ctx context.Context, src engine.Source, cur sourceVersion, setCursor bool) (engine.Source, error) {
+	now := engine.ExactTime(time.Now())
+	if cur.Rec != nil {
+		src.CreatedAt = cur.Rec.CreatedAt
+	} else if src.CreatedAt.IsZero() {
+		src.CreatedAt = now
+	}
+	src.CreatedAt, src.UpdatedAt = engine.ExactTime(src.CreatedAt), now
+	src.Version = cur.Version + 1
+	cursor := src.Cursor
+	rec := engine.CopySource(&src)
+	rec.Cursor = "" // a record of its own
+	if err := s.advance(ctx, src.ID, cur.Version, sourceVersion{Version: src.Version, Rec: &rec}); err != nil {
+		return engine.Source{}, err
+	}
+	if setCursor {
+		if err := s.setCursor(ctx, src.ID, cursor); err != nil {
+			return engine.Source{}, err
+		}
+	} else if cur.Rec == nil {
+		cursor = ""
+	} else {
+		cursor, _ = s.cursor(ctx, src.ID)
+	}
+	src.Cursor = cursor
+	return src, nil
+}
+
+// PutSource creates or replaces a source (and its cursor).
+func (s *Store) PutSource(src engine.Source) (engine.Source, error) {
+	if err := engine.CheckSource(&src); err != nil {
+		return engine.Source{}, err
+	}
+	return s.retry(src.ID, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+		return s.put(ctx, src, cur, true)
+	})
+}
+
+// PutSourceIf replaces (or, at version 0, creates) a source only when its
+// stored Version is version, else engine.ErrConflict; it leaves the crawl
+// cursor alone.
+func (s *Store) PutSourceIf(src engine.Source, version uint64) (engine.Source, error) {
+	if err := engine.CheckSource(&src); err != nil {
+		return engine.Source{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cur, err := s.current(ctx, src.ID)
+	if err != nil {
+		return engine.Source{}, err
+	}
+	stored := cur.Version
+	if cur.Rec == nil {
+		stored = 0
+	}
+	if stored != version {
+		return engine.Source{}, fmt.Errorf("%w: source %q is at version %d, not %d", engine.ErrConflict, src.ID, stored, version)
+	}
+	return s.put(ctx, src, cur, false)
+}
+
+// CreateSource stores a new source: an id that exists is ErrConflict;
+// without an id, one is derived from the name and made unique.
+func (s *Store) CreateSource(src engine.Source) (engine.Source, error) {
+	derive := src.ID == ""
+	if derive {
+		src.ID = engine.SourceIDBase(src.Name)
+	}
+	if err := engine.CheckSource(&src); err != nil {
+		return engine.Source{}, err
+	}
+	base := src.ID
+	for range updateAttempts {
+		if derive {
+			ids := map[string]bool{}
+			for _, x := range s.Sources() {
+				ids[x.ID] = true
+			}
+			src.ID = engine.FirstFree(base, func(id string) bool { return ids[id] })
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		cur, err := s.current(ctx, src.ID)
+		if err == nil && cur.Rec != nil {
+			err = fmt.Errorf("%w: a source with id %q exists", engine.ErrConflict, src.ID)
+			if !derive {
+				cancel()
+				return engine.Source{}, err
+			}
+		}
+		var out engine.Source
+		if err == nil {
+			out, err = s.put(ctx, src, cur, true)
+		}
+		cancel()
+		if !errors.Is(err, engine.ErrConflict) || !derive {
+			return out, err
+		}
+		backoff(1)
+	}
+	return engine.Source{}, fmt.Errorf("%w: could not create a source named %q", engine.ErrConflict, src.Name)
+}
+
+// updateAttempts bounds retries after conflicts, as the memory store's.
+const updateAttempts = 64
+
+// retry runs fn on the current version until it does not conflict.
+func (s *Store) retry(id string, fn func(ctx context.Context, cur sourceVersion) (engine.Source, error)) (engine.Source, error) {
+	var err error
+	for attempt := range updateAttempts {
+		backoff(attempt)
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		var cur sourceVersion
+		if cur, err = s.current(ctx, id); err == nil {
+			var out engine.Source
+			out, err = fn(ctx, cur)
+			if !errors.Is(err, engine.ErrConflict) {
+				cancel()
+				return out, err
+			}
+		}
+		cancel()
+		if !errors.Is(err, engine.ErrConflict) {
+			return engine.Source{}, err
+		}
+	}
+	return engine.Source{}, err
+}
+
+func backoff(attempt int) {
+	if attempt > 0 {
+		time.Sleep(time.Duration(rand.IntN(min(attempt, 10)*20)+1) * time.Millisecond)
+	}
+}
+
+// UpdateSource is read → fn → PutSourceIf on the version read, retried on
+// a conflict: fn may run more than once and must not write. The cursor is
+// stored only when fn changes it.
+func (s *Store) UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error) {
+	return s.retry(id, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+		if cur.Rec == nil {
+			return engine.Source{}, engine.ErrNotFound
+		}
+		old := engine.CopySource(cur.Rec)
+		old.Cursor, _ = s.cursor(ctx, id)
+		src := engine.CopySource(&old)
+		if err := fn(&src); err != nil {
+			return engine.Source{}, err
+		}
+		src.ID = id
+		if err := engine.CheckSource(&src); err != nil {
+			return engine.Source{}, err
+		}
+		return s.put(ctx, src, cur, src.Cursor != old.Cursor)
+	})
+}
+
+// DeleteSource removes a source and its cursor. (Its channels, messages,
+// documents and chunks go with it once the store holds them: plan item 2.)
+func (s *Store) DeleteSource(id string) error {
+	if id == engine.UploadsSourceID {
+		return fmt.Errorf("%w: the built-in %q source cannot be deleted", engine.ErrInvalid, id)
+	}
+	_, err := s.retry(id, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+		if cur.Rec == nil {
+			return engine.Source{}, engine.ErrNotFound
+		}
+		if err := s.advance(ctx, id, cur.Version, sourceVersion{Version: cur.Version + 1}); err != nil {
+			return engine.Source{}, err
+		}
+		return engine.Source{}, s.deleteCursor(ctx, id)
+	})
+	return err
+}
