@@ -6,8 +6,12 @@ BENCHTIME ?= 1x
 GOVULNDB  ?= https://vuln.go.dev
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
+# The Weaviate release the Weaviate store's tests run (internal/weaviatetest
+# pins the same one), installed with go install into a cache outside the repo.
+WEAVIATE_VERSION := v1.35.2
+WEAVIATE_CACHE   ?= $(or $(SIFT_WEAVIATE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sift/weaviate)
 
-.PHONY: run build test test-short vet lint fmt-check tidy-check bench bench-quick eval fuzz clean
+.PHONY: weaviate-server run build test test-short vet lint fmt-check tidy-check bench bench-quick eval fuzz clean
 
 ## run: start the service on its embedded defaults with demo content and dev credentials
 run:
@@ -25,8 +29,15 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/sift ./cmd/sift
 
 ## test: vet, formatting, and every test with the race detector (includes the SIGKILL loop)
-test: vet fmt-check
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+test: vet fmt-check weaviate-server
+	SIFT_WEAVIATE_CACHE=$(WEAVIATE_CACHE) $(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+## weaviate-server: install the pinned weaviate-server for the tests when missing (once; minutes of CPU)
+weaviate-server:
+	@test -x $(WEAVIATE_CACHE)/$(WEAVIATE_VERSION)/weaviate-server || { \
+	  echo "Installing weaviate-server $(WEAVIATE_VERSION) into $(WEAVIATE_CACHE) (once; a few minutes)…"; \
+	  cd $${TMPDIR:-/tmp} && GOBIN=$(WEAVIATE_CACHE)/$(WEAVIATE_VERSION) GOFLAGS=-mod=mod \
+	    $(GO) install github.com/weaviate/weaviate/cmd/weaviate-server@$(WEAVIATE_VERSION); }
 
 ## test-short: the quick subset, without the race detector
 test-short:

@@ -3,6 +3,9 @@ package weaviatetest
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,5 +58,17 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("node3 did not rejoin: %v", nodes(t, c.Nodes[2].URL()))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestMakefilePinsTheSameVersion: make test installs the release this
+// package runs.
+func TestMakefilePinsTheSameVersion(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "WEAVIATE_VERSION := "+Version+"\n") {
+		t.Fatalf("the Makefile does not pin weaviate-server %s", Version)
 	}
 }
