@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
 )
@@ -67,29 +68,58 @@ func (s *Store) getVersion(ctx context.Context, id string, v uint64) (sv sourceV
 	return sv, true, nil
 }
 
+// sourcePage is how many version objects a listing reads per query (a
+// variable for tests).
+var sourcePage = 1000
+
 // hints returns the highest version each source's objects show to a
 // query, which may lag: latest probes on from there (no version is ever
-// deleted, so the probe always reaches the newest).
+// deleted, so the probe always reaches the newest). For one source it asks
+// for its highest version; for all, it pages through every version object
+// (a source changes a few times a day, so they stay few).
 func (s *Store) hints(ctx context.Context, id string) (map[string]uint64, error) {
-	q := s.c.GraphQL().Get().WithClassName(s.opts.Namespace+"Source").
-		WithFields(graphql.Field{Name: "sourceId"}, graphql.Field{Name: "version"}).WithLimit(10000)
-	if id != "" {
-		q = q.WithWhere(eqText("sourceId", id))
-	}
-	res, err := q.Do(ctx)
-	if err == nil && len(res.Errors) > 0 {
-		err = errors.New(res.Errors[0].Message)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list sources: %w", err)
-	}
+	class := s.opts.Namespace + "Source"
 	out := map[string]uint64{}
-	for _, o := range getObjects(res, s.opts.Namespace+"Source") {
-		sid, _ := o["sourceId"].(string)
-		v, _ := o["version"].(float64)
-		out[sid] = max(out[sid], uint64(v))
+	add := func(res *models.GraphQLResponse, err error) ([]map[string]any, error) {
+		if err == nil && len(res.Errors) > 0 {
+			err = errors.New(res.Errors[0].Message)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list sources: %w", err)
+		}
+		objs := getObjects(res, class)
+		for _, o := range objs {
+			sid, _ := o["sourceId"].(string)
+			v, _ := o["version"].(float64)
+			out[sid] = max(out[sid], uint64(v))
+		}
+		return objs, nil
 	}
-	return out, nil
+	fields := []graphql.Field{{Name: "sourceId"}, {Name: "version"}, {Name: "_additional", Fields: []graphql.Field{{Name: "id"}}}}
+	if id != "" {
+		_, err := add(s.c.GraphQL().Get().WithClassName(class).WithFields(fields...).WithWhere(eqText("sourceId", id)).
+			WithSort(graphql.Sort{Path: []string{"version"}, Order: graphql.Desc}).WithLimit(1).Do(ctx))
+		return out, err
+	}
+	page := sourcePage
+	after := ""
+	for {
+		q := s.c.GraphQL().Get().WithClassName(class).WithFields(fields...).WithLimit(page)
+		if after != "" {
+			q = q.WithAfter(after)
+		}
+		objs, err := add(q.Do(ctx))
+		if err != nil {
+			return nil, err
+		}
+		if len(objs) < page {
+			return out, nil
+		}
+		extra, _ := objs[len(objs)-1]["_additional"].(map[string]any)
+		if after, _ = extra["id"].(string); after == "" {
+			return nil, errors.New("list sources: a page without object ids")
+		}
+	}
 }
 
 // latest returns a source's current version (0 and no record when it was

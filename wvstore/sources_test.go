@@ -138,4 +138,14 @@ func TestSources(t *testing.T) {
 	if fmt.Sprint(names) != fmt.Sprint([]string{"acme", "cafe-chat", "cafe-chat-2", "cafe-chat-3", engine.UploadsSourceID}) {
 		t.Fatalf("sources %v", names)
 	}
+	// The listing pages through the version objects.
+	defer func(p int) { sourcePage = p }(sourcePage)
+	sourcePage = 4
+	var paged []string
+	for _, x := range stores[2].Sources() {
+		paged = append(paged, x.ID)
+	}
+	if fmt.Sprint(paged) != fmt.Sprint(names) {
+		t.Fatalf("paged listing %v, want %v", paged, names)
+	}
 }
