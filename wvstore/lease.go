@@ -1,0 +1,159 @@
+package wvstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
+)
+
+// A lease lets exactly one Sift process at a time do a job the cluster
+// shares (scheduled crawls). It runs in terms: each term is an object of
+// its own in Meta, holding its holder and expiry; the current term is the
+// highest. A process takes term t+1 by winning the step "from term t"
+// (step.go), and only when term t has expired or is its own; only a term's
+// holder renews it. A holder that dies stops renewing, its term expires
+// and another process takes the next one. Expiry is the holder's wall
+// clock: a lease's time to live must be well above the clocks' skew.
+
+// leaseTerm is one term of a lease.
+type leaseTerm struct {
+	Term    uint64    `json:"term"`
+	Holder  string    `json:"holder"`
+	Expires time.Time `json:"expires"`
+}
+
+func (s *Store) leaseObjID(name string, term uint64) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":lease:"+name+":"+strconv.FormatUint(term, 10))).String()
+}
+
+func (s *Store) readTerm(ctx context.Context, name string, term uint64) (leaseTerm, bool, error) {
+	objs, err := s.c.Data().ObjectsGetter().WithClassName(s.opts.Namespace + "Meta").WithID(s.leaseObjID(name, term)).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+	if notFound(err) || err == nil && len(objs) == 0 {
+		return leaseTerm{}, false, nil
+	}
+	if err != nil {
+		return leaseTerm{}, false, fmt.Errorf("read lease %s term %d: %w", name, term, err)
+	}
+	props, _ := objs[0].Properties.(map[string]any)
+	v, _ := props["value"].(string)
+	var lt leaseTerm
+	if err := json.Unmarshal([]byte(v), &lt); err != nil || lt.Term != term {
+		return leaseTerm{}, false, fmt.Errorf("lease %s term %d: a damaged record", name, term)
+	}
+	return lt, true, nil
+}
+
+// currentTerm returns a lease's newest term (Term 0 before the first),
+// probing from the last term this process saw.
+func (s *Store) currentTerm(ctx context.Context, name string, from uint64) (leaseTerm, error) {
+	cur := leaseTerm{}
+	if from > 0 {
+		lt, ok, err := s.readTerm(ctx, name, from)
+		if err != nil {
+			return cur, err
+		}
+		if ok {
+			cur = lt
+		}
+	}
+	for {
+		lt, ok, err := s.readTerm(ctx, name, cur.Term+1)
+		if err != nil || !ok {
+			return cur, err
+		}
+		cur = lt
+	}
+}
+
+func (s *Store) writeTerm(ctx context.Context, name string, lt leaseTerm, replace bool) error {
+	b, err := json.Marshal(lt)
+	if err != nil {
+		return err
+	}
+	props := map[string]any{"key": "lease:" + name, "value": string(b)}
+	id := s.leaseObjID(name, lt.Term)
+	if replace {
+		err = s.c.Data().Updater().WithClassName(s.opts.Namespace + "Meta").WithID(id).
+			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+	} else {
+		_, err = s.c.Data().Creator().WithClassName(s.opts.Namespace + "Meta").WithID(id).
+			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+		if alreadyExists(err) {
+			err = nil // a loser completed it
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write lease %s term %d: %w", name, lt.Term, err)
+	}
+	return nil
+}
+
+// Lease is one process's view of a named lease.
+type Lease struct {
+	s      *Store
+	name   string
+	holder string
+	ttl    time.Duration
+	seen   uint64 // the newest term this process saw
+}
+
+// Lease returns the lease name as process holder sees it, with terms of
+// ttl.
+func (s *Store) Lease(name, holder string, ttl time.Duration) *Lease {
+	return &Lease{s: s, name: name, holder: holder, ttl: ttl}
+}
+
+// Acquire takes or renews the lease and reports whether this process holds
+// it until the returned time. Call it well within ttl to keep it.
+func (l *Lease) Acquire(ctx context.Context) (held bool, until time.Time, err error) {
+	cur, err := l.s.currentTerm(ctx, l.name, l.seen)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	l.seen = cur.Term
+	now := time.Now()
+	if cur.Term > 0 && cur.Holder == l.holder {
+		cur.Expires = now.Add(l.ttl) // only a term's holder writes it again
+		if err := l.s.writeTerm(ctx, l.name, cur, true); err != nil {
+			return false, time.Time{}, err
+		}
+		// Another process may have taken the next term meanwhile (this
+		// one was stalled past its expiry): then it is theirs.
+		if _, taken, err := l.s.readTerm(ctx, l.name, cur.Term+1); err != nil || taken {
+			return false, time.Time{}, err
+		}
+		return true, cur.Expires, nil
+	}
+	if cur.Term > 0 && now.Before(cur.Expires) {
+		return false, time.Time{}, nil // another process holds it
+	}
+	next := leaseTerm{Term: cur.Term + 1, Holder: l.holder, Expires: now.Add(l.ttl)}
+	intent, _ := json.Marshal(next)
+	won, theirs, err := l.s.takeStep(ctx, "lease/"+l.name+"/from/"+strconv.FormatUint(cur.Term, 10), intent)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	if !won {
+		var lt leaseTerm
+		if theirs != nil && json.Unmarshal(theirs, &lt) == nil && lt.Term == cur.Term+1 {
+			if err := l.s.writeTerm(ctx, l.name, lt, false); err != nil {
+				return false, time.Time{}, err
+			}
+		}
+		return false, time.Time{}, nil
+	}
+	if err := l.s.writeTerm(ctx, l.name, next, false); err != nil {
+		return false, time.Time{}, err
+	}
+	l.seen = next.Term
+	if cur.Term > 0 {
+		l.s.dropStep(ctx, "lease/"+l.name+"/from/"+strconv.FormatUint(cur.Term-1, 10))
+	}
+	return true, next.Expires, nil
+}
