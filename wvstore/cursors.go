@@ -52,9 +52,8 @@ func (s *Store) Cursor(sourceID string) (string, error) {
 
 func (s *Store) setCursor(ctx context.Context, id, cursor string) error {
 	props := map[string]any{"sourceId": id, "cursor": cursor}
-	_, err := s.c.Data().Creator().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
-	if alreadyExists(err) {
+	existed, err := createObject(ctx, s.c, s.opts.Namespace+"Cursor", s.cursorObjID(id), props)
+	if existed {
 		err = s.c.Data().Updater().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
 			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
 	}
@@ -65,17 +64,9 @@ func (s *Store) setCursor(ctx context.Context, id, cursor string) error {
 }
 
 func (s *Store) cursor(ctx context.Context, id string) (string, error) {
-	objs, err := s.c.Data().ObjectsGetter().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
-	if notFound(err) || err == nil && len(objs) == 0 {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read the cursor of %q: %w", id, err)
-	}
-	props, _ := objs[0].Properties.(map[string]any)
+	props, _, err := getProps(ctx, s.c, s.opts.Namespace+"Cursor", s.cursorObjID(id))
 	c, _ := props["cursor"].(string)
-	return c, nil
+	return c, err
 }
 
 func (s *Store) deleteCursor(ctx context.Context, id string) error {

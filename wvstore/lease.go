@@ -32,15 +32,10 @@ func (s *Store) leaseObjID(name string, term uint64) string {
 }
 
 func (s *Store) readTerm(ctx context.Context, name string, term uint64) (leaseTerm, bool, error) {
-	objs, err := s.c.Data().ObjectsGetter().WithClassName(s.opts.Namespace + "Meta").WithID(s.leaseObjID(name, term)).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
-	if notFound(err) || err == nil && len(objs) == 0 {
-		return leaseTerm{}, false, nil
+	props, ok, err := getProps(ctx, s.c, s.opts.Namespace+"Meta", s.leaseObjID(name, term))
+	if err != nil || !ok {
+		return leaseTerm{}, false, err
 	}
-	if err != nil {
-		return leaseTerm{}, false, fmt.Errorf("read lease %s term %d: %w", name, term, err)
-	}
-	props, _ := objs[0].Properties.(map[string]any)
 	v, _ := props["value"].(string)
 	var lt leaseTerm
 	if err := json.Unmarshal([]byte(v), &lt); err != nil || lt.Term != term {
@@ -82,11 +77,7 @@ func (s *Store) writeTerm(ctx context.Context, name string, lt leaseTerm, replac
 		err = s.c.Data().Updater().WithClassName(s.opts.Namespace + "Meta").WithID(id).
 			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
 	} else {
-		_, err = s.c.Data().Creator().WithClassName(s.opts.Namespace + "Meta").WithID(id).
-			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
-		if alreadyExists(err) {
-			err = nil // a loser completed it
-		}
+		_, err = createObject(ctx, s.c, s.opts.Namespace+"Meta", id, props) // one there: a loser completed it
 	}
 	if err != nil {
 		return fmt.Errorf("write lease %s term %d: %w", name, lt.Term, err)

@@ -1,9 +1,43 @@
 package wvstore
 
 import (
+	"context"
+	"fmt"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
 )
+
+// getProps reads an object's properties at consistency QUORUM; ok is false
+// when there is no such object.
+func getProps(ctx context.Context, c *weaviate.Client, class, id string) (props map[string]any, ok bool, err error) {
+	objs, err := c.Data().ObjectsGetter().WithClassName(class).WithID(id).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+	if notFound(err) || err == nil && len(objs) == 0 {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s %s: %w", class, id, err)
+	}
+	props, _ = objs[0].Properties.(map[string]any)
+	return props, true, nil
+}
+
+// createObject creates an object at consistency QUORUM; existed reports
+// that one of the id was there already (and is left as it is).
+func createObject(ctx context.Context, c *weaviate.Client, class, id string, props map[string]any) (existed bool, err error) {
+	_, err = c.Data().Creator().WithClassName(class).WithID(id).
+		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+	if alreadyExists(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("create %s %s: %w", class, id, err)
+	}
+	return false, nil
+}
 
 // eqText is the filter prop == v.
 func eqText(prop, v string) *filters.WhereBuilder {

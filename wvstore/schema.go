@@ -214,32 +214,27 @@ func metaID(ns, key string) string {
 // refused.
 func recordVersion(ctx context.Context, c *weaviate.Client, o Options) error {
 	class, id := o.Namespace+"Meta", metaID(o.Namespace, "schema")
-	objs, err := c.Data().ObjectsGetter().WithClassName(class).WithID(id).Do(ctx)
-	var wce *fault.WeaviateClientError
-	if err != nil && !(errors.As(err, &wce) && wce.StatusCode == 404) {
+	props, ok, err := getProps(ctx, c, class, id)
+	if err != nil {
 		return fmt.Errorf("read the schema version: %w", err)
 	}
-	if len(objs) == 1 {
-		props, _ := objs[0].Properties.(map[string]any)
-		var v int
-		fmt.Sscan(fmt.Sprint(props["value"]), &v)
-		switch {
-		case v > SchemaVersion:
-			return fmt.Errorf("%w: %d, this Sift knows %d", ErrNewerSchema, v, SchemaVersion)
-		case v == SchemaVersion:
-			return nil
-		}
-		err := c.Data().Updater().WithClassName(class).WithID(id).WithMerge().
-			WithProperties(map[string]any{"key": "schema", "value": fmt.Sprint(SchemaVersion)}).Do(ctx)
-		if err != nil {
-			return fmt.Errorf("raise the schema version: %w", err)
+	want := map[string]any{"key": "schema", "value": fmt.Sprint(SchemaVersion)}
+	if !ok {
+		if _, err := createObject(ctx, c, class, id, want); err != nil {
+			return fmt.Errorf("record the schema version: %w", err)
 		}
 		return nil
 	}
-	_, err = c.Data().Creator().WithClassName(class).WithID(id).
-		WithProperties(map[string]any{"key": "schema", "value": fmt.Sprint(SchemaVersion)}).Do(ctx)
-	if err != nil && !alreadyExists(err) {
-		return fmt.Errorf("record the schema version: %w", err)
+	var v int
+	fmt.Sscan(fmt.Sprint(props["value"]), &v)
+	switch {
+	case v > SchemaVersion:
+		return fmt.Errorf("%w: %d, this Sift knows %d", ErrNewerSchema, v, SchemaVersion)
+	case v == SchemaVersion:
+		return nil
+	}
+	if err := c.Data().Updater().WithClassName(class).WithID(id).WithMerge().WithProperties(want).Do(ctx); err != nil {
+		return fmt.Errorf("raise the schema version: %w", err)
 	}
 	return nil
 }

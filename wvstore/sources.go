@@ -1,6 +1,7 @@
 package wvstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
 
@@ -49,18 +49,10 @@ func sourceStep(id string, from uint64) string {
 
 // getVersion reads version v of a source: ok false when it is not written.
 func (s *Store) getVersion(ctx context.Context, id string, v uint64) (sv sourceVersion, ok bool, err error) {
-	objs, err := s.c.Data().ObjectsGetter().WithClassName(s.opts.Namespace + "Source").WithID(s.sourceObjID(id, v)).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
-	if notFound(err) {
-		return sv, false, nil
+	props, ok, err := getProps(ctx, s.c, s.opts.Namespace+"Source", s.sourceObjID(id, v))
+	if err != nil || !ok {
+		return sv, false, err
 	}
-	if err != nil {
-		return sv, false, fmt.Errorf("read source %q version %d: %w", id, v, err)
-	}
-	if len(objs) != 1 {
-		return sv, false, nil
-	}
-	props, _ := objs[0].Properties.(map[string]any)
 	rec, _ := props["record"].(string)
 	if err := json.Unmarshal([]byte(rec), &sv); err != nil || sv.Version != v {
 		return sv, false, fmt.Errorf("source %q version %d: a damaged record (%v)", id, v, err)
@@ -164,13 +156,9 @@ func (s *Store) writeVersion(ctx context.Context, id string, sv sourceVersion) e
 	if err != nil {
 		return err
 	}
-	_, err = s.c.Data().Creator().WithClassName(s.opts.Namespace + "Source").WithID(s.sourceObjID(id, sv.Version)).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).
-		WithProperties(map[string]any{"sourceId": id, "version": sv.Version, "record": string(b)}).Do(ctx)
-	if err != nil && !alreadyExists(err) {
-		return fmt.Errorf("write source %q version %d: %w", id, sv.Version, err)
-	}
-	return nil
+	_, err = createObject(ctx, s.c, s.opts.Namespace+"Source", s.sourceObjID(id, sv.Version),
+		map[string]any{"sourceId": id, "version": sv.Version, "record": string(b)})
+	return err
 }
 
 // advance moves source id from version from to next (whose Version is
@@ -250,18 +238,8 @@ func (s *Store) Sources() []engine.Source {
 		src.Cursor, _ = s.cursor(ctx, id)
 		out = append(out, src)
 	}
-	slices.SortFunc(out, func(a, b engine.Source) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b engine.Source) int { return cmp.Compare(a.ID, b.ID) })
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // put stores src as the version after cur, stamped as the memory store
