@@ -303,19 +303,8 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 	out := make([]Channel, len(chs))
 	copy(out, chs)
 	for i := range out {
-		c := &out[i]
-		c.Name = cleanName(c.Name)
-		if err := checkText("channel id", c.ID, MaxIDBytes, true, true); err != nil {
+		if err := checkChannel(&out[i]); err != nil {
 			return nil, err
-		}
-		if err := checkText("channel name", c.Name, MaxNameBytes, true, true); err != nil {
-			return nil, err
-		}
-		if err := checkText("channel topic", c.Topic, MaxNameBytes*4, false, false); err != nil {
-			return nil, err
-		}
-		if c.Kind == "" {
-			c.Kind = "channel"
 		}
 	}
 	e.writeMu.Lock()
@@ -347,6 +336,25 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 		return nil, err
 	}
 	return out, e.sync(seq)
+}
+
+// checkChannel validates a channel as PutChannels does, before it looks
+// at sources and slugs, and normalises it in place.
+func checkChannel(c *Channel) error {
+	c.Name = cleanName(c.Name)
+	if err := checkText("channel id", c.ID, MaxIDBytes, true, true); err != nil {
+		return err
+	}
+	if err := checkText("channel name", c.Name, MaxNameBytes, true, true); err != nil {
+		return err
+	}
+	if err := checkText("channel topic", c.Topic, MaxNameBytes*4, false, false); err != nil {
+		return err
+	}
+	if c.Kind == "" {
+		c.Kind = "channel"
+	}
+	return nil
 }
 
 // cleanName drops control characters (IRC colour codes, stray newlines)
@@ -386,28 +394,8 @@ func (e *Engine) PutMessagesCounted(msgs []Message) (PutCounts, error) {
 	var counts PutCounts
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
-		m := &msgs[i]
-		m.Author, m.AuthorName = cleanName(m.Author), cleanName(m.AuthorName)
-		m.Timestamp, m.EditedAt = exactTime(m.Timestamp), exactTime(m.EditedAt)
-		for _, f := range []struct {
-			name, val      string
-			max            int
-			required, line bool
-		}{
-			{"message id", m.ID, MaxIDBytes, true, true},
-			{"message channel id", m.ChannelID, MaxIDBytes, true, true},
-			{"message content", m.Content, MaxMessageBytes, false, false},
-			{"message author", m.Author, MaxNameBytes, false, true},
-			{"message author name", m.AuthorName, MaxNameBytes, false, true},
-			{"message reply id", m.ReplyTo, MaxIDBytes, false, true},
-			{"message url", m.URL, maxURLBytes, false, true},
-		} {
-			if err := checkText(f.name, f.val, f.max, f.required, f.line); err != nil {
-				return counts, err
-			}
-		}
-		if m.Timestamp.IsZero() {
-			return counts, invalidf("message %q: timestamp is required", m.ID)
+		if err := checkMessage(&msgs[i]); err != nil {
+			return counts, err
 		}
 	}
 	e.mu.RLock()
@@ -461,6 +449,34 @@ func (e *Engine) PutMessagesCounted(msgs []Message) (PutCounts, error) {
 	return counts, e.sync(lastSeq)
 }
 
+// checkMessage validates a message as PutMessages does, before it looks
+// at channels, and normalises it in place.
+func checkMessage(m *Message) error {
+	m.Author, m.AuthorName = cleanName(m.Author), cleanName(m.AuthorName)
+	m.Timestamp, m.EditedAt = exactTime(m.Timestamp), exactTime(m.EditedAt)
+	for _, f := range []struct {
+		name, val      string
+		max            int
+		required, line bool
+	}{
+		{"message id", m.ID, MaxIDBytes, true, true},
+		{"message channel id", m.ChannelID, MaxIDBytes, true, true},
+		{"message content", m.Content, MaxMessageBytes, false, false},
+		{"message author", m.Author, MaxNameBytes, false, true},
+		{"message author name", m.AuthorName, MaxNameBytes, false, true},
+		{"message reply id", m.ReplyTo, MaxIDBytes, false, true},
+		{"message url", m.URL, maxURLBytes, false, true},
+	} {
+		if err := checkText(f.name, f.val, f.max, f.required, f.line); err != nil {
+			return err
+		}
+	}
+	if m.Timestamp.IsZero() {
+		return invalidf("message %q: timestamp is required", m.ID)
+	}
+	return nil
+}
+
 // DeleteMessages deletes messages of a source by id; unknown ids are
 // ignored. It returns how many were deleted.
 func (e *Engine) DeleteMessages(sourceID string, ids []string) (int, error) {
@@ -493,37 +509,9 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 	copy(out, docs)
 	now := time.Now()
 	for i := range out {
-		d := &out[i]
-		d.Title = strings.Join(strings.Fields(d.Title), " ") // titles are one line
-		if err := checkText("title", d.Title, MaxNameBytes, false, true); err != nil {
+		if err := checkDocument(&out[i], now); err != nil {
 			return nil, err
 		}
-		if err := checkText("content", d.Content, MaxDocumentBytes, false, false); err != nil {
-			return nil, err
-		}
-		if err := checkText("url", d.URL, maxURLBytes, false, true); err != nil {
-			return nil, err
-		}
-		if d.SourceID == "" {
-			d.SourceID = UploadsSourceID
-		}
-		if d.Key == "" {
-			d.Key = d.URL
-		}
-		if d.Key == "" {
-			d.Key = d.Title
-		}
-		if d.Key == "" {
-			return nil, invalidf("a document needs a title, a url or a key")
-		}
-		if d.Format == "" {
-			d.Format = FormatText
-		}
-		d.ID = DocumentID(d.SourceID, d.Key)
-		if d.UpdatedAt.IsZero() {
-			d.UpdatedAt = now
-		}
-		d.CreatedAt, d.UpdatedAt = exactTime(d.CreatedAt), exactTime(d.UpdatedAt)
 	}
 	out = lastOfEachID(out)
 	var lastSeq uint64
@@ -556,6 +544,43 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 		lastSeq, start = seq, end
 	}
 	return out, e.sync(lastSeq)
+}
+
+// checkDocument validates a document as PutDocuments does, before it
+// looks at sources and slugs, and normalises it in place: its source, key,
+// format and id, its times (UpdatedAt now when not given).
+func checkDocument(d *Document, now time.Time) error {
+	d.Title = strings.Join(strings.Fields(d.Title), " ") // titles are one line
+	if err := checkText("title", d.Title, MaxNameBytes, false, true); err != nil {
+		return err
+	}
+	if err := checkText("content", d.Content, MaxDocumentBytes, false, false); err != nil {
+		return err
+	}
+	if err := checkText("url", d.URL, maxURLBytes, false, true); err != nil {
+		return err
+	}
+	if d.SourceID == "" {
+		d.SourceID = UploadsSourceID
+	}
+	if d.Key == "" {
+		d.Key = d.URL
+	}
+	if d.Key == "" {
+		d.Key = d.Title
+	}
+	if d.Key == "" {
+		return invalidf("a document needs a title, a url or a key")
+	}
+	if d.Format == "" {
+		d.Format = FormatText
+	}
+	d.ID = DocumentID(d.SourceID, d.Key)
+	if d.UpdatedAt.IsZero() {
+		d.UpdatedAt = now
+	}
+	d.CreatedAt, d.UpdatedAt = exactTime(d.CreatedAt), exactTime(d.UpdatedAt)
+	return nil
 }
 
 // lastOfEachID keeps, of documents with the same id, the last one: a batch

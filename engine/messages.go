@@ -100,9 +100,7 @@ func (st *state) message(i uint32) Message {
 // sameMessage reports whether storing m in slot i would change nothing.
 func (st *state) sameMessage(i uint32, m *Message) bool {
 	old := st.message(i)
-	return old.Content == m.Content && old.Author == m.Author && old.AuthorName == m.AuthorName &&
-		old.Timestamp.Equal(m.Timestamp) && old.EditedAt.Equal(m.EditedAt) && old.ReplyTo == m.ReplyTo &&
-		old.URL == m.URL && old.ChannelID == m.ChannelID
+	return SameMessage(&old, m)
 }
 
 // pinMessageURLs stores the URLs the messages of channel n derive from the

@@ -189,16 +189,43 @@ func (e *Engine) Settings() map[string]string {
 
 // UpdateSettings sets the given settings; an empty value removes one.
 func (e *Engine) UpdateSettings(changes map[string]string) (map[string]string, error) {
-	for k, v := range changes {
-		if k == "" || len(k) > maxSettingKeyBytes || strings.ContainsFunc(k, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_') }) {
-			return nil, invalidf("setting names are 1 to %d characters of a-z and '_'", maxSettingKeyBytes)
-		}
-		if err := checkText(k, v, MaxSettingValueBytes, false, true); err != nil {
-			return nil, err
-		}
+	if err := checkSettings(changes); err != nil {
+		return nil, err
 	}
 	e.writeMu.Lock()
-	next := maps.Clone(e.st.settings)
+	next, err := applySettings(e.st.settings, changes)
+	if err != nil {
+		e.writeMu.Unlock()
+		return nil, err
+	}
+	seq, err := e.commit(&op{kind: opPutSettings, settings: next})
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return maps.Clone(next), e.sync(seq)
+}
+
+// checkSettings validates changes to the settings.
+func checkSettings(changes map[string]string) error {
+	for k, v := range changes {
+		if k == "" || len(k) > maxSettingKeyBytes || strings.ContainsFunc(k, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_') }) {
+			return invalidf("setting names are 1 to %d characters of a-z and '_'", maxSettingKeyBytes)
+		}
+		if err := checkText(k, v, MaxSettingValueBytes, false, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applySettings returns cur with changes made (an empty value removes a
+// setting), or ErrInvalid when that holds too many.
+func applySettings(cur, changes map[string]string) (map[string]string, error) {
+	next := maps.Clone(cur)
+	if next == nil {
+		next = map[string]string{}
+	}
 	for k, v := range changes {
 		if v = strings.TrimSpace(v); v == "" {
 			delete(next, k)
@@ -207,13 +234,7 @@ func (e *Engine) UpdateSettings(changes map[string]string) (map[string]string, e
 		}
 	}
 	if len(next) > MaxSettings {
-		e.writeMu.Unlock()
 		return nil, invalidf("at most %d settings", MaxSettings)
 	}
-	seq, err := e.commit(&op{kind: opPutSettings, settings: next})
-	e.writeMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	return maps.Clone(next), e.sync(seq)
+	return next, nil
 }

@@ -102,7 +102,17 @@ func sourceHidden(s *Source) bool {
 
 // channelHidden computes whether channel c is hidden; the caller holds mu.
 func (st *state) channelHidden(c *Channel) bool {
-	src := st.sources[c.SourceID]
+	return channelHiddenBy(st.sources[c.SourceID], c, func(id string) *Channel {
+		if n, ok := st.chanKey[recKey{c.SourceID, id}]; ok {
+			return st.chans[n]
+		}
+		return nil
+	})
+}
+
+// channelHiddenBy computes whether channel c of source src is hidden,
+// finding the channels it is a thread of with parent (nil when unknown).
+func channelHiddenBy(src *Source, c *Channel, parent func(id string) *Channel) bool {
 	if src == nil || !src.Enabled {
 		return true
 	}
@@ -122,11 +132,11 @@ func (st *state) channelHidden(c *Channel) bool {
 		if c.ParentID == "" || depth == 3 {
 			break
 		}
-		n, ok := st.chanKey[recKey{c.SourceID, c.ParentID}]
-		if !ok {
+		p := parent(c.ParentID)
+		if p == nil {
 			break
 		}
-		c = st.chans[n]
+		c = p
 	}
 	return src.Visibility == VisibilityPrivate
 }

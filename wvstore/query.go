@@ -2,10 +2,13 @@ package wvstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
 )
@@ -28,8 +31,17 @@ func getProps(ctx context.Context, c *weaviate.Client, class, id string) (props 
 // createObject creates an object at consistency QUORUM; existed reports
 // that one of the id was there already (and is left as it is).
 func createObject(ctx context.Context, c *weaviate.Client, class, id string, props map[string]any) (existed bool, err error) {
-	_, err = c.Data().Creator().WithClassName(class).WithID(id).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+	for attempt := range 8 {
+		backoff(attempt)
+		_, err = c.Data().Creator().WithClassName(class).WithID(id).
+			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
+		// Two writers of the same object at once may meet in a replica's
+		// read repair ("changed during repair: conflict"); the write is
+		// idempotent, so it is tried again.
+		if !repairConflict(err) {
+			break
+		}
+	}
 	if alreadyExists(err) {
 		return true, nil
 	}
@@ -55,4 +67,9 @@ func getObjects(res *models.GraphQLResponse, class string) []map[string]any {
 		}
 	}
 	return out
+}
+
+func repairConflict(err error) bool {
+	var wce *fault.WeaviateClientError
+	return errors.As(err, &wce) && wce.StatusCode == 500 && strings.Contains(wce.Msg, "conflict")
 }

@@ -52,11 +52,11 @@ var collections = []collection{
 	{suffix: "Cursor", props: []prop{field("sourceId"), stored("cursor", "text")}},
 	{suffix: "Channel", props: []prop{field("sourceId"), field("channelId"), field("slug"), field("parentId"), stored("record", "text")}},
 	{suffix: "Message", props: []prop{
-		field("sourceId"), field("channelId"), field("msgId"), field("author"),
+		field("sourceId"), field("channelId"), field("chan"), field("msgId"), field("author"), field("authorName"),
 		terms("terms"), stored("ts", "date"), stored("record", "text"),
 	}},
 	{suffix: "Document", props: []prop{
-		field("sourceId"), field("docId"), field("slug"), terms("terms"), stored("updated", "date"), stored("record", "text"),
+		field("sourceId"), field("docId"), field("docKey"), field("slug"), terms("terms"), stored("updated", "date"), stored("record", "text"),
 	}},
 	{suffix: "Chunk", vectors: true, props: []prop{
 		field("sourceId"), field("owner"), terms("terms"), stored("record", "text"),
@@ -69,7 +69,7 @@ type Options struct {
 	APIKey      string
 	Namespace   string  // collection-name prefix, default "Sift"
 	Replication int     // replication factor, default 1
-	Shards      int     // shards per collection, default Weaviate's
+	Shards      int     // shards per collection, default 1
 	K1, B       float32 // BM25 parameters, the memory store's
 }
 
@@ -79,6 +79,9 @@ func (o *Options) defaults() {
 	}
 	if o.Replication <= 0 {
 		o.Replication = 1
+	}
+	if o.Shards <= 0 {
+		o.Shards = 1
 	}
 	if o.K1 == 0 {
 		o.K1, o.B = 1.2, 0.75
@@ -93,12 +96,13 @@ func (o *Options) class(c collection) *models.Class {
 		InvertedIndexConfig: &models.InvertedIndexConfig{
 			Bm25:            &models.BM25Config{K1: o.K1, B: o.B},
 			IndexTimestamps: false,
+			// Sift's analysed words keep stop words; its queries drop
+			// them unless there is nothing else (engine.CompileSearch).
+			Stopwords: &models.StopwordConfig{Preset: "none"},
 		},
 		ReplicationConfig: &models.ReplicationConfig{Factor: int64(o.Replication), AsyncEnabled: o.Replication > 1},
 	}
-	if o.Shards > 0 {
-		cl.ShardingConfig = map[string]any{"desiredCount": o.Shards}
-	}
+	cl.ShardingConfig = map[string]any{"desiredCount": o.Shards}
 	if c.vectors {
 		cl.VectorIndexType = "hnsw"
 	}
@@ -107,7 +111,9 @@ func (o *Options) class(c collection) *models.Class {
 		mp := &models.Property{Name: p.name, DataType: []string{p.dataType}, Tokenization: p.tokenization}
 		switch {
 		case p.searchable:
-			mp.IndexSearchable, mp.IndexFilterable = &yes, &no
+			// Filterable too: exclusions, the phrases' words and totals
+			// are filters on the words.
+			mp.IndexSearchable, mp.IndexFilterable = &yes, &yes
 		case p.tokenization == "field":
 			mp.IndexSearchable, mp.IndexFilterable = &no, &yes
 		case p.dataType == "date" || p.dataType == "int":

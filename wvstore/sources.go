@@ -230,6 +230,9 @@ func (s *Store) Sources() []engine.Source {
 	}
 	var out []engine.Source
 	for id, v := range h {
+		if id == settingsID {
+			continue
+		}
 		cur, err := s.latest(ctx, id, v)
 		if err != nil || cur.Rec == nil {
 			continue
@@ -257,6 +260,12 @@ func (s *Store) put(ctx context.Context, src engine.Source, cur sourceVersion, s
 	rec := engine.CopySource(&src)
 	rec.Cursor = "" // a record of its own
 	if err := s.advance(ctx, src.ID, cur.Version, sourceVersion{Version: src.Version, Rec: &rec}); err != nil {
+		return engine.Source{}, err
+	}
+	if err := s.changed(ctx); err != nil {
+		return engine.Source{}, err
+	}
+	if err := s.applyRules(ctx, cur.Rec, &rec); err != nil {
 		return engine.Source{}, err
 	}
 	if setCursor {
@@ -400,8 +409,8 @@ func (s *Store) UpdateSource(id string, fn func(*engine.Source) error) (engine.S
 	})
 }
 
-// DeleteSource removes a source and its cursor. (Its channels, messages,
-// documents and chunks go with it once the store holds them: plan item 2.)
+// DeleteSource removes a source with its cursor, channels, messages,
+// documents and chunks.
 func (s *Store) DeleteSource(id string) error {
 	if id == engine.UploadsSourceID {
 		return fmt.Errorf("%w: the built-in %q source cannot be deleted", engine.ErrInvalid, id)
@@ -411,6 +420,15 @@ func (s *Store) DeleteSource(id string) error {
 			return engine.Source{}, engine.ErrNotFound
 		}
 		if err := s.advance(ctx, id, cur.Version, sourceVersion{Version: cur.Version + 1}); err != nil {
+			return engine.Source{}, err
+		}
+		if err := s.changed(ctx); err != nil {
+			return engine.Source{}, err
+		}
+		if err := s.deleteContent(ctx, id); err != nil {
+			return engine.Source{}, err
+		}
+		if err := s.changed(ctx); err != nil {
 			return engine.Source{}, err
 		}
 		return engine.Source{}, s.deleteCursor(ctx, id)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/alias"
 	"github.com/weaviate/weaviate/entities/models"
 )
 
@@ -77,3 +78,21 @@ func (s *Store) dropStep(ctx context.Context, key string) error {
 }
 
 func notFound(err error) bool { return statusOf(err) == 404 }
+
+// takeAlias creates the alias name (of the Meta collection) and reports
+// whether this call created it: of concurrent creators exactly one does.
+func (s *Store) takeAlias(ctx context.Context, name string) (bool, error) {
+	err := s.c.Alias().AliasCreator().WithAlias(&alias.Alias{Alias: name, Class: s.class("Meta")}).Do(ctx)
+	if err == nil {
+		return true, nil
+	}
+	if alreadyExists(err) {
+		return false, nil
+	}
+	return false, fmt.Errorf("take alias %s: %w", name, err)
+}
+
+// dropAlias removes an alias; failing leaves a slug to nobody, not to two.
+func (s *Store) dropAlias(ctx context.Context, name string) {
+	s.c.Alias().AliasDeleter().WithAliasName(name).Do(ctx)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
@@ -15,8 +16,13 @@ import (
 
 // Store is Sift's store in a Weaviate cluster.
 type Store struct {
-	opts Options
-	c    *weaviate.Client
+	opts  Options
+	c     *weaviate.Client
+	cache catalogCache
+	// dropped holds threads of excluded channels that PutChannels
+	// skipped, so their messages are kept out rather than refused.
+	droppedMu sync.Mutex
+	dropped   map[chanKey]bool
 }
 
 // Open connects to the cluster at opts.URL and creates or migrates Sift's
@@ -38,7 +44,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := migrate(ctx, c, opts); err != nil {
 		return nil, err
 	}
-	s := &Store{opts: opts, c: c}
+	s := &Store{opts: opts, c: c, dropped: map[chanKey]bool{}}
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}

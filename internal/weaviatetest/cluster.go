@@ -147,6 +147,7 @@ func (c *Cluster) env(nd *Node) []string {
 		"DEFAULT_VECTORIZER_MODULE=none",
 		"DISABLE_TELEMETRY=true",
 		"QUERY_DEFAULTS_LIMIT=25",
+		"QUERY_MAXIMUM_RESULTS=100000", // wvstore reads up to 10,100 per query (docs/weaviate.md)
 		"LOG_LEVEL=warning",
 		"GRPC_PORT=" + strconv.Itoa(nd.GRPC),
 		"CLUSTER_HOSTNAME=" + nd.Name,

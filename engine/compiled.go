@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/tokenizer"
+)
+
+// What another store needs to search as Search does (docs/store.md): the
+// request compiled into the same terms, phrases, exclusions and filters,
+// the words a record is indexed under, the test of phrases and exclusions
+// on candidates, and the highlights.
+
+// CompiledSearch is a SearchRequest as Search reads it.
+type CompiledSearch struct {
+	// Filters holds the query's filters merged with the request's (Source,
+	// Channel as a slug, From, After inclusive, Before exclusive).
+	Filters ParsedQuery
+	// Terms are the ranked terms (any one matches), with their weights.
+	Terms []index.Term
+	// Phrases must all occur; Exclude and ExcludePhrases must not.
+	Phrases, ExcludePhrases [][]string
+	Exclude                 []string
+	Offset, Limit           int // bounded as Search bounds them
+	// Nothing is set when the query holds only punctuation: no record
+	// matches, and that is not an error.
+	Nothing bool
+
+	marks map[string]bool
+}
+
+// CompileSearch compiles req as Search does, with the same errors.
+func CompileSearch(req SearchRequest) (*CompiledSearch, error) {
+	pq, err := ParseQuery(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	mergeFilter(&pq.Source, req.Source)
+	mergeFilter(&pq.Channel, req.Channel)
+	mergeFilter(&pq.From, req.From)
+	if !req.After.IsZero() {
+		pq.After = req.After
+	}
+	if !req.Before.IsZero() {
+		pq.Before = req.Before
+	}
+	if pq.Empty() {
+		return nil, invalidf("q: give a search term, a phrase or a filter")
+	}
+	a := searchAnalyzers.Get()
+	c := a.compile(&pq)
+	searchAnalyzers.Put(a)
+	if len(c.q.Phrases) > index.MaxPhrases || len(c.q.Exclude)+len(c.q.ExcludePhrases) > maxExclusions {
+		return nil, invalidf("q: at most %d phrases and %d exclusions", index.MaxPhrases, maxExclusions)
+	}
+	out := &CompiledSearch{
+		Filters: pq, Terms: c.q.Terms, Phrases: c.q.Phrases, ExcludePhrases: c.q.ExcludePhrases, Exclude: c.q.Exclude,
+		Offset: min(max(req.Offset, 0), MaxSearchOffset), Limit: min(max(req.Limit, 1), MaxSearchLimit),
+		marks: c.marks,
+	}
+	out.Nothing = len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter()
+	return out, nil
+}
+
+// Ranked reports whether the query has words or phrases to rank by;
+// without them it lists what its filters match, newest first.
+func (c *CompiledSearch) Ranked() bool { return len(c.Terms) > 0 || len(c.Phrases) > 0 }
+
+// Highlight returns the HTML highlight of plain text (see MessagePlain and
+// DocumentPlain) for this query's words, as Search's hits carry.
+func (c *CompiledSearch) Highlight(plain string) string {
+	a := searchAnalyzers.Get()
+	defer searchAnalyzers.Put(a)
+	return a.highlight(plain, c.marks, highlightChars)
+}
+
+// Candidate is a record a store found for a query that has phrases or
+// excluded phrases to test: a message's content, or a document's title and
+// body.
+type Candidate struct {
+	Title, Body string
+	Document    bool
+}
+
+// Check reports, for each candidate, whether it holds every phrase of the
+// query and none of its excluded words and phrases, as Search decides
+// (phrases at consecutive positions of the analysed text, the parts of a
+// compound counting one position each, never across a title and a body).
+func (c *CompiledSearch) Check(cands []Candidate) []bool {
+	out := make([]bool, len(cands))
+	if len(cands) == 0 {
+		return out
+	}
+	ix := index.New(index.DefaultOptions())
+	a := searchAnalyzers.Get()
+	var d index.Doc
+	all := roaring.New()
+	for i, cd := range cands {
+		if cd.Document {
+			a.analyzeDocument(&d, &Document{Title: cd.Title, Content: cd.Body}, 1)
+		} else {
+			d.Reset()
+			a.addField(&d, cd.Body, 0, 1)
+		}
+		ix.Add(uint32(i), &d, nil)
+		all.Add(uint32(i))
+	}
+	searchAnalyzers.Put(a)
+	q := index.Query{Phrases: c.Phrases, Exclude: c.Exclude, ExcludePhrases: c.ExcludePhrases, Filter: all}
+	for _, h := range ix.Search(&q, len(cands)).Hits {
+		out[h.ID] = true
+	}
+	return out
+}
+
+// MessagePlain is the plain text of a message that highlights are cut from.
+func MessagePlain(content string) string { return mdtext.PlainChat(content) }
+
+// DocumentPlain is the plain text of a document that highlights are cut
+// from (the Markdown of the first part of a long document rendered plain).
+func DocumentPlain(d *Document) string {
+	if d.Format != FormatMarkdown {
+		return d.Content
+	}
+	return mdtext.Plain(markdownHead(d.Content))
+}
+
+// IndexTerms appends to dst the words text is indexed under, one per
+// occurrence, each repeated weight times, as Search's index counts them:
+// what a store that ranks by its own BM25 stores and ranks on. Words of a
+// compound kept whole beside its parts are included.
+func IndexTerms(dst []string, text string, weight int) []string {
+	a := searchAnalyzers.Get()
+	a.toks = a.Append(a.toks[:0], text, 0)
+	for _, t := range a.toks {
+		for range weight {
+			dst = append(dst, t.Term)
+		}
+	}
+	searchAnalyzers.Put(a)
+	return dst
+}
+
+// Fold is how author names compare in filters and opt-outs.
+func Fold(s string) string { return tokenizer.Fold(s) }

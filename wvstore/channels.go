@@ -1,0 +1,195 @@
+package wvstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/sift-search/sift/engine"
+)
+
+func (s *Store) channelObjID(source, id string) string { return s.objID("channel", source, id) }
+
+func channelOwner(source, id string) string { return "c\x00" + source + "\x00" + id }
+
+func (s *Store) channelObject(c *engine.Channel) *models.Object {
+	rec := *c
+	rec.Hidden, rec.NameAuthor = false, ""
+	return &models.Object{Class: s.class("Channel"), ID: strfmt.UUID(s.channelObjID(c.SourceID, c.ID)),
+		Properties: map[string]any{"sourceId": c.SourceID, "channelId": c.ID, "slug": c.Slug, "parentId": c.ParentID,
+			"record": encodeRecord(&rec)}}
+}
+
+// PutChannels creates or updates channels and returns them with their
+// slugs: an existing channel keeps its slug and creation time, a new one
+// gets a unique slug of its name. Channels an operator excluded, and their
+// threads, are not stored.
+func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
+	out := slices.Clone(chs)
+	for i := range out {
+		if err := engine.CheckChannel(&out[i]); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if cat.sources[out[i].SourceID] == nil {
+			return nil, fmt.Errorf("%w: channel %q: unknown source %q", engine.ErrInvalid, out[i].ID, out[i].SourceID)
+		}
+	}
+	var objs []*models.Object
+	taken := map[string]bool{}
+	for i := range out {
+		c := &out[i]
+		src := cat.sources[c.SourceID]
+		if optedOut(src, c.NameAuthor) {
+			c.Name = engine.AnonymousThread
+		}
+		c.NameAuthor = ""
+		k := chanKey{c.SourceID, c.ID}
+		if skipsChannel(src, c) {
+			s.droppedMu.Lock()
+			s.dropped[k] = true
+			s.droppedMu.Unlock()
+			continue
+		}
+		s.droppedMu.Lock()
+		delete(s.dropped, k)
+		s.droppedMu.Unlock()
+		if old := cat.chans[k]; old != nil {
+			c.Slug, c.CreatedAt = old.Slug, old.CreatedAt
+			if reflect.DeepEqual(*old, *c) {
+				continue
+			}
+		} else {
+			slug, err := s.claimSlug(ctx, "c", c.Name, "channel", channelOwner(c.SourceID, c.ID), func(x string) bool {
+				_, used := cat.bySlug[x]
+				return used || taken[x]
+			})
+			if err != nil {
+				return nil, err
+			}
+			c.Slug, taken[slug] = slug, true
+			if c.CreatedAt.IsZero() {
+				c.CreatedAt = time.Now()
+			}
+			c.CreatedAt = engine.ExactTime(c.CreatedAt)
+		}
+		objs = append(objs, s.channelObject(c))
+	}
+	if len(objs) == 0 {
+		return out, nil
+	}
+	if err := s.upsert(ctx, objs); err != nil {
+		return nil, err
+	}
+	return out, s.changed(ctx)
+}
+
+// optedOut reports whether author opted out of src.
+func optedOut(src *engine.Source, author string) bool {
+	if src == nil || author == "" {
+		return false
+	}
+	f := engine.Fold(author)
+	return slices.ContainsFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f })
+}
+
+// skipsChannel reports whether writes drop channel c of src: an operator
+// excluded it or the channel it is a thread of.
+func skipsChannel(src *engine.Source, c *engine.Channel) bool {
+	return src != nil && (slices.Contains(src.ExcludedChannels, c.ID) || c.ParentID != "" && slices.Contains(src.ExcludedChannels, c.ParentID))
+}
+
+// Channels returns the channels of a source (every source's for ""),
+// ordered by name; without private, only those callers without
+// credentials may see.
+func (s *Store) Channels(sourceID string, private bool) []engine.Channel {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []engine.Channel
+	for k := range cat.chans {
+		if sourceID == "" || k.source == sourceID {
+			if ch, _ := cat.channel(k); private || !ch.Hidden {
+				out = append(out, ch)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Channel) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.SourceID, b.SourceID), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// ChannelBySlug returns the channel with the given slug.
+func (s *Store) ChannelBySlug(slug string) (engine.Channel, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return engine.Channel{}, false
+	}
+	k, ok := cat.bySlug[slug]
+	if !ok {
+		return engine.Channel{}, false
+	}
+	return cat.channel(k)
+}
+
+// ChannelByID returns a source's channel by its platform id.
+func (s *Store) ChannelByID(sourceID, id string) (engine.Channel, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return engine.Channel{}, false
+	}
+	return cat.channel(chanKey{sourceID, id})
+}
+
+// SourceChannels returns the channels of a source ordered by name, each
+// with the operator's choice, its visibility and its message count, and
+// the ids of the channels an operator excluded.
+func (s *Store) SourceChannels(sourceID string) ([]engine.ChannelInfo, []string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	src := cat.sources[sourceID]
+	if src == nil {
+		return nil, nil, engine.ErrNotFound
+	}
+	counts, err := s.countBy(ctx, s.class("Message"), "channelId", eqText("sourceId", sourceID))
+	if err != nil {
+		return nil, nil, err
+	}
+	out := []engine.ChannelInfo{}
+	for k := range cat.chans {
+		if k.source == sourceID {
+			ch, _ := cat.channel(k)
+			out = append(out, engine.ChannelInfo{Channel: ch, Visibility: cmp.Or(src.ChannelVisibility[k.id], engine.VisibilityInherit),
+				Messages: counts[k.id]})
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.ChannelInfo) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	return out, slices.Clone(src.ExcludedChannels), nil
+}

@@ -1,0 +1,238 @@
+package wvstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Documents are objects with the document id's object id; "terms" holds
+// the title's words titleWeight times, then the body's, as the memory
+// store weighs them.
+
+// titleWeight is how much a title word counts against a body word, the
+// memory store's default.
+const titleWeight = 3
+
+func (s *Store) documentObjID(id string) string { return s.objID("document", id) }
+
+func (s *Store) documentObject(d *engine.Document) *models.Object {
+	rec := *d
+	rec.Hidden = false
+	words := engine.IndexTerms(nil, d.Title, titleWeight)
+	words = engine.IndexTerms(words, d.Content, 1)
+	return &models.Object{Class: s.class("Document"), ID: strfmt.UUID(s.documentObjID(d.ID)),
+		Properties: map[string]any{
+			"sourceId": d.SourceID, "docId": d.ID, "docKey": d.Key, "slug": d.Slug,
+			"terms":   strings.Join(words, " "),
+			"updated": d.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(&rec),
+		}}
+}
+
+func documentOwner(id string) string { return "d\x00" + id }
+
+func decodeDocument(cat *catalog, o map[string]any) (engine.Document, error) {
+	var d engine.Document
+	if err := decodeRecord(o, &d); err != nil {
+		return d, err
+	}
+	d.Hidden = cat.sources[d.SourceID].Hidden()
+	return d, nil
+}
+
+// storedDocuments returns the stored documents among ids.
+func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string) (map[string]engine.Document, error) {
+	out := map[string]engine.Document{}
+	for start := 0; start < len(ids); start += 500 {
+		part := ids[start:min(start+500, len(ids))]
+		objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: anyText("docId", part), limit: len(part) + 1})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range objs {
+			d, err := decodeDocument(cat, o)
+			if err != nil {
+				return nil, err
+			}
+			out[d.ID] = d
+		}
+	}
+	return out, nil
+}
+
+// PutDocuments creates or replaces documents and returns them as stored;
+// a replaced document keeps its slug and creation time.
+func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) {
+	out := make([]engine.Document, len(docs))
+	copy(out, docs)
+	now := time.Now()
+	for i := range out {
+		if err := engine.CheckDocument(&out[i], now); err != nil {
+			return nil, err
+		}
+	}
+	out = engine.LastOfEachID(out)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(out))
+	for i := range out {
+		if cat.sources[out[i].SourceID] == nil {
+			return nil, fmt.Errorf("%w: document %q: unknown source %q", engine.ErrInvalid, out[i].Title, out[i].SourceID)
+		}
+		ids[i] = out[i].ID
+	}
+	stored, err := s.storedDocuments(ctx, cat, ids)
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]bool{}
+	objs := make([]*models.Object, 0, len(out))
+	for i := range out {
+		d := &out[i]
+		if old, ok := stored[d.ID]; ok {
+			d.Slug, d.CreatedAt = old.Slug, old.CreatedAt
+		} else {
+			slug, err := s.claimSlug(ctx, "d", d.Title, "doc", documentOwner(d.ID), func(x string) bool { return taken[x] })
+			if err != nil {
+				return nil, err
+			}
+			d.Slug, taken[slug] = slug, true
+			if d.CreatedAt.IsZero() {
+				d.CreatedAt = d.UpdatedAt
+			}
+		}
+		objs = append(objs, s.documentObject(d))
+	}
+	if err := s.upsert(ctx, objs); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Hidden = cat.sources[out[i].SourceID].Hidden()
+	}
+	return out, nil
+}
+
+// DeleteDocument deletes a document by id.
+func (s *Store) DeleteDocument(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	d, ok, err := s.document(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return engine.ErrNotFound
+	}
+	if err := s.deleteObject(ctx, s.class("Document"), s.documentObjID(id)); err != nil {
+		return err
+	}
+	return s.release(ctx, "d", d.Slug)
+}
+
+func (s *Store) document(ctx context.Context, id string) (engine.Document, bool, error) {
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return engine.Document{}, false, err
+	}
+	p, ok, err := getProps(ctx, s.c, s.class("Document"), s.documentObjID(id))
+	if err != nil || !ok {
+		return engine.Document{}, false, err
+	}
+	d, err := decodeDocument(cat, p)
+	return d, err == nil, err
+}
+
+// Document returns a document by id.
+func (s *Store) Document(id string) (engine.Document, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	d, ok, _ := s.document(ctx, id)
+	return d, ok
+}
+
+// DocumentBySlug returns the document with the given slug.
+func (s *Store) DocumentBySlug(slug string) (engine.Document, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return engine.Document{}, false
+	}
+	objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("slug", slug), limit: 2})
+	if err != nil || len(objs) == 0 {
+		return engine.Document{}, false
+	}
+	d, err := decodeDocument(cat, objs[0])
+	return d, err == nil
+}
+
+// newestFirst is the order of document lists: UpdatedAt, newest first,
+// ties by id.
+var newestFirst = []graphql.Sort{{Path: []string{"updated"}, Order: graphql.Desc}, {Path: []string{"docId"}, Order: graphql.Asc}}
+
+// Documents returns a page of the documents, newest first, and how many
+// there are; without private, only those callers without credentials may
+// see.
+func (s *Store) Documents(offset, limit int, private bool) ([]engine.Document, int) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return []engine.Document{}, 0
+	}
+	where := s.documentVisibility(cat, private)
+	total, err := s.count(ctx, s.class("Document"), where)
+	if err != nil {
+		return []engine.Document{}, 0
+	}
+	offset = min(max(offset, 0), total)
+	limit = min(max(limit, 0), total-offset)
+	out := []engine.Document{}
+	if limit == 0 {
+		return out, total
+	}
+	objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: where, sort: newestFirst,
+		offset: offset, limit: limit})
+	if err != nil {
+		return out, total
+	}
+	for _, o := range objs {
+		if d, err := decodeDocument(cat, o); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out, total
+}
+
+// SourceDocuments returns a source's documents ordered by key.
+func (s *Store) SourceDocuments(sourceID string) []engine.Document {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil
+	}
+	objs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID),
+		sort: []graphql.Sort{{Path: []string{"docKey"}, Order: graphql.Asc}}})
+	if err != nil {
+		return nil
+	}
+	var out []engine.Document
+	for _, o := range objs {
+		if d, err := decodeDocument(cat, o); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,364 @@
+package wvstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// What an operator controls: channel visibility, excluded channels and
+// opt-outs live in the source's record (one compare-and-set write each);
+// what they demand of the content already stored — deleting an excluded
+// channel with its threads and messages, an opted-out author's messages —
+// is carried out after the record is written (applyRules). A crash between
+// the two leaves the record's rules in force for every later write; the
+// deletion is done again by the next write of the source. Visibility needs
+// no rewrite of the content: reads filter by the catalog (search.go).
+
+// applyRules carries out what src's rules demand of the stored content,
+// given the record it replaced (nil for a new source).
+func (s *Store) applyRules(ctx context.Context, old, src *engine.Source) error {
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return err
+	}
+	var gone []chanKey
+	for k, ch := range cat.chans {
+		if k.source == src.ID && skipsChannel(src, ch) {
+			gone = append(gone, k)
+		}
+	}
+	if err := s.deleteChannels(ctx, cat, gone); err != nil {
+		return err
+	}
+	changed := len(gone) > 0
+	was := map[string]bool{}
+	if old != nil {
+		for _, a := range old.OptOuts {
+			was[engine.Fold(a)] = true
+		}
+	}
+	for _, a := range src.OptOuts {
+		f := engine.Fold(a)
+		if was[f] {
+			continue
+		}
+		was[f] = true
+		if err := s.removeAuthor(ctx, cat, src.ID, f); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if changed {
+		return s.changed(ctx)
+	}
+	return nil
+}
+
+// removeAuthor deletes an author's messages of a source, renaming the
+// threads their messages started.
+func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
+	where := and(eqText("sourceId", source), eqText("author", folded))
+	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId"}, where: where})
+	if err != nil {
+		return err
+	}
+	var renamed []*engine.Channel
+	for _, o := range objs {
+		id, _ := o["msgId"].(string)
+		if ch := cat.chans[chanKey{source, id}]; ch != nil && ch.ParentID != "" && ch.Name != engine.AnonymousThread {
+			c := *ch
+			c.Name = engine.AnonymousThread
+			renamed = append(renamed, &c)
+		}
+	}
+	if len(renamed) > 0 {
+		objs2 := make([]*models.Object, 0, len(renamed))
+		for _, c := range renamed {
+			objs2 = append(objs2, s.channelObject(c))
+		}
+		if err := s.upsert(ctx, objs2); err != nil {
+			return err
+		}
+	}
+	_, err = s.deleteWhere(ctx, s.class("Message"), where)
+	return err
+}
+
+// deleteChannels deletes channels with their messages and frees their
+// slugs.
+func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey) error {
+	for _, k := range keys {
+		if _, err := s.deleteWhere(ctx, s.class("Message"), channelWhere(k)); err != nil {
+			return err
+		}
+		if err := s.deleteObject(ctx, s.class("Channel"), s.channelObjID(k.source, k.id)); err != nil {
+			return err
+		}
+		if ch := cat.chans[k]; ch != nil {
+			if err := s.release(ctx, "c", ch.Slug); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deleteContent deletes everything of a source: channels, messages,
+// documents, chunks, and the slugs they held.
+func (s *Store) deleteContent(ctx context.Context, id string) error {
+	chans, err := s.getAll(ctx, query{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
+	if err != nil {
+		return err
+	}
+	docs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"slug"}, where: eqText("sourceId", id)})
+	if err != nil {
+		return err
+	}
+	for _, class := range []string{"Message", "Chunk", "Document", "Channel"} {
+		if _, err := s.deleteWhere(ctx, s.class(class), eqText("sourceId", id)); err != nil {
+			return err
+		}
+	}
+	for kind, objs := range map[string][]map[string]any{"c": chans, "d": docs} {
+		for _, o := range objs {
+			if slug, _ := o["slug"].(string); slug != "" {
+				if err := s.release(ctx, kind, slug); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// SourceStats counts what a source holds; without private, only what
+// callers without credentials may see.
+func (s *Store) SourceStats(id string, private bool) engine.SourceStats {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var st engine.SourceStats
+	cat, err := s.cat(ctx)
+	if err != nil || cat.sources[id] == nil {
+		return st
+	}
+	for k := range cat.chans {
+		if k.source == id && (private || !cat.hidden[k]) {
+			st.Channels++
+		}
+	}
+	st.Messages, _ = s.count(ctx, s.class("Message"), and(eqText("sourceId", id), s.messageVisibility(cat, private)))
+	st.Documents, _ = s.count(ctx, s.class("Document"), and(eqText("sourceId", id), s.documentVisibility(cat, private)))
+	return st
+}
+
+// Counts returns what the store holds; without private, what callers
+// without credentials may see. Term counts are the memory store's only.
+func (s *Store) Counts(private bool) engine.Counts {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var c engine.Counts
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return c
+	}
+	shown := map[string]bool{}
+	for id, src := range cat.sources {
+		shown[id] = private || !src.Hidden()
+	}
+	for k, h := range cat.hidden {
+		if private || !h {
+			c.Channels++
+			shown[k.source] = true
+		}
+	}
+	for _, ok := range shown {
+		if ok {
+			c.Sources++
+		}
+	}
+	c.Messages, _ = s.count(ctx, s.class("Message"), s.messageVisibility(cat, private))
+	c.Documents, _ = s.count(ctx, s.class("Document"), s.documentVisibility(cat, private))
+	return c
+}
+
+// hasChannel reports whether a source has a channel.
+func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return false, err
+	}
+	return cat.chans[chanKey{sourceID, channelID}] != nil, nil
+}
+
+// SetChannelVisibility records an operator's choice for a channel.
+func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (engine.ChannelInfo, error) {
+	switch vis {
+	case engine.VisibilityPublic, engine.VisibilityPrivate, engine.VisibilityInherit:
+	default:
+		return engine.ChannelInfo{}, fmt.Errorf("%w: visibility must be %q, %q or %q", engine.ErrInvalid,
+			engine.VisibilityPublic, engine.VisibilityPrivate, engine.VisibilityInherit)
+	}
+	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+		if ok, err := s.hasChannel(sourceID, channelID); err != nil || !ok {
+			return cmp.Or(err, engine.ErrNotFound)
+		}
+		if src.ChannelVisibility == nil {
+			src.ChannelVisibility = map[string]string{}
+		}
+		if vis == engine.VisibilityInherit {
+			delete(src.ChannelVisibility, channelID)
+		} else {
+			src.ChannelVisibility[channelID] = vis
+		}
+		return nil
+	})
+	if err != nil {
+		return engine.ChannelInfo{}, err
+	}
+	infos, _, err := s.SourceChannels(sourceID)
+	if err != nil {
+		return engine.ChannelInfo{}, err
+	}
+	for _, ci := range infos {
+		if ci.ID == channelID {
+			return ci, nil
+		}
+	}
+	return engine.ChannelInfo{}, engine.ErrNotFound
+}
+
+// ExcludeChannel deletes a channel of a source, its threads and their
+// messages, and keeps later writes from storing them again.
+func (s *Store) ExcludeChannel(sourceID, channelID string) error {
+	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+		if slices.Contains(src.ExcludedChannels, channelID) {
+			return nil
+		}
+		if ok, err := s.hasChannel(sourceID, channelID); err != nil || !ok {
+			return cmp.Or(err, engine.ErrNotFound)
+		}
+		src.ExcludedChannels = append(src.ExcludedChannels, channelID)
+		return nil
+	})
+	return err
+}
+
+// RestoreChannel lets later writes store an excluded channel again.
+func (s *Store) RestoreChannel(sourceID, channelID string) error {
+	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+		i := slices.Index(src.ExcludedChannels, channelID)
+		if i < 0 {
+			return engine.ErrNotFound
+		}
+		src.ExcludedChannels = slices.Delete(src.ExcludedChannels, i, i+1)
+		return nil
+	})
+	if err == nil {
+		s.droppedMu.Lock()
+		for k := range s.dropped {
+			if k.source == sourceID {
+				delete(s.dropped, k)
+			}
+		}
+		s.droppedMu.Unlock()
+	}
+	return err
+}
+
+// OptOut deletes every message of a source written by author and keeps
+// later writes from storing theirs; it returns how many were deleted.
+func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
+	author = engine.CleanName(author)
+	f := engine.Fold(author)
+	_, err = s.UpdateSource(sourceID, func(src *engine.Source) error {
+		if slices.ContainsFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f }) {
+			removed = 0
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		defer cancel()
+		n, err := s.count(ctx, s.class("Message"), and(eqText("sourceId", sourceID), eqText("author", f)))
+		if err != nil {
+			return err
+		}
+		removed = n
+		src.OptOuts = append(src.OptOuts, author)
+		return nil
+	})
+	return removed, err
+}
+
+// OptIn lets an opted-out author's new messages in again.
+func (s *Store) OptIn(sourceID, author string) error {
+	f := engine.Fold(author)
+	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+		i := slices.IndexFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f })
+		if i < 0 {
+			return engine.ErrNotFound
+		}
+		src.OptOuts = slices.Delete(src.OptOuts, i, i+1)
+		return nil
+	})
+	return err
+}
+
+// Settings are kept as the versions of a record of their own, written
+// as sources are (compare-and-set by steps), under an id no source can
+// have.
+const settingsID = "!settings"
+
+// Settings returns a copy of the instance's settings.
+func (s *Store) Settings() map[string]string {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cur, err := s.current(ctx, settingsID)
+	if err != nil {
+		return map[string]string{}
+	}
+	return settingsOf(cur)
+}
+
+func settingsOf(cur sourceVersion) map[string]string {
+	out := map[string]string{}
+	if cur.Rec != nil {
+		for k, v := range cur.Rec.Config {
+			if s, ok := v.(string); ok {
+				out[k] = s
+			}
+		}
+	}
+	return out
+}
+
+// UpdateSettings sets the given settings; an empty value removes one.
+func (s *Store) UpdateSettings(changes map[string]string) (map[string]string, error) {
+	if err := engine.CheckSettings(changes); err != nil {
+		return nil, err
+	}
+	var next map[string]string
+	_, err := s.retry(settingsID, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+		var err error
+		if next, err = engine.ApplySettings(settingsOf(cur), changes); err != nil {
+			return engine.Source{}, err
+		}
+		cfg := map[string]any{}
+		for k, v := range next {
+			cfg[k] = v
+		}
+		return engine.Source{}, s.advance(ctx, settingsID, cur.Version,
+			sourceVersion{Version: cur.Version + 1, Rec: &engine.Source{ID: settingsID, Config: cfg}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return maps.Clone(next), nil
+}

@@ -1,0 +1,298 @@
+package wvstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// Full-text search (docs/weaviate.md "Full-text search"). Sift compiles the
+// query as the memory store does (engine.CompileSearch): its analysed words
+// are ranked by Weaviate's BM25 over "terms", which holds the records'
+// analysed words; source, channel, author and time filters, visibility and
+// excluded words are Weaviate filters; a phrase's words are a filter too
+// (every one present), and the phrase itself — consecutive positions — and
+// excluded phrases are checked by Sift on the candidates, which for such a
+// query are read whole (at most maxResults) so the total counts only those
+// that hold. Ties come newest first, as in the memory store.
+
+// documentVisibility is the filter of the documents a caller may see.
+func (s *Store) documentVisibility(cat *catalog, private bool) *filters.WhereBuilder {
+	if private {
+		return nil
+	}
+	if hidden := cat.hiddenDocSources(); len(hidden) > 0 {
+		return not(anyText("sourceId", hidden))
+	}
+	return nil
+}
+
+// messageVisibility is the filter of the messages a caller may see.
+func (s *Store) messageVisibility(cat *catalog, private bool) *filters.WhereBuilder {
+	if private {
+		return nil
+	}
+	sources, chans := cat.hiddenContent()
+	var ws []*filters.WhereBuilder
+	if len(sources) > 0 {
+		ws = append(ws, not(anyText("sourceId", sources)))
+	}
+	if len(chans) > 0 {
+		ws = append(ws, not(anyText("chan", chans)))
+	}
+	return and(ws...)
+}
+
+// wordFilters are the filters the query's words make: no excluded word,
+// every word of each phrase.
+func wordFilters(c *engine.CompiledSearch) *filters.WhereBuilder {
+	var ws []*filters.WhereBuilder
+	if len(c.Exclude) > 0 {
+		ws = append(ws, not(anyText("terms", c.Exclude)))
+	}
+	for _, p := range c.Phrases {
+		ws = append(ws, allText("terms", p))
+	}
+	return and(ws...)
+}
+
+// rankWords are the words BM25 ranks by: the query's words and its
+// phrases' (Weaviate's BM25 returns only what holds one of them, and a
+// phrase's holders must be among the candidates).
+func rankWords(c *engine.CompiledSearch) []string {
+	var ws []string
+	for _, t := range c.Terms {
+		for range max(int(t.Weight), 1) {
+			ws = append(ws, t.Text)
+		}
+	}
+	for _, p := range c.Phrases {
+		ws = append(ws, p...)
+	}
+	return ws
+}
+
+// hit is a candidate: its object, BM25 score and time.
+type hit struct {
+	o     map[string]any
+	score float64
+	ts    time.Time
+	id    string
+}
+
+// Search runs a full-text search over messages and documents.
+func (s *Store) Search(req engine.SearchRequest) (*engine.SearchResult, error) {
+	c, err := engine.CompileSearch(req)
+	if err != nil {
+		return nil, err
+	}
+	res := &engine.SearchResult{Messages: []engine.MessageHit{}, Documents: []engine.DocumentHit{}}
+	if c.Nothing {
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.searchMessages(ctx, cat, c, req.Private, res); err != nil {
+		return nil, err
+	}
+	if err := s.searchDocuments(ctx, cat, c, req.Private, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *engine.SearchResult) error {
+	f := &c.Filters
+	var ws []*filters.WhereBuilder
+	if f.Source != "" {
+		ws = append(ws, eqText("sourceId", f.Source))
+	}
+	if f.Channel != "" {
+		k, ok := cat.bySlug[f.Channel]
+		if !ok {
+			return nil
+		}
+		ws = append(ws, channelWhere(k))
+	}
+	if f.From != "" {
+		a := engine.Fold(f.From)
+		ws = append(ws, or(eqText("author", a), eqText("authorName", a)))
+	}
+	ws = append(ws, timeFilters("ts", f), s.messageVisibility(cat, private), wordFilters(c))
+	hits, total, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", and(ws...), func(h hit) engine.Candidate {
+		m, _ := decodeMessage(h.o)
+		return engine.Candidate{Body: m.Content}
+	})
+	if err != nil {
+		return err
+	}
+	res.TotalMessages = total
+	for _, h := range hits {
+		m, err := decodeMessage(h.o)
+		if err != nil {
+			return err
+		}
+		withURL(cat, &m)
+		mh := engine.MessageHit{Message: m, Score: h.score, Highlight: c.Highlight(engine.MessagePlain(m.Content))}
+		if ch := cat.chans[chanKey{m.SourceID, m.ChannelID}]; ch != nil {
+			mh.ChannelName, mh.ChannelSlug = ch.Name, ch.Slug
+		}
+		if src := cat.sources[m.SourceID]; src != nil {
+			mh.SourceName, mh.SourceType = src.Name, src.Type
+		}
+		res.Messages = append(res.Messages, mh)
+	}
+	return nil
+}
+
+func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *engine.SearchResult) error {
+	f := &c.Filters
+	if f.Channel != "" || f.From != "" {
+		return nil // documents have no channel or author
+	}
+	var ws []*filters.WhereBuilder
+	if f.Source != "" {
+		ws = append(ws, eqText("sourceId", f.Source))
+	}
+	ws = append(ws, timeFilters("updated", f), s.documentVisibility(cat, private), wordFilters(c))
+	hits, total, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", and(ws...), func(h hit) engine.Candidate {
+		d, _ := decodeDocument(cat, h.o)
+		return engine.Candidate{Title: d.Title, Body: d.Content, Document: true}
+	})
+	if err != nil {
+		return err
+	}
+	res.TotalDocuments = total
+	for _, h := range hits {
+		d, err := decodeDocument(cat, h.o)
+		if err != nil {
+			return err
+		}
+		res.Documents = append(res.Documents, engine.DocumentHit{Document: d, Score: h.score, Highlight: c.Highlight(engine.DocumentPlain(&d))})
+	}
+	return nil
+}
+
+func timeFilters(prop string, f *engine.ParsedQuery) *filters.WhereBuilder {
+	var ws []*filters.WhereBuilder
+	if !f.After.IsZero() {
+		ws = append(ws, dateCmp(prop, filters.GreaterThanEqual, f.After))
+	}
+	if !f.Before.IsZero() {
+		ws = append(ws, dateCmp(prop, filters.LessThan, f.Before))
+	}
+	return and(ws...)
+}
+
+// rank returns the page c asks for of class's objects matching where, and
+// how many match in all.
+func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, where *filters.WhereBuilder,
+	candidate func(hit) engine.Candidate) ([]hit, int, error) {
+	fields := []string{"record", tsProp, idProp, "_score"}
+	words := rankWords(c)
+	if len(words) > 0 && len(c.Phrases) == 0 {
+		where = and(where, anyText("terms", uniq(words)))
+	}
+	need := c.Offset + c.Limit
+	if len(c.Phrases) > 0 || len(c.ExcludePhrases) > 0 {
+		// Sift checks each candidate: read them all.
+		objs, err := s.get(ctx, query{class: class, fields: fields, where: where, bm25: words, limit: maxResults,
+			sort: unrankedSort(words, tsProp, idProp)})
+		if err != nil {
+			return nil, 0, err
+		}
+		hits := toHits(objs, tsProp, idProp)
+		cands := make([]engine.Candidate, len(hits))
+		for i, h := range hits {
+			cands[i] = candidate(h)
+		}
+		ok := c.Check(cands)
+		kept := hits[:0]
+		for i, h := range hits {
+			if ok[i] {
+				kept = append(kept, h)
+			}
+		}
+		sortHits(kept)
+		return page(kept, c.Offset, c.Limit), len(kept), nil
+	}
+	total, err := s.count(ctx, class, where)
+	if err != nil || total <= c.Offset {
+		return nil, total, err
+	}
+	if len(words) == 0 {
+		objs, err := s.get(ctx, query{class: class, fields: fields, where: where, sort: unrankedSort(nil, tsProp, idProp),
+			offset: c.Offset, limit: c.Limit})
+		return toHits(objs, tsProp, idProp), total, err
+	}
+	// Ranked. Weaviate's BM25 with a limit may leave out hits that tie
+	// with the last it returns, or return lower ones in their place
+	// (measured on v1.35.2: of 33 hits with one score, a limit of 7 gave 4
+	// of them and 3 lower), so Sift reads at least rankWindow candidates,
+	// every one when they are fewer, and orders them itself.
+	objs, err := s.get(ctx, query{class: class, fields: fields, where: where, bm25: words,
+		limit: min(max(need, rankWindow, min(total, maxResults)), maxResults)})
+	if err != nil {
+		return nil, 0, err
+	}
+	hits := toHits(objs, tsProp, idProp)
+	sortHits(hits)
+	return page(hits, c.Offset, c.Limit), total, nil
+}
+
+// rankWindow is how many candidates a ranked search reads at least.
+const rankWindow = 1000
+
+// unrankedSort orders a query without words newest first; BM25 queries
+// are ordered by score.
+func unrankedSort(words []string, tsProp, idProp string) []graphql.Sort {
+	if len(words) > 0 {
+		return nil
+	}
+	return []graphql.Sort{{Path: []string{tsProp}, Order: graphql.Desc}, {Path: []string{idProp}, Order: graphql.Asc}}
+}
+
+func toHits(objs []map[string]any, tsProp, idProp string) []hit {
+	out := make([]hit, 0, len(objs))
+	for _, o := range objs {
+		h := hit{o: o}
+		if sc, ok := o["_score"].(string); ok {
+			h.score, _ = strconv.ParseFloat(sc, 64)
+		}
+		if ts, ok := o[tsProp].(string); ok {
+			h.ts, _ = time.Parse(time.RFC3339Nano, ts)
+		}
+		h.id, _ = o[idProp].(string)
+		out = append(out, h)
+	}
+	return out
+}
+
+// sortHits orders by score, then newest first, then id.
+func sortHits(hits []hit) {
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), b.ts.Compare(a.ts), cmp.Compare(a.id, b.id))
+	})
+}
+
+func page(hits []hit, offset, limit int) []hit {
+	offset = min(offset, len(hits))
+	return hits[offset:min(offset+limit, len(hits))]
+}
+
+func uniq(ws []string) []string {
+	out := slices.Clone(ws)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
