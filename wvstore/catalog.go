@@ -119,7 +119,10 @@ func (s *Store) changed(ctx context.Context) error {
 	s.cache.mu.Lock()
 	s.cache.cached = nil
 	s.cache.mu.Unlock()
-	return err
+	if err != nil {
+		return err
+	}
+	return s.wrote(ctx)
 }
 
 // channel returns a copy of a channel with Hidden set.

@@ -94,6 +94,16 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 	if err := s.upsert(ctx, objs); err != nil {
 		return nil, err
 	}
+	touched := map[string]string{}
+	for _, o := range objs {
+		p := props(o)
+		src, _ := p["sourceId"].(string)
+		id, _ := p["channelId"].(string)
+		touched[channelOwner(src, id)] = src
+	}
+	if err := s.contentChanged(ctx, touched); err != nil {
+		return nil, err
+	}
 	return out, s.changed(ctx)
 }
 

@@ -117,10 +117,17 @@ func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) 
 	if err := s.upsert(ctx, objs); err != nil {
 		return nil, err
 	}
+	touched := map[string]string{}
+	for i := range out {
+		touched[documentOwner(out[i].ID)] = out[i].SourceID
+	}
+	if err := s.contentChanged(ctx, touched); err != nil {
+		return nil, err
+	}
 	for i := range out {
 		out[i].Hidden = cat.sources[out[i].SourceID].Hidden()
 	}
-	return out, nil
+	return out, s.wrote(ctx)
 }
 
 // DeleteDocument deletes a document by id.
@@ -137,7 +144,13 @@ func (s *Store) DeleteDocument(id string) error {
 	if err := s.deleteObject(ctx, s.class("Document"), s.documentObjID(id)); err != nil {
 		return err
 	}
-	return s.release(ctx, "d", d.Slug)
+	if err := s.release(ctx, "d", d.Slug); err != nil {
+		return err
+	}
+	if err := s.contentChanged(ctx, map[string]string{documentOwner(id): d.SourceID}); err != nil {
+		return err
+	}
+	return s.wrote(ctx)
 }
 
 func (s *Store) document(ctx context.Context, id string) (engine.Document, bool, error) {

@@ -121,6 +121,7 @@ func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, err
 		}
 	}
 	var objs []*models.Object
+	touched := map[string]string{}
 	for i := range keep {
 		m := &keep[i]
 		k := chanKey{m.SourceID, m.ID}
@@ -131,18 +132,26 @@ func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, err
 			continue
 		case found:
 			counts.Updated++
+			touched[channelOwner(old.SourceID, old.ChannelID)] = old.SourceID
 		default:
 			counts.New++
 		}
+		touched[channelOwner(m.SourceID, m.ChannelID)] = m.SourceID
 		stored[k] = *m
 		if last[k] == i {
 			objs = append(objs, s.messageObject(m))
 		}
 	}
+	if len(objs) == 0 {
+		return counts, nil
+	}
 	if err := s.upsert(ctx, objs); err != nil {
 		return engine.PutCounts{}, err
 	}
-	return counts, nil
+	if err := s.contentChanged(ctx, touched); err != nil {
+		return engine.PutCounts{}, err
+	}
+	return counts, s.wrote(ctx)
 }
 
 // DeleteMessages deletes messages of a source by id; unknown ids are
@@ -158,8 +167,10 @@ func (s *Store) DeleteMessages(sourceID string, ids []string) (int, error) {
 		return 0, err
 	}
 	var gone []string
-	for id := range stored {
+	touched := map[string]string{}
+	for id, m := range stored {
 		gone = append(gone, id)
+		touched[channelOwner(sourceID, m.ChannelID)] = sourceID
 	}
 	for start := 0; start < len(gone); start += 500 {
 		part := gone[start:min(start+500, len(gone))]
@@ -167,7 +178,10 @@ func (s *Store) DeleteMessages(sourceID string, ids []string) (int, error) {
 			return 0, err
 		}
 	}
-	return len(gone), nil
+	if err := s.contentChanged(ctx, touched); err != nil {
+		return 0, err
+	}
+	return len(gone), s.wrote(ctx)
 }
 
 // channelWhere is the filter of one channel's messages.

@@ -65,13 +65,16 @@ func (s *Store) applyRules(ctx context.Context, old, src *engine.Source) error {
 // threads their messages started.
 func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
 	where := and(eqText("sourceId", source), eqText("author", folded))
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId"}, where: where})
+	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
 	if err != nil {
 		return err
 	}
 	var renamed []*engine.Channel
+	touched := map[string]string{}
 	for _, o := range objs {
 		id, _ := o["msgId"].(string)
+		ch, _ := o["channelId"].(string)
+		touched[channelOwner(source, ch)] = source
 		if ch := cat.chans[chanKey{source, id}]; ch != nil && ch.ParentID != "" && ch.Name != engine.AnonymousThread {
 			c := *ch
 			c.Name = engine.AnonymousThread
@@ -87,8 +90,13 @@ func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded s
 			return err
 		}
 	}
-	_, err = s.deleteWhere(ctx, s.class("Message"), where)
-	return err
+	if _, err = s.deleteWhere(ctx, s.class("Message"), where); err != nil {
+		return err
+	}
+	for _, c := range renamed {
+		touched[channelOwner(source, c.ID)] = source
+	}
+	return s.contentChanged(ctx, touched)
 }
 
 // deleteChannels deletes channels with their messages and frees their
@@ -106,6 +114,9 @@ func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey
 				return err
 			}
 		}
+		if err := s.contentChanged(ctx, map[string]string{channelOwner(k.source, k.id): k.source}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -121,7 +132,7 @@ func (s *Store) deleteContent(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	for _, class := range []string{"Message", "Chunk", "Document", "Channel"} {
+	for _, class := range []string{"Message", "Chunk", "Document", "Channel", "Change"} {
 		if _, err := s.deleteWhere(ctx, s.class(class), eqText("sourceId", id)); err != nil {
 			return err
 		}

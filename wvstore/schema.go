@@ -58,6 +58,7 @@ var collections = []collection{
 	{suffix: "Document", props: []prop{
 		field("sourceId"), field("docId"), field("docKey"), field("slug"), terms("terms"), stored("updated", "date"), stored("record", "text"),
 	}},
+	{suffix: "Change", props: []prop{field("owner"), field("sourceId"), stored("at", "int")}},
 	{suffix: "Chunk", vectors: true, props: []prop{
 		field("sourceId"), field("owner"), terms("terms"), stored("record", "text"),
 	}},

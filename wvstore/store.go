@@ -23,6 +23,7 @@ type Store struct {
 	// skipped, so their messages are kept out rather than refused.
 	droppedMu sync.Mutex
 	dropped   map[chanKey]bool
+	stamp     stamp
 }
 
 // Open connects to the cluster at opts.URL and creates or migrates Sift's

@@ -1,0 +1,252 @@
+package wvstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// The reads pages and the reading API make beyond the conformance suite's.
+
+// MessageIDs returns the ids of the messages of a source's channel, found
+// by the channel's platform id, in time order.
+func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ch := cat.chans[chanKey{sourceID, channelID}]
+	if ch == nil {
+		return nil, engine.ErrNotFound
+	}
+	return s.ChannelMessageIDs(ch.Slug)
+}
+
+// OrphanThreads returns a source's threads that no visible message leads
+// to (the message whose id is the thread's, stored in the thread's
+// channel, shown), sorted by name; without private, hidden threads are
+// left out.
+func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, err := s.cat(ctx)
+	if err != nil {
+		return nil
+	}
+	var threads []engine.Channel
+	var ids []string
+	for k, c := range cat.chans {
+		if k.source == sourceID && c.ParentID != "" {
+			ch, _ := cat.channel(k)
+			if private || !ch.Hidden {
+				threads = append(threads, ch)
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	starts, err := s.storedMessages(ctx, sourceID, ids)
+	if err != nil {
+		return nil
+	}
+	var out []engine.Channel
+	for _, t := range threads {
+		parent := chanKey{sourceID, t.ParentID}
+		m, ok := starts[t.ID]
+		linked := ok && m.ChannelID == t.ParentID && cat.chans[parent] != nil && (private || !cat.hidden[parent])
+		if !linked {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Channel) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
+	return out
+}
+
+// ChannelWindow returns the messages of channel slug that q picks, in time
+// order (see engine.WindowQuery): positions are counted by the cluster,
+// then the stretch read as a page.
+func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error) {
+	if q.Limit < 1 {
+		return engine.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", engine.ErrInvalid)
+	}
+	if !q.Around.IsZero() && (!q.Before.IsZero() || !q.After.IsZero()) {
+		return engine.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", engine.ErrInvalid)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	cat, k, err := s.channelKey(ctx, slug)
+	if err != nil {
+		return engine.ChannelWindow{}, err
+	}
+	n, err := s.count(ctx, s.class("Message"), channelWhere(k))
+	if err != nil {
+		return engine.ChannelWindow{}, err
+	}
+	lo, hi := 0, n
+	switch {
+	case !q.Around.IsZero():
+		at, err := s.anchorAt(ctx, k, q.Around, false)
+		if err != nil {
+			return engine.ChannelWindow{}, err
+		}
+		at = min(at, n-1)
+		lo = max(min(at-(q.Limit-1)/2, n-q.Limit), 0)
+		hi = min(lo+q.Limit, n)
+	default:
+		if !q.After.IsZero() {
+			if lo, err = s.anchorAt(ctx, k, q.After, true); err != nil {
+				return engine.ChannelWindow{}, err
+			}
+		}
+		if !q.Before.IsZero() {
+			if hi, err = s.anchorAt(ctx, k, q.Before, false); err != nil {
+				return engine.ChannelWindow{}, err
+			}
+		}
+		hi = max(hi, lo)
+		if !q.After.IsZero() {
+			hi = min(hi, lo+q.Limit)
+		} else {
+			lo = max(lo, hi-q.Limit)
+		}
+	}
+	w := engine.ChannelWindow{Messages: []engine.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
+	if hi <= lo {
+		return w, nil
+	}
+	objs, err := s.get(ctx, query{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder,
+		offset: lo, limit: hi - lo})
+	if err != nil {
+		return engine.ChannelWindow{}, err
+	}
+	for _, o := range objs {
+		m, err := decodeMessage(o)
+		if err != nil {
+			return engine.ChannelWindow{}, err
+		}
+		withURL(cat, &m)
+		w.Messages = append(w.Messages, m)
+	}
+	return w, nil
+}
+
+// anchorAt returns the position in channel k's time order of anchor a: of
+// its message (just past it when after), or of the first message at
+// (after: past) its time.
+func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after bool) (int, error) {
+	if a.ID != "" {
+		cat, err := s.cat(ctx)
+		if err != nil {
+			return 0, err
+		}
+		at, err := s.MessagePosition(cat.chans[k].Slug, a.ID)
+		if err != nil {
+			return 0, fmt.Errorf("message %q: %w", a.ID, engine.ErrNotFound)
+		}
+		if after {
+			at++
+		}
+		return at, nil
+	}
+	op := filters.LessThan
+	if after {
+		op = filters.LessThanEqual
+	}
+	return s.count(ctx, s.class("Message"), and(channelWhere(k), dateCmp("ts", op, engine.ExactTime(a.Time))))
+}
+
+// ChannelPageTimes splits a channel's messages, in time order, into pages
+// of size and returns for each the latest time a message on it was
+// written or edited.
+func (s *Store) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	_, k, err := s.channelKey(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder})
+	if err != nil {
+		return nil, err
+	}
+	size = max(size, 1)
+	out := make([]time.Time, 0, (len(objs)+size-1)/size)
+	for start := 0; start < len(objs); start += size {
+		var last time.Time
+		for _, o := range objs[start:min(start+size, len(objs))] {
+			m, err := decodeMessage(o)
+			if err != nil {
+				return nil, err
+			}
+			if m.Timestamp.After(last) {
+				last = m.Timestamp
+			}
+			if m.EditedAt.After(last) {
+				last = m.EditedAt
+			}
+		}
+		out = append(out, last)
+	}
+	return out, nil
+}
+
+// The write stamp stands for the memory store's sequence number: every
+// write through any process stores the time it was made in Meta (last
+// writer wins), and Seq reads it at most once a second. Pages and the
+// sitemap are cached until it moves.
+
+const writtenKey = "written"
+
+type stamp struct {
+	mu   sync.Mutex
+	read time.Time
+	seq  uint64
+}
+
+// wrote records a write.
+func (s *Store) wrote(ctx context.Context) error {
+	now := uint64(time.Now().UnixMicro())
+	s.stamp.mu.Lock()
+	s.stamp.seq = max(s.stamp.seq, now)
+	s.stamp.mu.Unlock()
+	return s.upsert(ctx, []*models.Object{{Class: s.class("Meta"), ID: strfmt.UUID(metaID(s.opts.Namespace, writtenKey)),
+		Properties: map[string]any{"key": writtenKey, "value": strconv.FormatUint(now, 10)}}})
+}
+
+// Seq is the time of the latest write through any process, in unix
+// microseconds, as this process last read it (at most a second ago).
+func (s *Store) Seq() uint64 {
+	s.stamp.mu.Lock()
+	defer s.stamp.mu.Unlock()
+	if time.Since(s.stamp.read) < time.Second {
+		return s.stamp.seq
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, _, err := getProps(ctx, s.c, s.class("Meta"), metaID(s.opts.Namespace, writtenKey))
+	if err == nil {
+		v, _ := strconv.ParseUint(fmt.Sprint(p["value"]), 10, 64)
+		s.stamp.seq, s.stamp.read = max(s.stamp.seq, v), time.Now()
+	}
+	return s.stamp.seq
+}
+
+// LogStatus reports no log: the cluster keeps the records.
+func (s *Store) LogStatus() engine.LogStatus {
+	return engine.LogStatus{InMemory: true, Seq: s.Seq()}
+}
+
+// LastSnapshot is nil: the cluster keeps the records (backups are
+// written by Backup on demand).
+func (s *Store) LastSnapshot() *engine.SnapshotInfo { return nil }
