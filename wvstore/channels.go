@@ -28,7 +28,8 @@ func (s *Store) channelObject(c *engine.Channel) *models.Object {
 
 // PutChannels creates or updates channels and returns them with their
 // slugs: an existing channel keeps its slug and creation time, a new one
-// gets a unique slug of its name. Channels an operator excluded, and their
+// gets the Slug it carries when that is free (a migration's), else a
+// unique slug of its name. Channels an operator excluded, and their
 // threads, are not stored.
 func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 	out := slices.Clone(chs)
@@ -73,10 +74,16 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 				continue
 			}
 		} else {
-			slug, err := s.claimSlug(ctx, "c", c.Name, "channel", channelOwner(c.SourceID, c.ID), func(x string) bool {
-				_, used := cat.bySlug[x]
-				return used || taken[x]
-			})
+			used := func(x string) bool {
+				_, ok := cat.bySlug[x]
+				return ok || taken[x]
+			}
+			// A slug given with a new channel (a migration keeps the data
+			// dir's) is claimed when free; else one of its name.
+			slug, err := s.claimGiven(ctx, "c", c.Slug, channelOwner(c.SourceID, c.ID), used)
+			if err == nil && slug == "" {
+				slug, err = s.claimSlug(ctx, "c", c.Name, "channel", channelOwner(c.SourceID, c.ID), used)
+			}
 			if err != nil {
 				return nil, err
 			}

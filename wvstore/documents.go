@@ -68,7 +68,8 @@ func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string)
 }
 
 // PutDocuments creates or replaces documents and returns them as stored;
-// a replaced document keeps its slug and creation time.
+// a replaced document keeps its slug and creation time, a new one gets
+// the Slug it carries when that is free (a migration's).
 func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) {
 	out := make([]engine.Document, len(docs))
 	copy(out, docs)
@@ -103,7 +104,12 @@ func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) 
 		if old, ok := stored[d.ID]; ok {
 			d.Slug, d.CreatedAt = old.Slug, old.CreatedAt
 		} else {
-			slug, err := s.claimSlug(ctx, "d", d.Title, "doc", documentOwner(d.ID), func(x string) bool { return taken[x] })
+			used := func(x string) bool { return taken[x] }
+			// A given slug (a migration's) is claimed when free.
+			slug, err := s.claimGiven(ctx, "d", d.Slug, documentOwner(d.ID), used)
+			if err == nil && slug == "" {
+				slug, err = s.claimSlug(ctx, "d", d.Title, "doc", documentOwner(d.ID), used)
+			}
 			if err != nil {
 				return nil, err
 			}

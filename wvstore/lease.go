@@ -148,3 +148,60 @@ func (l *Lease) Acquire(ctx context.Context) (held bool, until time.Time, err er
 	}
 	return true, next.Expires, nil
 }
+
+// Hold runs job while this process holds the lease, until ctx ends: it
+// takes or renews the lease every third of its time to live, starts job
+// when it holds it, and cancels job (waiting for it to return) when it
+// loses it, or when it could not renew before the last third of its term.
+func (l *Lease) Hold(ctx context.Context, job func(ctx context.Context)) {
+	every := l.ttl / 3
+	var cancel context.CancelFunc
+	var done chan struct{}
+	var until time.Time
+	stop := func() {
+		if cancel != nil {
+			cancel()
+			<-done
+			cancel = nil
+		}
+	}
+	defer stop()
+	for {
+		held, u, err := l.Acquire(ctx)
+		switch {
+		case err == nil && held:
+			until = u
+		case err != nil:
+			held = time.Until(until) > every // keep it only while the term surely lasts
+		}
+		if held && cancel == nil {
+			cancel, done = start(ctx, job)
+		} else if !held {
+			stop()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
+}
+
+// Release ends this process's term at once, so another takes the lease
+// without waiting for it to expire; nothing happens when it is not held.
+func (l *Lease) Release(ctx context.Context) error {
+	cur, err := l.s.currentTerm(ctx, l.name, l.seen)
+	if err != nil || cur.Term == 0 || cur.Holder != l.holder {
+		return err
+	}
+	cur.Expires = time.Now()
+	return l.s.writeTerm(ctx, l.name, cur, true)
+}
+
+// start runs job in a goroutine with a context of its own.
+func start(ctx context.Context, job func(ctx context.Context)) (context.CancelFunc, chan struct{}) {
+	jctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); job(jctx) }()
+	return cancel, done
+}

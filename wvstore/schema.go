@@ -61,12 +61,14 @@ var collections = []collection{
 	{suffix: "Change", props: []prop{field("owner"), field("sourceId"), stored("at", "int")}},
 	{suffix: "Chunk", vectors: true, props: []prop{
 		field("sourceId"), field("owner"), terms("terms"), stored("record", "text"),
+		field("kind"), field("chan"), field("embedder"), stored("seq", "int"), stored("span", "text"), stored("hash", "text"), stored("textHash", "text"),
 	}},
 }
 
 // Options configure the connection and the collections.
 type Options struct {
 	URL         string // REST address, e.g. http://127.0.0.1:8080
+	GRPCAddr    string // gRPC host:port; when set, batches go over gRPC
 	APIKey      string
 	Namespace   string  // collection-name prefix, default "Sift"
 	Replication int     // replication factor, default 1
@@ -101,7 +103,11 @@ func (o *Options) class(c collection) *models.Class {
 			// them unless there is nothing else (engine.CompileSearch).
 			Stopwords: &models.StopwordConfig{Preset: "none"},
 		},
-		ReplicationConfig: &models.ReplicationConfig{Factor: int64(o.Replication), AsyncEnabled: o.Replication > 1},
+		// A replica that missed a deletion (down at the time) must not
+		// bring the object back when it returns: the later of a deletion
+		// and a write wins.
+		ReplicationConfig: &models.ReplicationConfig{Factor: int64(o.Replication), AsyncEnabled: o.Replication > 1,
+			DeletionStrategy: "TimeBasedResolution"},
 	}
 	cl.ShardingConfig = map[string]any{"desiredCount": o.Shards}
 	if c.vectors {

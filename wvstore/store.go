@@ -10,6 +10,7 @@ import (
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/auth"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 
 	"github.com/sift-search/sift/engine"
 )
@@ -35,6 +36,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("WEAVIATE_URL %q: give http(s)://host:port", opts.URL)
 	}
 	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, Timeout: time.Minute}
+	if opts.GRPCAddr != "" {
+		cfg.GrpcConfig = &grpc.Config{Host: opts.GRPCAddr, Secured: u.Scheme == "https"}
+	}
 	if opts.APIKey != "" {
 		cfg.AuthConfig = auth.ApiKey{Value: opts.APIKey}
 	}

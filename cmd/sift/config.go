@@ -37,6 +37,15 @@ type config struct {
 	LogLevel         string
 	SiteName         string
 	SiteDescription  string
+
+	// The store: memory (the data dir) or weaviate (a cluster).
+	Store               string
+	WeaviateURL         string
+	WeaviateGRPCAddr    string
+	WeaviateAPIKey      string
+	WeaviateNamespace   string
+	WeaviateReplication int
+	WeaviateShards      int
 }
 
 // binder registers flags whose defaults come from the environment, and
@@ -119,6 +128,13 @@ func parseServe(args []string) (*config, error) {
 	b.str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
 	b.str(&c.SiteName, "site-name", "SITE_NAME", "", "the instance's name in pages, OpenGraph and llms.txt (default the BASE_URL host; the console's setting wins)")
 	b.str(&c.SiteDescription, "site-description", "SITE_DESCRIPTION", "", "a sentence on what the instance holds, for the home page and llms.txt")
+	b.str(&c.Store, "store", "STORE", "memory", "where records live: memory (the data dir) or weaviate (a cluster, see WEAVIATE_URL)")
+	b.str(&c.WeaviateURL, "weaviate-url", "WEAVIATE_URL", "", "REST address of a Weaviate node, e.g. http://10.0.0.5:8080 (STORE=weaviate)")
+	b.str(&c.WeaviateGRPCAddr, "weaviate-grpc-addr", "WEAVIATE_GRPC_ADDR", "", "gRPC host:port of that node; when set, batches go over gRPC")
+	b.str(&c.WeaviateAPIKey, "weaviate-api-key", "WEAVIATE_API_KEY", "", "API key of the cluster, if it requires one (prefer the env var)")
+	b.str(&c.WeaviateNamespace, "weaviate-namespace", "WEAVIATE_NAMESPACE", "Sift", "collection-name prefix: instances sharing a cluster need different ones")
+	b.int(&c.WeaviateReplication, "weaviate-replication", "WEAVIATE_REPLICATION", 1, "replication factor of Sift's collections (3 survives a node down)")
+	b.int(&c.WeaviateShards, "weaviate-shards", "WEAVIATE_SHARDS", 1, "shards per collection")
 	if err := b.fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -186,4 +202,36 @@ func (c *config) validate(b *binder) {
 	if c.DataDir == "" {
 		bad("data dir must not be empty")
 	}
+	switch c.Store {
+	case "memory":
+	case "weaviate":
+		if p, err := url.Parse(c.WeaviateURL); err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https") {
+			bad("STORE=weaviate needs WEAVIATE_URL, an http(s) address of a node, not %q", c.WeaviateURL)
+		}
+		if c.WeaviateReplication < 1 || c.WeaviateReplication > 16 {
+			bad("weaviate replication %d is out of 1..16", c.WeaviateReplication)
+		}
+		if c.WeaviateShards < 1 || c.WeaviateShards > 1024 {
+			bad("weaviate shards %d is out of 1..1024", c.WeaviateShards)
+		}
+		if !validNamespace(c.WeaviateNamespace) {
+			bad("weaviate namespace %q must be a capital letter then letters and digits, at most 32", c.WeaviateNamespace)
+		}
+	default:
+		bad("store %q must be memory or weaviate", c.Store)
+	}
+}
+
+// validNamespace reports whether ns can prefix Weaviate collection names.
+func validNamespace(ns string) bool {
+	if ns == "" || len(ns) > 32 || ns[0] < 'A' || ns[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(ns); i++ {
+		c := ns[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@
 //	sift restore --data-dir DIR FILE           install a backup into an empty DIR
 //	sift verify FILE                           check a snapshot or backup and say what it holds
 //	sift import --data-dir DIR --source ID FILE  import a chat export (offline)
+//	sift migrate --data-dir DIR --to weaviate --weaviate-url URL  copy DIR into a cluster (offline, resumable)
 //	sift mcp --url URL [--key KEY]             MCP tools over stdio, through a server
 //	sift version                               print the version
 package main
@@ -31,6 +32,11 @@ commands:
   import    import a chat export into an offline data dir:
             sift import --data-dir DIR --source ID [--name NAME] FILE
             (DiscordChatExporter JSON, Slack export zip, Telegram result.json)
+  migrate   copy an offline data dir into a Weaviate cluster, for STORE=weaviate
+            (resumable: run it again after an interruption):
+            sift migrate --data-dir DIR --to weaviate --weaviate-url URL [--weaviate-namespace NS]
+            [--weaviate-replication N] [--weaviate-shards N] [--weaviate-api-key K]
+            (env WEAVIATE_URL, WEAVIATE_NAMESPACE, WEAVIATE_REPLICATION, WEAVIATE_SHARDS, WEAVIATE_API_KEY)
   mcp       serve the MCP tools over stdio for a desktop agent, through a server:
             sift mcp --url URL [--key KEY]  (env SIFT_URL, SIFT_API_KEY)
   version   print the version
@@ -53,6 +59,8 @@ func main() {
 		err = verify(args)
 	case "import":
 		err = importCmd(args)
+	case "migrate":
+		err = migrateCmd(args)
 	case "mcp":
 		err = mcpCmd(args)
 	case "version", "-version", "--version":

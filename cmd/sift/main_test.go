@@ -40,10 +40,11 @@ func TestMain(m *testing.M) {
 }
 
 type proc struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *syncBuffer
-	exited chan error
+	killOnce sync.Once
+	cmd      *exec.Cmd
+	url      string
+	stderr   *syncBuffer
+	exited   chan error
 }
 
 const testKey = "kill-test-key"
@@ -118,9 +119,12 @@ func startSiftEnv(t testing.TB, dataDir string, env []string, args ...string) *p
 	}
 }
 
+// kill kills the process and waits for it; killing it again does nothing.
 func (p *proc) kill() {
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.exited
+	p.killOnce.Do(func() {
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.exited
+	})
 }
 
 func (p *proc) post(path string, body any) (int, []byte, error) {

@@ -63,18 +63,19 @@ func serve(args []string) error {
 		chat.Transport().Observe = metrics.ObserveModelCall
 		sopts.Hypothesize = chat.Hypothesize
 	}
-	eng, idx, err := semantic.Open(opts, sopts)
+	b, err := openBackend(cfg, opts, sopts, log)
 	if err != nil {
-		return fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
+		return err
 	}
+	eng, idx := b.store, b.sem
 	if cfg.Demo {
 		if err := demo.Load(eng, log); err != nil {
-			eng.Close()
+			b.close()
 			return fmt.Errorf("load demo content: %w", err)
 		}
 	}
 	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, cfg.BaseURL)},
-		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport})
+		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport, Tick: testKnob("SIFT_SCHEDULE_TICK", 0)})
 	srv := httpapi.New(eng, httpapi.Options{
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
@@ -86,12 +87,17 @@ func serve(args []string) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		runner.Close()
-		eng.Close()
+		b.close()
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	go runner.Schedule(context.Background()) // ends with runner.Close
+	sharedCtx, stopShared := context.WithCancel(context.Background())
+	sharedDone := make(chan struct{})
+	go func() { // scheduled crawls end with runner.Close too
+		defer close(sharedDone)
+		b.shared(sharedCtx, runner.Schedule)
+	}()
 	logSettings(log, cfg)
 	printWelcome(cfg)
 
@@ -107,8 +113,10 @@ func serve(args []string) error {
 		cancel()
 	}
 	runner.Close() // running crawls stop; their progress so far is kept
-	if cerr := eng.Close(); cerr != nil {
-		err = errors.Join(err, fmt.Errorf("close engine: %w", cerr))
+	stopShared()
+	<-sharedDone
+	if cerr := b.close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close the store: %w", cerr))
 	}
 	if err == nil {
 		log.Info("stopped cleanly")

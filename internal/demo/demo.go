@@ -24,9 +24,17 @@ const (
 	ChatSource = "wren-discord"
 )
 
-// Load fills an empty engine with the demo content. An engine that holds
+// Store is where the demo content goes: either store.
+type Store interface {
+	crawl.Importer
+	Counts(private bool) engine.Counts
+	PutSource(s engine.Source) (engine.Source, error)
+	PutDocuments(docs []engine.Document) ([]engine.Document, error)
+}
+
+// Load fills an empty store with the demo content. A store that holds
 // anything is left alone. log may be nil.
-func Load(eng *engine.Engine, log *slog.Logger) error {
+func Load(eng Store, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -7,6 +7,7 @@ package weaviatetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -301,4 +302,35 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// ObjectCounts returns how many objects of a collection each node's
+// replicas hold, as /v1/nodes reports them on the node at url.
+func ObjectCounts(url, collection string) (map[string]int, error) {
+	res, err := http.Get(url + "/v1/nodes?output=verbose&collection=" + collection)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var body struct {
+		Nodes []struct {
+			Name   string
+			Shards []struct {
+				Class       string
+				ObjectCount int
+			}
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("/v1/nodes: %w", err)
+	}
+	out := map[string]int{}
+	for _, n := range body.Nodes {
+		for _, sh := range n.Shards {
+			if sh.Class == collection {
+				out[n.Name] += sh.ObjectCount
+			}
+		}
+	}
+	return out, nil
 }
