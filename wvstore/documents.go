@@ -210,8 +210,9 @@ func (s *Store) Documents(offset, limit int, private bool) ([]engine.Document, i
 	if err != nil {
 		return []engine.Document{}, 0
 	}
-	where := s.documentVisibility(cat, private)
-	total, err := s.count(ctx, s.class("Document"), where)
+	w := cond{}.except(hiddenDocuments(cat, private))
+	where := w.where()
+	total, err := s.countCond(ctx, s.class("Document"), w)
 	if err != nil {
 		return []engine.Document{}, 0
 	}

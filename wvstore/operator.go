@@ -164,8 +164,9 @@ func (s *Store) SourceStats(id string, private bool) engine.SourceStats {
 			st.Channels++
 		}
 	}
-	st.Messages, _ = s.count(ctx, s.class("Message"), and(eqText("sourceId", id), s.messageVisibility(cat, private)))
-	st.Documents, _ = s.count(ctx, s.class("Document"), and(eqText("sourceId", id), s.documentVisibility(cat, private)))
+	src := cond{}.and(eqText("sourceId", id))
+	st.Messages, _ = s.countCond(ctx, s.class("Message"), src.except(hiddenMessages(cat, private)))
+	st.Documents, _ = s.countCond(ctx, s.class("Document"), src.except(hiddenDocuments(cat, private)))
 	return st
 }
 
@@ -194,8 +195,8 @@ func (s *Store) Counts(private bool) engine.Counts {
 			c.Sources++
 		}
 	}
-	c.Messages, _ = s.count(ctx, s.class("Message"), s.messageVisibility(cat, private))
-	c.Documents, _ = s.count(ctx, s.class("Document"), s.documentVisibility(cat, private))
+	c.Messages, _ = s.countCond(ctx, s.class("Message"), cond{}.except(hiddenMessages(cat, private)))
+	c.Documents, _ = s.countCond(ctx, s.class("Document"), cond{}.except(hiddenDocuments(cat, private)))
 	return c
 }
 

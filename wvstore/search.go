@@ -23,44 +23,94 @@ import (
 // query are read whole (at most maxResults) so the total counts only those
 // that hold. Ties come newest first, as in the memory store.
 
-// documentVisibility is the filter of the documents a caller may see.
-func (s *Store) documentVisibility(cat *catalog, private bool) *filters.WhereBuilder {
+// cond is a filter: every condition of all, none of those of none.
+// Weaviate's counts under a Not filter include objects deleted since
+// (weaviate#10260, open in v1.35.2), so a count subtracts what matches one
+// of none from what matches all, each a filter without Not; queries that
+// list objects use Not, which is right for them.
+type cond struct{ all, none []*filters.WhereBuilder }
+
+func (c cond) and(ws ...*filters.WhereBuilder) cond {
+	out := cond{all: slices.Clone(c.all), none: c.none}
+	for _, w := range ws {
+		if w != nil {
+			out.all = append(out.all, w)
+		}
+	}
+	return out
+}
+
+func (c cond) except(ws ...*filters.WhereBuilder) cond {
+	out := cond{all: c.all, none: slices.Clone(c.none)}
+	for _, w := range ws {
+		if w != nil {
+			out.none = append(out.none, w)
+		}
+	}
+	return out
+}
+
+// where is the filter for a query that lists objects.
+func (c cond) where() *filters.WhereBuilder {
+	if len(c.none) == 0 {
+		return and(c.all...)
+	}
+	return and(append(slices.Clone(c.all), not(or(c.none...)))...)
+}
+
+// countCond counts the objects of class c matches.
+func (s *Store) countCond(ctx context.Context, class string, c cond) (int, error) {
+	n, err := s.count(ctx, class, and(c.all...))
+	if err != nil || len(c.none) == 0 || n == 0 {
+		return n, err
+	}
+	out, err := s.count(ctx, class, and(append(slices.Clone(c.all), or(c.none...))...))
+	return max(n-out, 0), err
+}
+
+// hiddenDocuments matches the documents callers without credentials may
+// not see (nil: none, or private).
+func hiddenDocuments(cat *catalog, private bool) *filters.WhereBuilder {
 	if private {
 		return nil
 	}
 	if hidden := cat.hiddenDocSources(); len(hidden) > 0 {
-		return not(anyText("sourceId", hidden))
+		return anyText("sourceId", hidden)
 	}
 	return nil
 }
 
-// messageVisibility is the filter of the messages a caller may see.
-func (s *Store) messageVisibility(cat *catalog, private bool) *filters.WhereBuilder {
+// hiddenMessages matches the messages callers without credentials may
+// not see (nil: none, or private).
+func hiddenMessages(cat *catalog, private bool) *filters.WhereBuilder {
 	if private {
 		return nil
 	}
 	sources, chans := cat.hiddenContent()
 	var ws []*filters.WhereBuilder
 	if len(sources) > 0 {
-		ws = append(ws, not(anyText("sourceId", sources)))
+		ws = append(ws, anyText("sourceId", sources))
 	}
 	if len(chans) > 0 {
-		ws = append(ws, not(anyText("chan", chans)))
+		ws = append(ws, anyText("chan", chans))
 	}
-	return and(ws...)
+	if len(ws) == 0 {
+		return nil
+	}
+	return or(ws...)
 }
 
-// wordFilters are the filters the query's words make: no excluded word,
-// every word of each phrase.
-func wordFilters(c *engine.CompiledSearch) *filters.WhereBuilder {
-	var ws []*filters.WhereBuilder
+// wordFilters are the conditions the query's words make: every word of
+// each phrase, no excluded word.
+func wordFilters(c *engine.CompiledSearch) cond {
+	var out cond
 	if len(c.Exclude) > 0 {
-		ws = append(ws, not(anyText("terms", c.Exclude)))
+		out = out.except(anyText("terms", c.Exclude))
 	}
 	for _, p := range c.Phrases {
-		ws = append(ws, allText("terms", p))
+		out = out.and(allText("terms", p))
 	}
-	return and(ws...)
+	return out
 }
 
 // rankWords are the words BM25 ranks by: the query's words and its
@@ -114,23 +164,23 @@ func (s *Store) Search(req engine.SearchRequest) (*engine.SearchResult, error) {
 
 func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *engine.SearchResult) error {
 	f := &c.Filters
-	var ws []*filters.WhereBuilder
+	w := wordFilters(c)
 	if f.Source != "" {
-		ws = append(ws, eqText("sourceId", f.Source))
+		w = w.and(eqText("sourceId", f.Source))
 	}
 	if f.Channel != "" {
 		k, ok := cat.bySlug[f.Channel]
 		if !ok {
 			return nil
 		}
-		ws = append(ws, channelWhere(k))
+		w = w.and(channelWhere(k))
 	}
 	if f.From != "" {
 		a := engine.Fold(f.From)
-		ws = append(ws, or(eqText("author", a), eqText("authorName", a)))
+		w = w.and(or(eqText("author", a), eqText("authorName", a)))
 	}
-	ws = append(ws, timeFilters("ts", f), s.messageVisibility(cat, private), wordFilters(c))
-	hits, total, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", and(ws...), func(h hit) engine.Candidate {
+	w = w.and(timeFilters("ts", f)).except(hiddenMessages(cat, private))
+	hits, total, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", w, func(h hit) engine.Candidate {
 		m, _ := decodeMessage(h.o)
 		return engine.Candidate{Body: m.Content}
 	})
@@ -161,12 +211,12 @@ func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.Com
 	if f.Channel != "" || f.From != "" {
 		return nil // documents have no channel or author
 	}
-	var ws []*filters.WhereBuilder
+	w := wordFilters(c)
 	if f.Source != "" {
-		ws = append(ws, eqText("sourceId", f.Source))
+		w = w.and(eqText("sourceId", f.Source))
 	}
-	ws = append(ws, timeFilters("updated", f), s.documentVisibility(cat, private), wordFilters(c))
-	hits, total, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", and(ws...), func(h hit) engine.Candidate {
+	w = w.and(timeFilters("updated", f)).except(hiddenDocuments(cat, private))
+	hits, total, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", w, func(h hit) engine.Candidate {
 		d, _ := decodeDocument(cat, h.o)
 		return engine.Candidate{Title: d.Title, Body: d.Content, Document: true}
 	})
@@ -197,13 +247,14 @@ func timeFilters(prop string, f *engine.ParsedQuery) *filters.WhereBuilder {
 
 // rank returns the page c asks for of class's objects matching where, and
 // how many match in all.
-func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, where *filters.WhereBuilder,
+func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) engine.Candidate) ([]hit, int, error) {
 	fields := []string{"record", tsProp, idProp, "_score"}
 	words := rankWords(c)
 	if len(words) > 0 && len(c.Phrases) == 0 {
-		where = and(where, anyText("terms", uniq(words)))
+		w = w.and(anyText("terms", uniq(words)))
 	}
+	where := w.where()
 	need := c.Offset + c.Limit
 	if len(c.Phrases) > 0 || len(c.ExcludePhrases) > 0 {
 		// Sift checks each candidate: read them all.
@@ -227,7 +278,7 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		sortHits(kept)
 		return page(kept, c.Offset, c.Limit), len(kept), nil
 	}
-	total, err := s.count(ctx, class, where)
+	total, err := s.countCond(ctx, class, w)
 	if err != nil || total <= c.Offset {
 		return nil, total, err
 	}

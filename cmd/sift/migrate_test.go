@@ -295,7 +295,7 @@ func sameContent(t *testing.T, want, got storetest.Store) {
 		wc, gc := want.Counts(private), got.Counts(private)
 		wc.MessageTerms, wc.DocumentTerms, gc.MessageTerms, gc.DocumentTerms = 0, 0, 0, 0 // the memory store's only
 		if !private {
-			known("public message and document counts", [2]int{wc.Messages, wc.Documents}, [2]int{gc.Messages, gc.Documents})
+			same("public message and document counts", [2]int{wc.Messages, wc.Documents}, [2]int{gc.Messages, gc.Documents})
 			wc.Messages, wc.Documents = gc.Messages, gc.Documents
 		}
 		same(fmt.Sprint("counts, private ", private), wc, gc)
@@ -313,7 +313,7 @@ func sameContent(t *testing.T, want, got storetest.Store) {
 			for _, d := range list {
 				out[d.ID] = d
 			}
-			known(fmt.Sprint("the documents listed and their total, private ", private), len(list), total)
+			same(fmt.Sprint("the documents listed and their total, private ", private), len(list), total)
 			return out
 		}
 		same(fmt.Sprint("documents, private ", private), docs(want), docs(got))
