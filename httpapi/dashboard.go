@@ -42,9 +42,12 @@ type dashboardData struct {
 	Semantic semantic.Status
 	Snapshot *engine.SnapshotInfo
 	Log      engine.LogStatus
-	Recent   []queryRecord
-	Latency  []latencyRow
-	Memory   struct {
+	// Elsewhere describes where the records are kept when not in this
+	// process's data dir (a cluster), instead of the log and snapshots.
+	Elsewhere string
+	Recent    []queryRecord
+	Latency   []latencyRow
+	Memory    struct {
 		HeapMB, SysMB float64
 		GC            uint32
 		Goroutines    int
@@ -99,6 +102,9 @@ func (s *Server) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
 		Semantic:    s.semantic.Status(),
 		Snapshot:    s.eng.LastSnapshot(),
 		Log:         s.eng.LogStatus(),
+	}
+	if x, ok := s.eng.(interface{ Describe() string }); ok {
+		d.Elsewhere = x.Describe()
 	}
 	for _, src := range s.eng.Sources() {
 		d.Sources = append(d.Sources, s.dashboardSource(src))

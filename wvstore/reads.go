@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -250,3 +251,14 @@ func (s *Store) LogStatus() engine.LogStatus {
 // LastSnapshot is nil: the cluster keeps the records (backups are
 // written by Backup on demand).
 func (s *Store) LastSnapshot() *engine.SnapshotInfo { return nil }
+
+// Describe says where the records are, for the dashboard.
+func (s *Store) Describe() string {
+	u := s.opts.URL
+	if p, err := url.Parse(u); err == nil {
+		p.User = nil
+		u = p.Redacted()
+	}
+	return fmt.Sprintf("Records in the Weaviate cluster at %s: collections %s*, replication factor %d, %d shard(s) each; last write %s",
+		u, s.opts.Namespace, s.opts.Replication, s.opts.Shards, time.UnixMicro(int64(s.Seq())).UTC().Format(time.RFC3339))
+}
