@@ -290,16 +290,52 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	// Ranked. Weaviate's BM25 with a limit may leave out hits that tie
 	// with the last it returns, or return lower ones in their place
 	// (measured on v1.35.2: of 33 hits with one score, a limit of 7 gave 4
-	// of them and 3 lower), so Sift reads at least rankWindow candidates,
-	// every one when they are fewer, and orders them itself.
-	objs, err := s.get(ctx, query{class: class, fields: fields, where: where, bm25: words,
-		limit: min(max(need, rankWindow, min(total, maxResults)), maxResults)})
+	// of them and 3 lower), so Sift reads at least rankWindow candidates
+	// — their scores, times and ids only — orders them itself, then reads
+	// the records of the page.
+	objs, err := s.get(ctx, query{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
+		limit: min(max(need, rankWindow), maxResults)})
 	if err != nil {
 		return nil, 0, err
 	}
 	hits := toHits(objs, tsProp, idProp)
 	sortHits(hits)
-	return page(hits, c.Offset, c.Limit), total, nil
+	hits = page(hits, c.Offset, c.Limit)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i], _ = h.o["_id"].(string)
+	}
+	recs, err := s.byObjectID(ctx, class, ids, "record")
+	if err != nil {
+		return nil, 0, err
+	}
+	kept := hits[:0]
+	for _, h := range hits {
+		id, _ := h.o["_id"].(string)
+		if r, ok := recs[id]; ok { // one deleted meanwhile is left out
+			h.o = r
+			kept = append(kept, h)
+		}
+	}
+	return kept, total, nil
+}
+
+// byObjectID reads fields of objects by their ids.
+func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fields ...string) (map[string]map[string]any, error) {
+	out := make(map[string]map[string]any, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	objs, err := s.get(ctx, query{class: class, fields: append(fields, "_id"), limit: len(ids),
+		where: filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)})
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		id, _ := o["_id"].(string)
+		out[id] = o
+	}
+	return out, nil
 }
 
 // rankWindow is how many candidates a ranked search reads at least.
