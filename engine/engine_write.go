@@ -299,7 +299,11 @@ func (e *Engine) DeleteSource(id string) error {
 
 // PutChannels creates or updates channels and returns them with their slugs.
 // An existing channel keeps its slug; a new one gets a unique slug of its name.
-func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
+func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) { return e.putChannels(chs, false) }
+
+// putChannels is PutChannels; with keepSlugs, a new channel keeps the Slug
+// it carries when that is a valid slug no other channel holds.
+func (e *Engine) putChannels(chs []Channel, keepSlugs bool) ([]Channel, error) {
 	out := make([]Channel, len(chs))
 	copy(out, chs)
 	for i := range out {
@@ -323,7 +327,9 @@ func (e *Engine) PutChannels(chs []Channel) ([]Channel, error) {
 			c.Slug, c.CreatedAt = e.st.chans[n].Slug, e.st.chans[n].CreatedAt
 			continue
 		}
-		c.Slug = uniqueSlug(c.Name, "channel", slugsIn(e.st.chanSlug, taken))
+		if used := slugsIn(e.st.chanSlug, taken); !keepSlugs || !ValidSlug(c.Slug) || used(c.Slug) {
+			c.Slug = uniqueSlug(c.Name, "channel", used)
+		}
 		taken[c.Slug] = 0
 		if c.CreatedAt.IsZero() {
 			c.CreatedAt = time.Now()
@@ -505,6 +511,12 @@ func DocumentID(sourceID, key string) string {
 // SourceID defaults to the uploads source; Key defaults to the URL, else the
 // title; the id derives from both. A replaced document keeps its slug.
 func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
+	return e.putDocuments(docs, false)
+}
+
+// putDocuments is PutDocuments; with keepSlugs, a new document keeps the
+// Slug it carries when that is a valid slug no other document holds.
+func (e *Engine) putDocuments(docs []Document, keepSlugs bool) ([]Document, error) {
 	out := make([]Document, len(docs))
 	copy(out, docs)
 	now := time.Now()
@@ -530,7 +542,9 @@ func (e *Engine) PutDocuments(docs []Document) ([]Document, error) {
 				d.Slug, d.CreatedAt = e.st.docs[n].Slug, e.st.docs[n].CreatedAt
 				continue
 			}
-			d.Slug = uniqueSlug(d.Title, "doc", slugsIn(e.st.docSlug, taken))
+			if used := slugsIn(e.st.docSlug, taken); !keepSlugs || !ValidSlug(d.Slug) || used(d.Slug) {
+				d.Slug = uniqueSlug(d.Title, "doc", used)
+			}
 			taken[d.Slug] = 0
 			if d.CreatedAt.IsZero() {
 				d.CreatedAt = d.UpdatedAt
