@@ -203,21 +203,12 @@ func (s *Store) channelKey(ctx context.Context, slug string) (*catalog, chanKey,
 	return cat, k, nil
 }
 
-// withURL gives a message without a URL of its own its channel's.
-func withURL(cat *catalog, m *engine.Message) {
-	if m.URL == "" {
-		if ch := cat.chans[chanKey{m.SourceID, m.ChannelID}]; ch != nil {
-			m.URL = engine.DerivedURL(ch, m.ID)
-		}
-	}
-}
-
 // ChannelMessages returns a page of a channel's messages in time order and
 // the channel's message count.
 func (s *Store) ChannelMessages(slug string, offset, limit int) ([]engine.Message, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	cat, k, err := s.channelKey(ctx, slug)
+	_, k, err := s.channelKey(ctx, slug)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -241,7 +232,6 @@ func (s *Store) ChannelMessages(slug string, offset, limit int) ([]engine.Messag
 		if err != nil {
 			return nil, 0, err
 		}
-		withURL(cat, &m)
 		out = append(out, m)
 	}
 	return out, total, nil

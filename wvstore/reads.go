@@ -86,7 +86,7 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	cat, k, err := s.channelKey(ctx, slug)
+	_, k, err := s.channelKey(ctx, slug)
 	if err != nil {
 		return engine.ChannelWindow{}, err
 	}
@@ -136,7 +136,6 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 		if err != nil {
 			return engine.ChannelWindow{}, err
 		}
-		withURL(cat, &m)
 		w.Messages = append(w.Messages, m)
 	}
 	return w, nil

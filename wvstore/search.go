@@ -193,7 +193,6 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.Comp
 		if err != nil {
 			return err
 		}
-		withURL(cat, &m)
 		mh := engine.MessageHit{Message: m, Score: h.score, Highlight: c.Highlight(engine.MessagePlain(m.Content))}
 		if ch := cat.chans[chanKey{m.SourceID, m.ChannelID}]; ch != nil {
 			mh.ChannelName, mh.ChannelSlug = ch.Name, ch.Slug
