@@ -334,6 +334,20 @@ func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fiel
 		id, _ := o["_id"].(string)
 		out[id] = o
 	}
+	// An object the query did not return (its replica was behind) is read
+	// by id at QUORUM, which repairs it; one deleted meanwhile is not.
+	for _, id := range ids {
+		if _, ok := out[id]; ok {
+			continue
+		}
+		p, ok, err := getProps(ctx, s.c, class, id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[id] = p
+		}
+	}
 	return out, nil
 }
 

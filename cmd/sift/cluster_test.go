@@ -201,6 +201,7 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 	// must all be there.
 	var importedMu sync.Mutex
 	imported := map[string]string{}
+	importedChans := map[string]bool{}
 	importErrs := 0
 	wg.Add(1)
 	go func() {
@@ -211,7 +212,8 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 				return
 			default:
 			}
-			body, tokens := discordExport(fmt.Sprint(900+f%3), f*500, 500)
+			channel := fmt.Sprint(900 + f%3)
+			body, tokens := discordExport(channel, f*500, 500)
 			req, _ := http.NewRequest("POST", p.url+"/api/sources/bulk/import", strings.NewReader(string(body)))
 			req.Header.Set("Authorization", "Bearer "+testKey)
 			status, out, err := do(req)
@@ -226,6 +228,7 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 			for id, tok := range tokens {
 				imported[id] = tok
 			}
+			importedChans[channel] = true
 			importedMu.Unlock()
 		}
 	}()
@@ -281,9 +284,9 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 		t.Helper()
 		led.verify(t, through, 0)
 		have := map[string]bool{}
-		for _, ch := range []string{"900", "901", "902"} {
+		for ch := range importedChans {
 			ids, err := st.MessageIDs("bulk", ch)
-			if err != nil && len(imported) > 0 {
+			if err != nil {
 				t.Fatalf("messages of channel %s: %v", ch, err)
 			}
 			for _, id := range ids {
