@@ -199,7 +199,9 @@ func (x *Semantic) lexical(ctx context.Context, text string, where *filters.Wher
 	if len(words) == 0 {
 		return nil, nil
 	}
-	hits, err := x.s.chunkGet(ctx, chunkQuery{fields: chunkLight, where: where, bm25: words, limit: semantic.LexicalDepth})
+	// Weaviate's BM25 with a limit does not return its best hits (search.go,
+	// rank): read rankWindow and keep the LexicalDepth best.
+	hits, err := x.s.chunkGet(ctx, chunkQuery{fields: chunkLight, where: where, bm25: words, limit: rankWindow})
 	if err != nil {
 		return nil, fmt.Errorf("semantic search: %w", err)
 	}
@@ -210,7 +212,7 @@ func (x *Semantic) lexical(ctx context.Context, text string, where *filters.Wher
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b *candidate) int { return cmp.Or(cmp.Compare(b.bm25, a.bm25), cmp.Compare(a.id, b.id)) })
-	return out, nil
+	return out[:min(len(out), semantic.LexicalDepth)], nil
 }
 
 func newCandidate(h *chunkHit) *candidate {
