@@ -1,18 +1,23 @@
 // Command eval measures Sift's ranking on every BEIR-layout collection in
 // ../shared/datasets: nDCG@10, recall@100 and MRR@10 per dataset, for
 // full-text search (BM25), the built-in embedder alone, and the fused
-// ranking of semantic search.
+// ranking of semantic search. With -weaviate (or -weaviate-url) it ranks
+// the same way on a Weaviate cluster (wvstore) too and prints both stores
+// side by side.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	"github.com/sift-search/sift/bench"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/wvstore"
 )
 
 func main() {
@@ -21,7 +26,14 @@ func main() {
 	b := flag.Float64("b", -1, "BM25 b (default: the engine's)")
 	tw := flag.Int("title-weight", 0, "title weight (default: the engine's)")
 	hashing := flag.Bool("hashing", false, "replace the trained built-in embedder by plain word hashing (its untrained form), to measure what training adds")
+	wv := flag.Bool("weaviate", false, "also rank on a 1-node Weaviate cluster started on loopback (the tests' pinned weaviate-server), memory and Weaviate side by side")
+	wvURL := flag.String("weaviate-url", "", "also rank on the Weaviate cluster at this REST address (collections Eval<dataset><time>, dropped afterwards)")
+	wvWait := flag.Duration("weaviate-wait", 0, "with -weaviate: rank again this long after indexing (Weaviate v1.35.2's BM25 with a limit misses top hits until its memtables are flushed, about a minute)")
 	flag.Parse()
+	if (*wv || *wvURL != "") && (*hashing || *tw > 0) {
+		fmt.Fprintln(os.Stderr, "eval: -hashing and -title-weight apply to the memory store only; not with -weaviate")
+		os.Exit(2)
+	}
 	if *dir == "" {
 		d, ok := bench.DatasetsDir()
 		if !ok {
@@ -51,6 +63,20 @@ func main() {
 		sopts.Embedder = embed.Untrained()
 		vecName = "word hashing"
 	}
+	if *wv || *wvURL != "" {
+		stop := func() {}
+		if *wvURL == "" {
+			cl, stopCluster, err := bench.StartWeaviate(1)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "eval: start weaviate:", err)
+				os.Exit(1)
+			}
+			*wvURL, stop = cl.Nodes[0].URL(), stopCluster
+		}
+		code := sideBySide(sets, opts, sopts, wvstore.Options{URL: *wvURL, K1: float32(opts.Index.K1), B: float32(opts.Index.B)}, *wvWait)
+		stop()
+		os.Exit(code)
+	}
 	fmt.Printf("%-10s %-22s %6s %8s %8s %10s %8s\n", "dataset", "ranking", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
 	for _, ds := range sets {
 		r, err := bench.Run(ds, opts, sopts)
@@ -66,4 +92,66 @@ func main() {
 			fmt.Printf("%-10s %-22s %6d %8d %8.4f %10.4f %8.4f\n", ds.Name, row.name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10)
 		}
 	}
+}
+
+// sideBySide ranks every dataset on the memory store and on the cluster
+// (each dataset in a namespace of its own, dropped afterwards) and prints
+// the metrics of both; it returns the exit code.
+func sideBySide(sets []*bench.Dataset, opts engine.Options, sopts semantic.Options, wo wvstore.Options, wait time.Duration) int {
+	fmt.Printf("%-10s %-30s %6s %8s | %-25s | %-25s | %8s\n", "", "", "", "", "memory", "weaviate", "")
+	fmt.Printf("%-10s %-30s %6s %8s | %7s %9s %7s | %7s %9s %7s | %8s\n", "dataset", "ranking", "docs", "queries",
+		"nDCG@10", "recall@100", "MRR@10", "nDCG@10", "recall@100", "MRR@10", "ΔnDCG@10")
+	for _, ds := range sets {
+		mem, err := bench.Run(ds, opts, sopts)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
+			return 1
+		}
+		o := wo
+		o.Namespace = "Eval" + bench.NamespaceWord(ds.Name) + strconv.FormatInt(time.Now().Unix()%1e6, 36)
+		start := time.Now()
+		err = rankWeaviate(ds, o, wait, func(when string, wv *bench.Rankings) {
+			for _, row := range []struct {
+				name     string
+				mem, wvr map[string][]string
+			}{{"bm25 (/api/search)", mem.BM25, wv.BM25}, {"built-in embedder", mem.Vectors, wv.Vectors},
+				{"fused (semantic-search)", mem.Fused, wv.Fused}} {
+				m, w := bench.Evaluate(ds.Qrels, row.mem), bench.Evaluate(ds.Qrels, row.wvr)
+				fmt.Printf("%-10s %-30s %6d %8d | %7.4f %9.4f %7.4f | %7.4f %9.4f %7.4f | %+8.4f\n", ds.Name, row.name+when, len(ds.Docs), m.Queries,
+					m.NDCG10, m.Recall100, m.MRR10, w.NDCG10, w.Recall100, w.MRR10, w.NDCG10-m.NDCG10)
+			}
+		})
+		if derr := bench.DropNamespace(o.URL, o.Namespace); derr != nil {
+			fmt.Fprintln(os.Stderr, "eval:", ds.Name, derr)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", ds.Name, "weaviate:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "eval: %s on weaviate took %s\n", ds.Name, time.Since(start).Round(time.Second))
+	}
+	return 0
+}
+
+// rankWeaviate indexes ds into the cluster and ranks it at once and, when
+// wait is set, again after wait; show gets each ranking.
+func rankWeaviate(ds *bench.Dataset, o wvstore.Options, wait time.Duration, show func(when string, r *bench.Rankings)) error {
+	run, err := bench.IndexWeaviate(ds, o)
+	if err != nil {
+		return err
+	}
+	r, err := run.Rank()
+	if err != nil {
+		return err
+	}
+	show("", r)
+	if wait <= 0 {
+		return nil
+	}
+	time.Sleep(wait)
+	if r, err = run.Rank(); err != nil {
+		return err
+	}
+	show(" +"+wait.String(), r)
+	return nil
 }
