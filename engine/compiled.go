@@ -28,7 +28,7 @@ type CompiledSearch struct {
 	// matches, and that is not an error.
 	Nothing bool
 
-	marks map[string]bool
+	compiled compiled // as Search runs it
 }
 
 // CompileSearch compiles req as Search does, with the same errors.
@@ -58,7 +58,7 @@ func CompileSearch(req SearchRequest) (*CompiledSearch, error) {
 	out := &CompiledSearch{
 		Filters: pq, Terms: c.q.Terms, Phrases: c.q.Phrases, ExcludePhrases: c.q.ExcludePhrases, Exclude: c.q.Exclude,
 		Offset: min(max(req.Offset, 0), MaxSearchOffset), Limit: min(max(req.Limit, 1), MaxSearchLimit),
-		marks: c.marks,
+		compiled: c,
 	}
 	out.Nothing = len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter()
 	return out, nil
@@ -73,7 +73,7 @@ func (c *CompiledSearch) Ranked() bool { return len(c.Terms) > 0 || len(c.Phrase
 func (c *CompiledSearch) Highlight(plain string) string {
 	a := searchAnalyzers.Get()
 	defer searchAnalyzers.Put(a)
-	return a.highlight(plain, c.marks, highlightChars)
+	return a.highlight(plain, c.compiled.marks, highlightChars)
 }
 
 // Candidate is a record a store found for a query that has phrases or

@@ -132,35 +132,17 @@ func (a *analyzer) phraseTerms(s string) []string {
 
 // Search runs a full-text search over messages and documents.
 func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
-	pq, err := ParseQuery(req.Query)
+	cs, err := CompileSearch(req)
 	if err != nil {
 		return nil, err
 	}
-	mergeFilter(&pq.Source, req.Source)
-	mergeFilter(&pq.Channel, req.Channel)
-	mergeFilter(&pq.From, req.From)
-	if !req.After.IsZero() {
-		pq.After = req.After
-	}
-	if !req.Before.IsZero() {
-		pq.Before = req.Before
-	}
-	if pq.Empty() {
-		return nil, invalidf("q: give a search term, a phrase or a filter")
-	}
-	limit := min(max(req.Limit, 1), MaxSearchLimit)
-	offset := min(max(req.Offset, 0), MaxSearchOffset)
-
-	a := searchAnalyzers.Get()
-	defer searchAnalyzers.Put(a)
-	c := a.compile(&pq)
-	if len(c.q.Phrases) > index.MaxPhrases || len(c.q.Exclude)+len(c.q.ExcludePhrases) > maxExclusions {
-		return nil, invalidf("q: at most %d phrases and %d exclusions", index.MaxPhrases, maxExclusions)
-	}
-	if len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter() {
+	if cs.Nothing {
 		// Only punctuation: nothing can match.
 		return &SearchResult{Messages: []MessageHit{}, Documents: []DocumentHit{}}, nil
 	}
+	c, pq, offset, limit := cs.compiled, cs.Filters, cs.Offset, cs.Limit
+	a := searchAnalyzers.Get()
+	defer searchAnalyzers.Put(a)
 
 	res := &SearchResult{}
 	e.mu.RLock()
