@@ -176,3 +176,10 @@ func (e *Embedding) Skipped() int64 { return e.x.skipped.Load() }
 
 // Close ends the embedding calls under way.
 func (e *Embedding) Close() { e.x.cancel() }
+
+// FuseScores computes fused scores as Search does: at returns candidate
+// i's BM25, cosine and whether it has a vector; set receives its score,
+// before boosts.
+func FuseScores(n int, mode Mode, vectors bool, at func(i int) (bm25, cos float32, hasV bool), set func(i int, score float64)) {
+	fuseScores(n, mode, vectors, at, set)
+}

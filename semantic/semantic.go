@@ -420,40 +420,18 @@ func (b *breaker) trip(d time.Duration) bool {
 // fuse scores the candidates and returns them best first. The caller holds
 // mu.RLock.
 func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, vectors bool) []*candidate {
-	var maxBM float32
-	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
-	for _, cd := range cands {
-		maxBM = max(maxBM, cd.bm25)
-		if cd.hasV {
-			minCos, maxCos = min(minCos, cd.cos), max(maxCos, cd.cos)
-		}
-	}
-	wLex := lexicalWeight
-	switch {
-	case !vectors || req.Mode == ModeLexical:
-		wLex = 1
-	case req.Mode == ModeVectors:
-		wLex = 0
-	}
 	out := make([]*candidate, 0, len(cands))
 	for _, cd := range cands {
-		var b, vs float64
-		if maxBM > 0 {
-			b = float64(cd.bm25 / maxBM)
-		}
-		if cd.hasV {
-			vs = 1
-			if maxCos > minCos {
-				vs = float64((cd.cos - minCos) / (maxCos - minCos))
-			}
-		}
-		cd.score = wLex*b + (1-wLex)*vs
-		if len(req.Boost) > 0 { // the source is a record away: only when asked
+		out = append(out, cd)
+	}
+	fuseScores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
+		func(i int, score float64) { out[i].score = score })
+	if len(req.Boost) > 0 { // the source is a record away: only when asked
+		for _, cd := range out {
 			if m, ok := req.Boost[chunkSource(v, &x.st.chunks[cd.id])]; ok {
 				cd.score *= m
 			}
 		}
-		out = append(out, cd)
 	}
 	slices.SortFunc(out, func(x, y *candidate) int {
 		switch {
@@ -522,4 +500,41 @@ func cutWords(s string, n int) (string, bool) {
 		end = cut
 	}
 	return strings.TrimRightFunc(s[:end], unicode.IsSpace), true
+}
+
+// fuseScores computes the fused scores of n candidates (the normalised
+// convex combination of the package comment; mode and vectors pick the
+// weights): at returns candidate i's BM25, its cosine and whether it has a
+// vector, set receives its score.
+func fuseScores(n int, mode Mode, vectors bool, at func(i int) (bm25, cos float32, hasV bool), set func(i int, score float64)) {
+	var maxBM float32
+	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
+	for i := range n {
+		bm, cos, hasV := at(i)
+		maxBM = max(maxBM, bm)
+		if hasV {
+			minCos, maxCos = min(minCos, cos), max(maxCos, cos)
+		}
+	}
+	wLex := lexicalWeight
+	switch {
+	case !vectors || mode == ModeLexical:
+		wLex = 1
+	case mode == ModeVectors:
+		wLex = 0
+	}
+	for i := range n {
+		bm, cos, hasV := at(i)
+		var b, vs float64
+		if maxBM > 0 {
+			b = float64(bm / maxBM)
+		}
+		if hasV {
+			vs = 1
+			if maxCos > minCos {
+				vs = float64((cos - minCos) / (maxCos - minCos))
+			}
+		}
+		set(i, wLex*b+(1-wLex)*vs)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -224,38 +223,16 @@ func newCandidate(h *chunkHit) *candidate {
 // fuse: the normalised convex combination of BM25 and cosine, then the
 // source's boost) and returns them best first.
 func fuse(cands map[string]*candidate, req semantic.Request, vectors bool) []*candidate {
-	var maxBM float32
-	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
-	for _, c := range cands {
-		maxBM = max(maxBM, c.bm25)
-		if c.hasV {
-			minCos, maxCos = min(minCos, c.cos), max(maxCos, c.cos)
-		}
-	}
-	wLex := semantic.LexicalWeight
-	switch {
-	case !vectors || req.Mode == semantic.ModeLexical:
-		wLex = 1
-	case req.Mode == semantic.ModeVectors:
-		wLex = 0
-	}
 	out := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
-		var b, v float64
-		if maxBM > 0 {
-			b = float64(c.bm25 / maxBM)
-		}
-		if c.hasV {
-			v = 1
-			if maxCos > minCos {
-				v = float64((c.cos - minCos) / (maxCos - minCos))
-			}
-		}
-		c.score = wLex*b + (1-wLex)*v
+		out = append(out, c)
+	}
+	semantic.FuseScores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
+		func(i int, score float64) { out[i].score = score })
+	for _, c := range out {
 		if m, ok := req.Boost[c.source]; ok {
 			c.score *= m
 		}
-		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b *candidate) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.id, b.id)) })
 	return out
