@@ -250,11 +250,14 @@ func (c *Cluster) Kill(i int) {
 	}
 }
 
-// Restart starts a killed node again on its data and waits until it is ready.
+// Restart starts a killed node again on its data and waits until it is
+// ready: up to five minutes, since a node rejoining the Raft while the
+// machine runs other clusters (make test runs packages in parallel on two
+// cores) took more than two.
 func (c *Cluster) Restart(i int) {
 	c.tb.Helper()
 	c.startNode(c.Nodes[i])
-	c.waitReady(c.Nodes[i], 2*time.Minute)
+	c.waitReady(c.Nodes[i], 5*time.Minute)
 }
 
 // Stop kills every node.
