@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -161,6 +162,7 @@ func (c *Cluster) env(nd *Node) []string {
 		"RAFT_JOIN=" + strings.Join(raftJoin, ","),
 		"RAFT_BOOTSTRAP_EXPECT=" + strconv.Itoa(len(c.Nodes)),
 		"ASYNC_REPLICATION_DISABLED=false",
+		"GO_PROFILING_DISABLE=true", // every node would bind :6060
 	}
 	if nd != c.Nodes[0] {
 		env = append(env, "CLUSTER_JOIN=127.0.0.1:"+strconv.Itoa(c.Nodes[0].Gossip))
@@ -267,36 +269,67 @@ func (c *Cluster) Stop() {
 	}
 }
 
-// freePorts returns n ports free on loopback now.
+// freePorts returns n ports free on loopback now, chosen below the
+// kernel's ephemeral range: a port from that range, released when a node
+// is killed, can be taken by any outgoing connection on the machine as its
+// local port before the node restarts, and the node then cannot bind it
+// ("address already in use" on its Raft RPC port under make test). Ports
+// outside the range are only ever taken by explicit binds.
 func freePorts(tb testing.TB, n int) []int {
+	lo, hi := 20000, ephemeralLow()
+	if hi-lo < 1000 {
+		lo = 1024
+	}
 	var out []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
+	seen := map[int]bool{}
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 10000 {
+			tb.Fatalf("weaviatetest: no free ports in %d-%d", lo, hi)
 		}
-	}()
-	for len(out) < n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
+		p := lo + rand.IntN(hi-lo-1)
+		if seen[p] || seen[p+1] || !portFree(p) {
+			continue
 		}
-		ls = append(ls, l)
-		p := l.Addr().(*net.TCPAddr).Port
 		if len(out) == 4 && !portFree(p+1) { // the raft port needs its next one free too
 			continue
 		}
+		seen[p], seen[p+1] = true, true
 		out = append(out, p)
 	}
 	return out
 }
 
+// ephemeralLow is the lowest port the kernel hands to outgoing
+// connections (32768 when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 32768
+	}
+	p, err := strconv.Atoi(f[0])
+	if err != nil || p <= 1024 {
+		return 32768
+	}
+	return p
+}
+
+// portFree reports whether p can be bound on loopback, for TCP and UDP
+// both (the gossip port takes both).
 func portFree(p int) bool {
 	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 	if err != nil {
 		return false
 	}
 	l.Close()
+	u, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p))
+	if err != nil {
+		return false
+	}
+	u.Close()
 	return true
 }
 
