@@ -21,8 +21,10 @@ import (
 // compareEps is how close, relative to the memory store's score at the
 // cut, a hit's memory score must be for its place at the cut to count as
 // ambiguous: the stores' BM25 scores differ a little (docs/weaviate.md,
-// "What differs"), so hits that nearly tie at the cut may change places.
-const compareEps = 0.02
+// "What differs": a message's length in Weaviate counts a compound's whole
+// form beside its parts, which moves its score by up to a few percent), so
+// hits that nearly tie at the cut may change places.
+const compareEps = 0.05
 
 // compareDepth is the number of top results compared.
 const compareDepth = 10
@@ -35,7 +37,10 @@ const compareDepth = 10
 // credentials — with the same totals, the same top hits wherever the
 // ranking is unambiguous (a hit whose memory score is clearly above the
 // memory store's 10th is in both top 10s, one clearly below in neither)
-// and the same highlights. Long: SIFT_COMPARE=1 runs it.
+// and the same highlights. It compares right after the migration, and
+// again once Weaviate has flushed its memtables (flushWait): v1.35.2's
+// BM25 with a limit can miss top hits still in a memtable (weaviate#11780).
+// Long: SIFT_COMPARE=1 runs it.
 //
 //	SIFT_COMPARE=1 go test ./bench -run TestCompareStores -v -timeout 60m
 func TestCompareStores(t *testing.T) {
@@ -68,16 +73,22 @@ func TestCompareStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	queries := append(queriesFor(NewSynth(7, vocabSize, channels), sample, 300), demoQueries(sample)...)
-	var cmp comparison
-	for _, private := range []bool{false, true} {
-		for _, q := range queries {
-			cmp.query(t, mem, wv, engine.SearchRequest{Query: q, Private: private})
+	for _, when := range []string{"at once", "flushed"} {
+		if when == "flushed" {
+			time.Sleep(flushWait)
 		}
+		cmp := comparison{when: when}
+		for _, private := range []bool{false, true} {
+			for _, q := range queries {
+				cmp.query(t, mem, wv, engine.SearchRequest{Query: q, Private: private})
+			}
+		}
+		t.Logf("%s: %d searches: totals equal in %d; top %d identical (ids and order) in %d lists of %d, same set in %d, "+
+			"differing where unambiguous in %d; %d ambiguous places at the cut; highlights compared %d; "+
+			"score ratio weaviate/memory spread within a list: median %.4f, max %.4f",
+			when, cmp.searches, cmp.sameTotals, compareDepth, cmp.sameOrder, cmp.lists, cmp.sameSet, cmp.differ, cmp.ambiguous,
+			cmp.highlights, median(cmp.spreads), slices.Max(append(cmp.spreads, 0)))
 	}
-	t.Logf("%d searches: totals equal in %d; top %d identical (ids and order) in %d lists of %d, same set in %d; "+
-		"%d ambiguous places at the cut; highlights compared %d; score ratio weaviate/memory spread within a list: median %.4f, max %.4f",
-		cmp.searches, cmp.sameTotals, compareDepth, cmp.sameOrder, cmp.lists, cmp.sameSet, cmp.ambiguous,
-		cmp.highlights, median(cmp.spreads), slices.Max(append(cmp.spreads, 0)))
 }
 
 // fillCompareDir writes the demo content and the 100k corpus into a data
@@ -153,8 +164,9 @@ func demoQueries(sample []engine.Message) []string {
 
 // comparison accumulates what TestCompareStores finds.
 type comparison struct {
-	searches, sameTotals, lists, sameOrder, sameSet, ambiguous, highlights int
-	spreads                                                                []float64
+	when                                                                           string
+	searches, sameTotals, lists, sameOrder, sameSet, differ, ambiguous, highlights int
+	spreads                                                                        []float64
 }
 
 // scored is a hit as the comparison sees it.
@@ -166,7 +178,7 @@ type scored struct {
 func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, req engine.SearchRequest) {
 	t.Helper()
 	c.searches++
-	what := fmt.Sprintf("%q (private %v)", req.Query, req.Private)
+	what := fmt.Sprintf("%s: %q (private %v)", c.when, req.Query, req.Private)
 	mr := req
 	mr.Limit = engine.MaxSearchLimit // the reference, deep enough to score the cluster's hits
 	m, err := mem.Search(mr)
@@ -246,10 +258,13 @@ func (c *comparison) compare(t *testing.T, what string, m, w []scored) {
 		cut = m[compareDepth-1].score
 	}
 	if cut == 0 { // no ranked words: newest first, no ambiguity
-		cut = math.Inf(-1)
-		if !slices.EqualFunc(top, w, func(a, b scored) bool { return a.id == b.id }) {
+		if slices.EqualFunc(top, w, func(a, b scored) bool { return a.id == b.id }) {
+			c.sameSet++
+		} else {
+			c.differ++
 			t.Errorf("%s: unranked, the order differs\nmemory   %s\nweaviate %s", what, listText(top), listText(w))
 		}
+		return
 	}
 	var bad []string
 	for _, h := range top {
@@ -281,6 +296,7 @@ func (c *comparison) compare(t *testing.T, what string, m, w []scored) {
 		}
 		return
 	}
+	c.differ++
 	t.Errorf("%s: top %d differ (memory cut %.4f): %s\nmemory   %s\nweaviate %s", what, compareDepth, cut,
 		strings.Join(bad, "; "), listText(top), listText(w))
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -255,6 +256,11 @@ func searchLatencies(b *testing.B, h fasthttp.RequestHandler, queries []string) 
 	var ctx fasthttp.RequestCtx
 	var lat [3][]time.Duration
 	hits := 0
+	type timed struct {
+		q string
+		d time.Duration
+	}
+	var slowest []timed
 	for i, q := range queries {
 		ctx.Request.Reset()
 		ctx.Response.Reset()
@@ -269,11 +275,16 @@ func searchLatencies(b *testing.B, h fasthttp.RequestHandler, queries []string) 
 			continue
 		}
 		lat[queryKind(q)] = append(lat[queryKind(q)], d)
+		slowest = append(slowest, timed{q, d})
 		var res struct{ Messages, Documents []json.RawMessage }
 		if err := json.Unmarshal(ctx.Response.Body(), &res); err != nil {
 			b.Fatal(err)
 		}
 		hits += len(res.Messages) + len(res.Documents)
+	}
+	slices.SortFunc(slowest, func(a, b timed) int { return cmp.Compare(b.d, a.d) })
+	for _, t := range slowest[:min(5, len(slowest))] {
+		b.Logf("slow: %q %s", t.q, t.d.Round(time.Millisecond/10))
 	}
 	return lat, hits
 }
