@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -208,6 +209,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	ts := func(id uint32) int64 { return st.msgs[id].ts }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
+	q.Tie = func(a, b uint32) int { return strings.Compare(st.msgs[a].id, st.msgs[b].id) } // as wvstore's sort
 	r := st.msgIdx.Search(&q, offset+limit)
 	hits := make([]MessageHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
@@ -237,6 +239,7 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	ts := func(id uint32) int64 { return timeMicro(st.docs[id].UpdatedAt) }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
+	q.Tie = func(a, b uint32) int { return strings.Compare(st.docs[a].ID, st.docs[b].ID) }
 	r := st.docIdx.Search(&q, offset+limit)
 	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {

@@ -22,6 +22,7 @@ type Query struct {
 	Deny           *roaring.Bitmap       // when non-nil, never these ids (read, not changed)
 	Accept         func(id uint32) bool  // when non-nil, a further test per candidate
 	Recency        func(id uint32) int64 // breaks score ties and orders unranked results (newest first); id order when nil
+	Tie            func(a, b uint32) int // orders hits equal in score and recency (negative: a first); id order when nil
 }
 
 // MaxPhrases bounds the required phrases of a query; callers reject more.
@@ -190,7 +191,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 	}
 	need := uint8(len(q.Phrases)) // at most MaxPhrases, so no overflow
 	var top topK
-	top.init(k, q.Recency)
+	top.init(k, q.Recency, q.Tie)
 	total := 0
 	for wi, word := range mark[:(len(ix.lens)+63)/64] {
 		if word == 0 {
@@ -277,7 +278,7 @@ func (ix *Index) browse(q *Query, denied []uint64, k int) Result {
 		cand = roaring.And(q.Filter, ix.live)
 	}
 	var top topK
-	top.init(k, q.Recency)
+	top.init(k, q.Recency, q.Tie)
 	total := 0
 	it := cand.ManyIterator()
 	var buf [256]uint32
@@ -396,10 +397,11 @@ type topK struct {
 	h      []Hit
 	k      int
 	keyFor func(uint32) int64
+	tie    func(a, b uint32) int
 }
 
-func (t *topK) init(k int, keyFor func(uint32) int64) {
-	t.k, t.h, t.keyFor = k, make([]Hit, 0, min(k, 1024)), keyFor
+func (t *topK) init(k int, keyFor func(uint32) int64, tie func(a, b uint32) int) {
+	t.k, t.h, t.keyFor, t.tie = k, make([]Hit, 0, min(k, 1024)), keyFor, tie
 }
 
 func (t *topK) key(id uint32) int64 {
@@ -409,7 +411,23 @@ func (t *topK) key(id uint32) int64 {
 	return t.keyFor(id)
 }
 
-func worse(a, b Hit) bool { return a.Score < b.Score || (a.Score == b.Score && a.key < b.key) }
+// worse reports whether a ranks below b: a lower score, then an older
+// key, then the tie order — a total order, so equal hits come out the
+// same way whatever order they were offered in.
+func (t *topK) worse(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	if t.tie != nil {
+		if c := t.tie(a.ID, b.ID); c != 0 {
+			return c > 0
+		}
+	}
+	return a.ID > b.ID
+}
 
 func (t *topK) offer(id uint32, score float32) {
 	if len(t.h) == t.k && score < t.h[0].Score {
@@ -420,7 +438,7 @@ func (t *topK) offer(id uint32, score float32) {
 		t.h = append(t.h, x)
 		for i := len(t.h) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !worse(t.h[i], t.h[p]) {
+			if !t.worse(t.h[i], t.h[p]) {
 				break
 			}
 			t.h[i], t.h[p] = t.h[p], t.h[i]
@@ -428,7 +446,7 @@ func (t *topK) offer(id uint32, score float32) {
 		}
 		return
 	}
-	if !worse(t.h[0], x) {
+	if !t.worse(t.h[0], x) {
 		return
 	}
 	t.h[0] = x
@@ -442,10 +460,10 @@ func (t *topK) down(i, n int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && worse(t.h[r], t.h[l]) {
+		if r := l + 1; r < n && t.worse(t.h[r], t.h[l]) {
 			m = r
 		}
-		if !worse(t.h[m], t.h[i]) {
+		if !t.worse(t.h[m], t.h[i]) {
 			return
 		}
 		t.h[i], t.h[m] = t.h[m], t.h[i]

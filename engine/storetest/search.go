@@ -111,6 +111,31 @@ func testSearchTies(t *testing.T, h Harness) {
 	if got := docKeys(search(t, s, engine.SearchRequest{Query: "identical"})); !slices.Equal(got, []string{"b", "c", "a"}) {
 		t.Errorf("tied documents %v, want newest first [b c a]", got)
 	}
+
+	// Equal in score and time too: by id, whatever the order they were
+	// written in, ranked or not — both stores order them alike.
+	same := t0.Add(100 * time.Minute)
+	for _, id := range []string{"t2", "t0", "t3", "t1"} {
+		mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "c", ID: id, Author: "twin", Content: "twin pair", Timestamp: same})
+	}
+	wantMessages(t, s, engine.SearchRequest{Query: "twin pair"}, "t0", "t1", "t2", "t3")
+	wantMessages(t, s, engine.SearchRequest{Query: "from:twin"}, "t0", "t1", "t2", "t3")
+	wantMessages(t, s, engine.SearchRequest{Query: "twin pair", Limit: 2, Offset: 1}, "t1", "t2")
+	for _, k := range []string{"q", "p", "r"} {
+		mustPutDocuments(t, s, engine.Document{Key: k, Title: "Twin", Content: "twin pages", UpdatedAt: same})
+	}
+	for _, q := range []string{"twin pages", "source:" + engine.UploadsSourceID} {
+		r := search(t, s, engine.SearchRequest{Query: q})
+		var ids []string
+		for _, d := range r.Documents {
+			if d.UpdatedAt.Equal(same) {
+				ids = append(ids, d.ID)
+			}
+		}
+		if len(ids) != 3 || !slices.IsSorted(ids) {
+			t.Errorf("%q: documents tied in score and time come %v, want 3 by id", q, ids)
+		}
+	}
 }
 
 // testSearchTitles: a word in a document's title outranks the same word
