@@ -89,7 +89,24 @@ type Candidate struct {
 // (phrases at consecutive positions of the analysed text, the parts of a
 // compound counting one position each, never across a title and a body).
 func (c *CompiledSearch) Check(cands []Candidate) []bool {
-	out := make([]bool, len(cands))
+	ms := c.Match(cands)
+	out := make([]bool, len(ms))
+	for i, m := range ms {
+		out[i] = m.OK
+	}
+	return out
+}
+
+// PhraseMatch is how a candidate meets a search's phrases.
+type PhraseMatch struct {
+	OK     bool  // it holds every phrase, and no excluded word or phrase
+	Counts []int // how often it holds each phrase
+}
+
+// Match checks candidates as Check does, and counts what a store needs
+// to score the phrases as Search does (PhraseScore).
+func (c *CompiledSearch) Match(cands []Candidate) []PhraseMatch {
+	out := make([]PhraseMatch, len(cands))
 	if len(cands) == 0 {
 		return out
 	}
@@ -110,9 +127,25 @@ func (c *CompiledSearch) Check(cands []Candidate) []bool {
 	searchAnalyzers.Put(a)
 	q := index.Query{Phrases: c.Phrases, Exclude: c.Exclude, ExcludePhrases: c.ExcludePhrases, Filter: all}
 	for _, h := range ix.Search(&q, len(cands)).Hits {
-		out[h.ID] = true
+		out[h.ID].OK = true
+	}
+	for i := range out {
+		out[i].Counts = make([]int, len(c.Phrases))
+	}
+	for p, ph := range c.Phrases {
+		docs, counts := ix.Phrase(ph)
+		for k, id := range docs {
+			out[id].Counts[p] = int(counts[k])
+		}
 	}
 	return out
+}
+
+// PhraseScore is what phrase p adds to the score of a document holding it
+// count times, of length words, where n documents of avgLen words on
+// average hold it df times in all: what Search adds for it.
+func PhraseScore(n, df, count, length int, avgLen float64) float64 {
+	return index.PhraseWeight(index.DefaultOptions(), float64(n), float64(df), count, length, avgLen)
 }
 
 // MessagePlain is the plain text of a message that highlights are cut from.

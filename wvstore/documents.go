@@ -31,7 +31,7 @@ func (s *Store) documentObject(d *engine.Document) *models.Object {
 	return &models.Object{Class: s.class("Document"), ID: strfmt.UUID(s.documentObjID(d.ID)),
 		Properties: map[string]any{
 			"sourceId": d.SourceID, "docId": d.ID, "docKey": d.Key, "slug": d.Slug,
-			"terms":   strings.Join(words, " "),
+			"terms": strings.Join(words, " "), "len": len(words),
 			"updated": d.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(&rec),
 		}}
 }

@@ -22,12 +22,13 @@ import (
 func (s *Store) messageObjID(source, id string) string { return s.objID("message", source, id) }
 
 func (s *Store) messageObject(m *engine.Message) *models.Object {
+	words := engine.IndexTerms(nil, m.Content, 1)
 	return &models.Object{Class: s.class("Message"), ID: strfmt.UUID(s.messageObjID(m.SourceID, m.ID)),
 		Properties: map[string]any{
 			"sourceId": m.SourceID, "channelId": m.ChannelID, "chan": chanRef(m.SourceID, m.ChannelID), "msgId": m.ID,
 			"author": engine.Fold(m.Author), "authorName": engine.Fold(m.AuthorName),
-			"terms": strings.Join(engine.IndexTerms(nil, m.Content, 1), " "),
-			"ts":    m.Timestamp.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(m),
+			"terms": strings.Join(words, " "), "len": len(words),
+			"ts": m.Timestamp.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(m),
 		}}
 }
 

@@ -20,7 +20,12 @@ import (
 // SchemaVersion is the version of the collections below. A cluster whose
 // recorded version is newer was written by a newer Sift and is refused; an
 // older one is migrated (properties added) and its version raised.
-const SchemaVersion = 1
+//
+//	1: the collections below
+//	2: "len" on messages and documents, their length in words (phrase
+//	   scores need the mean; records written before lack it until
+//	   written again, so a cluster of version 1 is best migrated afresh)
+const SchemaVersion = 2
 
 // prop describes one property.
 type prop struct {
@@ -53,10 +58,11 @@ var collections = []collection{
 	{suffix: "Channel", props: []prop{field("sourceId"), field("channelId"), field("slug"), field("parentId"), stored("record", "text")}},
 	{suffix: "Message", props: []prop{
 		field("sourceId"), field("channelId"), field("chan"), field("msgId"), field("author"), field("authorName"),
-		terms("terms"), stored("ts", "date"), stored("record", "text"),
+		terms("terms"), stored("ts", "date"), stored("record", "text"), stored("len", "int"),
 	}},
 	{suffix: "Document", props: []prop{
 		field("sourceId"), field("docId"), field("docKey"), field("slug"), terms("terms"), stored("updated", "date"), stored("record", "text"),
+		stored("len", "int"),
 	}},
 	{suffix: "Change", props: []prop{field("owner"), field("sourceId"), stored("at", "int")}},
 	{suffix: "Chunk", vectors: true, props: []prop{

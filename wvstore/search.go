@@ -3,6 +3,8 @@ package wvstore
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -20,8 +22,8 @@ import (
 // excluded words are Weaviate filters; a phrase's words are a filter too
 // (every one present), and the phrase itself — consecutive positions — and
 // excluded phrases are checked by Sift on the candidates, which for such a
-// query are read whole (at most maxResults) so the total counts only those
-// that hold. Ties come newest first, as in the memory store.
+// query are read whole (rankChecked) so the total counts only those that
+// hold. Ties come newest first, then by id, as in the memory store.
 
 // cond is a filter: every condition of all, none of those of none.
 // Weaviate's counts under a Not filter include objects deleted since
@@ -135,6 +137,7 @@ type hit struct {
 	score float64
 	ts    time.Time
 	id    string
+	len   int // length in words ("len"), when read
 }
 
 // Search runs a full-text search over messages and documents.
@@ -256,26 +259,7 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	where := w.where()
 	need := c.Offset + c.Limit
 	if len(c.Phrases) > 0 || len(c.ExcludePhrases) > 0 {
-		// Sift checks each candidate: read them all.
-		objs, err := s.get(ctx, query{class: class, fields: fields, where: where, bm25: words, limit: maxResults,
-			sort: unrankedSort(words, tsProp, idProp)})
-		if err != nil {
-			return nil, 0, err
-		}
-		hits := toHits(objs, tsProp, idProp)
-		cands := make([]engine.Candidate, len(hits))
-		for i, h := range hits {
-			cands[i] = candidate(h)
-		}
-		ok := c.Check(cands)
-		kept := hits[:0]
-		for i, h := range hits {
-			if ok[i] {
-				kept = append(kept, h)
-			}
-		}
-		sortHits(kept)
-		return page(kept, c.Offset, c.Limit), len(kept), nil
+		return s.rankChecked(ctx, c, class, tsProp, idProp, w, candidate)
 	}
 	total, err := s.countCond(ctx, class, w)
 	if err != nil || total <= c.Offset {
@@ -286,18 +270,22 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 			offset: c.Offset, limit: c.Limit})
 		return toHits(objs, tsProp, idProp), total, err
 	}
-	// Ranked. Weaviate's BM25 with a limit may leave out hits that tie
-	// with the last it returns, or return lower ones in their place
-	// (measured on v1.35.2: of 33 hits with one score, a limit of 7 gave 4
-	// of them and 3 lower), so Sift reads at least rankWindow candidates
-	// — their scores, times and ids only — orders them itself, then reads
-	// the records of the page.
+	// Ranked. Weaviate's BM25 with a limit below its matches may leave
+	// out top hits of words still in a memtable, returning lower ones in
+	// their place (weaviate#11780, in v1.35.2: of 33 hits with one score,
+	// a limit of 7 gave 4 of them and 3 lower), so Sift reads at least
+	// rankWindow candidates — their scores, times and ids only — orders
+	// them itself, then reads the records of the page: exact when fewer
+	// match, and for more once Weaviate has flushed.
 	objs, err := s.get(ctx, query{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
 		limit: min(max(need, rankWindow), maxResults)})
 	if err != nil {
 		return nil, 0, err
 	}
 	hits := toHits(objs, tsProp, idProp)
+	for i := range hits {
+		hits[i].score *= bm25Scale(s.opts)
+	}
 	sortHits(hits)
 	hits = page(hits, c.Offset, c.Limit)
 	ids := make([]string, len(hits))
@@ -317,6 +305,201 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		}
 	}
 	return kept, total, nil
+}
+
+// rankChecked ranks a search with phrases or excluded phrases, which Sift
+// checks on each candidate (Weaviate narrows the candidates to those
+// holding every word of the phrases). Every candidate is read, newest
+// first, in queries of phraseWindow, so the total is exact however
+// common the words. The scores are the memory store's: its BM25 of the
+// query's words (Weaviate's, read by id for the holders) plus each
+// phrase's, which Sift computes as the memory index does — the phrase as
+// one term, from how often each holder holds it, how many hold it in all
+// and the records' lengths ("len").
+func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
+	candidate func(hit) engine.Candidate) ([]hit, int, error) {
+	all, matches, err := s.walk(ctx, c, class, tsProp, idProp, w, candidate)
+	if err != nil {
+		return nil, 0, err
+	}
+	var held []hit
+	var counts [][]int
+	for i, m := range matches {
+		if m.OK {
+			held = append(held, all[i])
+			counts = append(counts, m.Counts)
+		}
+	}
+	if !c.Ranked() { // newest first, as the walk reads them
+		return page(held, c.Offset, c.Limit), len(held), nil
+	}
+	if len(c.Phrases) > 0 && len(held) > 0 {
+		n, avg, err := s.lengths(ctx, class)
+		if err != nil {
+			return nil, 0, err
+		}
+		for p, ph := range c.Phrases {
+			df, err := s.phraseHolders(ctx, c, class, tsProp, idProp, w, p, ph, all, matches, candidate)
+			if err != nil {
+				return nil, 0, err
+			}
+			for i := range held {
+				held[i].score += engine.PhraseScore(n, df, counts[i][p], held[i].len, avg)
+			}
+		}
+	}
+	if words := termWords(c); len(words) > 0 {
+		byID := make(map[string]int, len(held))
+		for i, h := range held {
+			byID[h.o["_id"].(string)] = i
+		}
+		for part := range slices.Chunk(held, 1000) {
+			ids := make([]string, len(part))
+			for i, h := range part {
+				ids[i] = h.o["_id"].(string)
+			}
+			objs, err := s.get(ctx, query{class: class, fields: []string{"_id", "_score"}, bm25: words, limit: len(part),
+				where: filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)})
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, o := range objs {
+				id, _ := o["_id"].(string)
+				sc, _ := o["_score"].(string)
+				f, _ := strconv.ParseFloat(sc, 64)
+				if i, ok := byID[id]; ok {
+					held[i].score += f * bm25Scale(s.opts)
+				}
+			}
+		}
+	}
+	sortHits(held)
+	return page(held, c.Offset, c.Limit), len(held), nil
+}
+
+// bm25Scale brings Weaviate's BM25 scores to the memory store's, which
+// weighs each term by k1+1 as Lucene's classic form does (the order is
+// the same either way; the sums with phrase scores need one scale).
+func bm25Scale(o Options) float64 { return float64(o.K1) + 1 }
+
+// termWords are the query's ranked words without its phrases'.
+func termWords(c *engine.CompiledSearch) []string {
+	var ws []string
+	for _, t := range c.Terms {
+		for range max(int(t.Weight), 1) {
+			ws = append(ws, t.Text)
+		}
+	}
+	return ws
+}
+
+// phraseHolders returns how many records of class hold phrase p of c, as
+// the memory index counts them for the phrase's weight: all of them,
+// whatever the query's filters. When the query has no condition but the
+// phrase's words, the walk it made already counted them.
+func (s *Store) phraseHolders(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
+	p int, ph []string, all []hit, matches []engine.PhraseMatch, candidate func(hit) engine.Candidate) (int, error) {
+	if len(w.none) > 0 || len(w.all) != 1 || len(c.Phrases) != 1 {
+		var err error
+		only := cond{all: []*filters.WhereBuilder{allText("terms", ph)}}
+		if _, matches, err = s.walk(ctx, c, class, tsProp, idProp, only, candidate); err != nil {
+			return 0, err
+		}
+	}
+	df := 0
+	for _, m := range matches {
+		if m.Counts[p] > 0 {
+			df++
+		}
+	}
+	return df, nil
+}
+
+// lengths returns how many records class holds and their mean length in
+// words, as BM25 counts them.
+func (s *Store) lengths(ctx context.Context, class string) (int, float64, error) {
+	res, err := s.c.GraphQL().Aggregate().WithClassName(class).WithFields(
+		graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}},
+		graphql.Field{Name: "len", Fields: []graphql.Field{{Name: "mean"}}}).Do(ctx)
+	if err == nil && len(res.Errors) > 0 {
+		err = errors.New(res.Errors[0].Message)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("lengths of %s: %w", class, err)
+	}
+	agg, _ := res.Data["Aggregate"].(map[string]any)
+	list, _ := agg[class].([]any)
+	if len(list) == 0 {
+		return 0, 1, nil
+	}
+	o, _ := list[0].(map[string]any)
+	meta, _ := o["meta"].(map[string]any)
+	n, _ := meta["count"].(float64)
+	l, _ := o["len"].(map[string]any)
+	mean, _ := l["mean"].(float64)
+	if mean <= 0 {
+		mean = 1
+	}
+	return int(n), mean, nil
+}
+
+// phraseWindow is how many candidates a phrase search reads a query
+// (a variable for tests).
+var phraseWindow = maxResults
+
+// phraseWalkMax bounds the candidates a phrase search walks: beyond it
+// the search ranks and counts the holders among the newest phraseWalkMax
+// candidates (docs/weaviate.md).
+const phraseWalkMax = 100_000
+
+// walk reads every candidate matching w, newest first, phraseWindow a
+// query keyed on (time, id), and matches each against c.
+func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
+	candidate func(hit) engine.Candidate) ([]hit, []engine.PhraseMatch, error) {
+	var out []hit
+	var matches []engine.PhraseMatch
+	var last time.Time
+	seen := map[string]bool{} // ids at time last, read already
+	for len(out) < phraseWalkMax {
+		q := w
+		if len(out) > 0 {
+			q = q.and(dateCmp(tsProp, filters.LessThanEqual, last))
+		}
+		objs, err := s.get(ctx, query{class: class, fields: []string{"record", "len", tsProp, idProp, "_id"}, where: q.where(),
+			sort: unrankedSort(nil, tsProp, idProp), limit: phraseWindow})
+		if err != nil {
+			return nil, nil, err
+		}
+		hits := toHits(objs, tsProp, idProp)
+		fresh := hits[:0]
+		for _, h := range hits {
+			if len(out) == 0 || !h.ts.Equal(last) || !seen[h.id] {
+				fresh = append(fresh, h)
+			}
+		}
+		if len(fresh) == 0 { // more than a query's worth at one time: left
+			break
+		}
+		cands := make([]engine.Candidate, len(fresh))
+		for i, h := range fresh {
+			cands[i] = candidate(h)
+		}
+		out = append(out, fresh...)
+		matches = append(matches, c.Match(cands)...)
+		if len(objs) < phraseWindow {
+			break
+		}
+		if t := fresh[len(fresh)-1].ts; !t.Equal(last) {
+			last = t
+			clear(seen)
+		}
+		for _, h := range fresh {
+			if h.ts.Equal(last) {
+				seen[h.id] = true
+			}
+		}
+	}
+	return out, matches, nil
 }
 
 // byObjectID reads fields of objects by their ids.
@@ -374,6 +557,9 @@ func toHits(objs []map[string]any, tsProp, idProp string) []hit {
 			h.ts, _ = time.Parse(time.RFC3339Nano, ts)
 		}
 		h.id, _ = o[idProp].(string)
+		if l, ok := o["len"].(float64); ok {
+			h.len = int(l)
+		}
 		out = append(out, h)
 	}
 	return out

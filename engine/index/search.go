@@ -479,3 +479,25 @@ func (t *topK) sorted() []Hit {
 	}
 	return t.h
 }
+
+// Phrase returns the live documents where terms occur at consecutive
+// positions and how often in each (copies, the caller's to keep).
+func (ix *Index) Phrase(terms []string) (docs, counts []uint32) {
+	sc := getScratch(len(ix.lens))
+	d, c := ix.phrase(terms, sc)
+	docs, counts = slices.Clone(d), slices.Clone(c)
+	sc.release()
+	return docs, counts
+}
+
+// PhraseWeight is what a phrase adds to a document's score, as Search
+// scores it: BM25 of the phrase as one term, held by df of n documents,
+// count times in this one of length n words against avgLen on average.
+func PhraseWeight(o Options, n, df float64, count, length int, avgLen float64) float64 {
+	if count == 0 {
+		return 0
+	}
+	k1, b := float64(o.K1), float64(o.B)
+	tf := float64(count)
+	return idf(n, df) * (k1 + 1) * tf / (tf + k1*(1-b) + k1*b*float64(length)/avgLen)
+}

@@ -1,0 +1,116 @@
+package wvstore
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/internal/weaviatetest"
+)
+
+// TestPhraseWalk: a phrase whose words are common has more candidates
+// than one query reads (the window, 7 here); the totals, pages, scores
+// and exclusions still equal the memory store's, ranked and unranked,
+// the phrases scored as the memory index scores them.
+func TestPhraseWalk(t *testing.T) {
+	defer func(w int) { phraseWindow = w }(phraseWindow)
+	phraseWindow = 7
+	cl := weaviatetest.Start(t, 1)
+	wv := openNS(t, cl, "Walk")
+	mem, err := engine.Open(engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	texts := []string{
+		"go to the docs", "the docs go to", "back to the start to the end", "to be the one", "to the point",
+		"nothing here", "the to", "walk to the park with the dog", "to the", "the end to the story",
+	}
+	var msgs []engine.Message
+	for i := range 60 {
+		ts := t0.Add(time.Duration(i/3) * time.Minute) // three messages a minute: ties in time
+		msgs = append(msgs, engine.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprintf("m%02d", (i*37)%60), Author: "a",
+			Content: texts[i%len(texts)] + fmt.Sprintf(" w%d", i%4), Timestamp: ts})
+	}
+	for _, st := range []interface {
+		PutSource(engine.Source) (engine.Source, error)
+		PutChannels([]engine.Channel) ([]engine.Channel, error)
+		PutMessages([]engine.Message) (int, error)
+	}{mem, wv} {
+		if _, err := st.PutSource(engine.Source{ID: "s", Name: "S", Type: "discord", Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.PutChannels([]engine.Channel{{SourceID: "s", ID: "c", Name: "general"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.PutMessages(msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var docs []engine.Document
+	for i := range 20 {
+		docs = append(docs, engine.Document{SourceID: engine.UploadsSourceID, Key: fmt.Sprint("k", i), Title: texts[(i+3)%len(texts)],
+			Content: texts[i%len(texts)] + " and " + texts[(i+5)%len(texts)], UpdatedAt: t0.Add(time.Duration(i/2) * time.Hour)})
+	}
+	if _, err := mem.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wv.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []engine.SearchRequest{
+		{Query: `"to the"`},
+		{Query: `"to the"`, Offset: 5, Limit: 5},
+		{Query: `to the`, Limit: 40},
+		{Query: `"to the"`, Limit: 40},
+		{Query: `"to the"`, Offset: 20, Limit: 10},
+		{Query: `"to the" w1`},
+		{Query: `"to the" -w2`},
+		{Query: `to -"to the"`},
+		{Query: `-"to the" from:a`},
+		{Query: `-"to the" from:a`, Offset: 10, Limit: 10},
+	} {
+		m, err := mem.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := wv.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := func(r *engine.SearchResult) []string {
+			var out []string
+			for _, h := range r.Messages {
+				out = append(out, h.ID)
+			}
+			return out
+		}
+		if m.TotalMessages != w.TotalMessages || !slices.Equal(ids(m), ids(w)) {
+			t.Errorf("%+v:\nmemory   %d %v\nweaviate %d %v", req, m.TotalMessages, ids(m), w.TotalMessages, ids(w))
+		}
+		dids := func(r *engine.SearchResult) []string {
+			var out []string
+			for _, h := range r.Documents {
+				out = append(out, fmt.Sprintf("%s:%.3f", h.Key, h.Score))
+			}
+			return out
+		}
+		if m.TotalDocuments != w.TotalDocuments || !slices.Equal(dids(m), dids(w)) {
+			t.Errorf("%+v documents:\nmemory   %d %v\nweaviate %d %v", req, m.TotalDocuments, dids(m), w.TotalDocuments, dids(w))
+		}
+		for i := range min(len(m.Messages), len(w.Messages)) {
+			if a, b := m.Messages[i].Score, w.Messages[i].Score; math.Abs(a-b) > 0.01*math.Abs(a) {
+				t.Errorf("%+v: %s scores %.4f in memory, %.4f on weaviate", req, m.Messages[i].ID, a, b)
+				break
+			}
+		}
+		if m.TotalMessages == 0 || m.TotalDocuments == 0 && strings.HasPrefix(req.Query, `"to the"`) {
+			t.Errorf("%+v: nothing found", req)
+		}
+	}
+}
