@@ -137,7 +137,8 @@ type hit struct {
 	score float64
 	ts    time.Time
 	id    string
-	len   int // length in words ("len"), when read
+	len   int    // length in words ("len"), when read
+	oid   string // Weaviate's object id ("_id"), when read
 }
 
 // Search runs a full-text search over messages and documents.
@@ -290,7 +291,7 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	hits = page(hits, c.Offset, c.Limit)
 	ids := make([]string, len(hits))
 	for i, h := range hits {
-		ids[i], _ = h.o["_id"].(string)
+		ids[i] = h.oid
 	}
 	recs, err := s.byObjectID(ctx, class, ids, "record")
 	if err != nil {
@@ -298,8 +299,7 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	}
 	kept := hits[:0]
 	for _, h := range hits {
-		id, _ := h.o["_id"].(string)
-		if r, ok := recs[id]; ok { // one deleted meanwhile is left out
+		if r, ok := recs[h.oid]; ok { // one deleted meanwhile is left out
 			h.o = r
 			kept = append(kept, h)
 		}
@@ -351,12 +351,12 @@ func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class
 	if words := termWords(c); len(words) > 0 {
 		byID := make(map[string]int, len(held))
 		for i, h := range held {
-			byID[h.o["_id"].(string)] = i
+			byID[h.oid] = i
 		}
 		for part := range slices.Chunk(held, 1000) {
 			ids := make([]string, len(part))
 			for i, h := range part {
-				ids[i] = h.o["_id"].(string)
+				ids[i] = h.oid
 			}
 			objs, err := s.get(ctx, query{class: class, fields: []string{"_id", "_score"}, bm25: words, limit: len(part),
 				where: filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)})
@@ -557,6 +557,7 @@ func toHits(objs []map[string]any, tsProp, idProp string) []hit {
 			h.ts, _ = time.Parse(time.RFC3339Nano, ts)
 		}
 		h.id, _ = o[idProp].(string)
+		h.oid, _ = o["_id"].(string)
 		if l, ok := o["len"].(float64); ok {
 			h.len = int(l)
 		}
