@@ -198,7 +198,7 @@ func (s *Store) DocumentBySlug(slug string) (engine.Document, bool) {
 
 // newestFirst is the order of document lists: UpdatedAt, newest first,
 // ties by id.
-var newestFirst = []graphql.Sort{{Path: []string{"updated"}, Order: graphql.Desc}, {Path: []string{"docId"}, Order: graphql.Asc}}
+var newestFirst = byTime("updated", "docId")
 
 // Documents returns a page of the documents, newest first, and how many
 // there are; without private, only those callers without credentials may

@@ -115,22 +115,6 @@ func wordFilters(c *engine.CompiledSearch) cond {
 	return out
 }
 
-// rankWords are the words BM25 ranks by: the query's words and its
-// phrases' (Weaviate's BM25 returns only what holds one of them, and a
-// phrase's holders must be among the candidates).
-func rankWords(c *engine.CompiledSearch) []string {
-	var ws []string
-	for _, t := range c.Terms {
-		for range max(int(t.Weight), 1) {
-			ws = append(ws, t.Text)
-		}
-	}
-	for _, p := range c.Phrases {
-		ws = append(ws, p...)
-	}
-	return ws
-}
-
 // hit is a candidate: its object, BM25 score and time.
 type hit struct {
 	o     map[string]any
@@ -252,9 +236,9 @@ func timeFilters(prop string, f *engine.ParsedQuery) *filters.WhereBuilder {
 // how many match in all.
 func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) engine.Candidate) ([]hit, int, error) {
-	fields := []string{"record", tsProp, idProp, "_score"}
-	words := rankWords(c)
+	words := termWords(c)
 	if len(words) > 0 && len(c.Phrases) == 0 {
+		// Any word suffices (with a phrase, the phrase's words decide).
 		w = w.and(anyText("terms", uniq(words)))
 	}
 	where := w.where()
@@ -267,7 +251,7 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		return nil, total, err
 	}
 	if len(words) == 0 {
-		objs, err := s.get(ctx, query{class: class, fields: fields, where: where, sort: unrankedSort(nil, tsProp, idProp),
+		objs, err := s.get(ctx, query{class: class, fields: []string{"record", tsProp, idProp}, where: where, sort: byTime(tsProp, idProp),
 			offset: c.Offset, limit: c.Limit})
 		return toHits(objs, tsProp, idProp), total, err
 	}
@@ -359,7 +343,7 @@ func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class
 				ids[i] = h.oid
 			}
 			objs, err := s.get(ctx, query{class: class, fields: []string{"_id", "_score"}, bm25: words, limit: len(part),
-				where: filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)})
+				where: idIn(ids)})
 			if err != nil {
 				return nil, 0, err
 			}
@@ -466,7 +450,7 @@ func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 			q = q.and(dateCmp(tsProp, filters.LessThanEqual, last))
 		}
 		objs, err := s.get(ctx, query{class: class, fields: []string{"record", "len", tsProp, idProp, "_id"}, where: q.where(),
-			sort: unrankedSort(nil, tsProp, idProp), limit: phraseWindow})
+			sort: byTime(tsProp, idProp), limit: phraseWindow})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -509,7 +493,7 @@ func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fiel
 		return out, nil
 	}
 	objs, err := s.get(ctx, query{class: class, fields: append(fields, "_id"), limit: len(ids),
-		where: filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)})
+		where: idIn(ids)})
 	if err != nil {
 		return nil, err
 	}
@@ -537,12 +521,9 @@ func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fiel
 // rankWindow is how many candidates a ranked search reads at least.
 const rankWindow = 1000
 
-// unrankedSort orders a query without words newest first; BM25 queries
-// are ordered by score.
-func unrankedSort(words []string, tsProp, idProp string) []graphql.Sort {
-	if len(words) > 0 {
-		return nil
-	}
+// byTime orders newest first, then by id, as the memory store
+// lists what a query without ranked words matches.
+func byTime(tsProp, idProp string) []graphql.Sort {
 	return []graphql.Sort{{Path: []string{tsProp}, Order: graphql.Desc}, {Path: []string{idProp}, Order: graphql.Asc}}
 }
 
