@@ -163,6 +163,11 @@ func (c *Cluster) env(nd *Node) []string {
 		"RAFT_BOOTSTRAP_EXPECT=" + strconv.Itoa(len(c.Nodes)),
 		"ASYNC_REPLICATION_DISABLED=false",
 		"GO_PROFILING_DISABLE=true", // every node would bind :6060
+		// A node back from a crash is repaired sooner than by default
+		// (batches of 100, objects younger than 30 s left for later), so
+		// the catch-up tests wait on seconds, not minutes.
+		"ASYNC_REPLICATION_PROPAGATION_BATCH_SIZE=1000",
+		"ASYNC_REPLICATION_PROPAGATION_DELAY=5s",
 	}
 	if nd != c.Nodes[0] {
 		env = append(env, "CLUSTER_JOIN=127.0.0.1:"+strconv.Itoa(c.Nodes[0].Gossip))
