@@ -44,32 +44,5 @@ func Run(ds *Dataset, eo engine.Options, so semantic.Options) (*Rankings, error)
 	if err := x.Wait(ctx); err != nil {
 		return nil, err
 	}
-	r := &Rankings{BM25: map[string][]string{}, Vectors: map[string][]string{}, Fused: map[string][]string{}}
-	for _, q := range ds.Queries {
-		res, err := e.Search(engine.SearchRequest{Query: q.Text, Limit: engine.MaxSearchLimit})
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range res.Documents {
-			r.BM25[q.ID] = append(r.BM25[q.ID], h.Key)
-		}
-		for _, m := range []struct {
-			mode semantic.Mode
-			hyde bool
-			out  map[string][]string
-		}{{semantic.ModeVectors, false, r.Vectors}, {semantic.ModeFused, true, r.Fused}} {
-			sr, err := x.Search(ctx, semantic.Request{Query: q.Text, Limit: semantic.MaxLimit, HyDE: m.hyde, Mode: m.mode})
-			if err != nil {
-				return nil, err
-			}
-			seen := map[string]bool{}
-			for _, h := range sr.Hits { // chunks to documents, each once
-				if id := beirID[h.DocumentID]; !seen[id] {
-					seen[id] = true
-					m.out[q.ID] = append(m.out[q.ID], id)
-				}
-			}
-		}
-	}
-	return r, nil
+	return rankAll(ctx, ds, e, x, beirID)
 }
