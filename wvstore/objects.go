@@ -234,7 +234,19 @@ func (s *Store) getAll(ctx context.Context, q query) ([]map[string]any, error) {
 
 // count returns how many objects of class match where.
 func (s *Store) count(ctx context.Context, class string, where *filters.WhereBuilder) (int, error) {
-	b := s.c.GraphQL().Aggregate().WithClassName(class).WithFields(graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})
+	o, err := s.aggregate(ctx, class, where, graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", class, err)
+	}
+	meta, _ := o["meta"].(map[string]any)
+	n, _ := meta["count"].(float64)
+	return int(n), nil
+}
+
+// aggregate runs an Aggregate of fields over the objects of class matching
+// where and returns its one group (empty when there is none).
+func (s *Store) aggregate(ctx context.Context, class string, where *filters.WhereBuilder, fields ...graphql.Field) (map[string]any, error) {
+	b := s.c.GraphQL().Aggregate().WithClassName(class).WithFields(fields...)
 	if where != nil {
 		b = b.WithWhere(where)
 	}
@@ -243,17 +255,15 @@ func (s *Store) count(ctx context.Context, class string, where *filters.WhereBui
 		err = errors.New(res.Errors[0].Message)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", class, err)
+		return nil, err
 	}
 	agg, _ := res.Data["Aggregate"].(map[string]any)
 	list, _ := agg[class].([]any)
 	if len(list) == 0 {
-		return 0, nil
+		return map[string]any{}, nil
 	}
 	o, _ := list[0].(map[string]any)
-	meta, _ := o["meta"].(map[string]any)
-	n, _ := meta["count"].(float64)
-	return int(n), nil
+	return o, nil
 }
 
 // countBy returns how many objects of class match where, by the value of

@@ -3,7 +3,6 @@ package wvstore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -402,21 +401,12 @@ func (s *Store) phraseHolders(ctx context.Context, c *engine.CompiledSearch, cla
 // lengths returns how many records class holds and their mean length in
 // words, as BM25 counts them.
 func (s *Store) lengths(ctx context.Context, class string) (int, float64, error) {
-	res, err := s.c.GraphQL().Aggregate().WithClassName(class).WithFields(
+	o, err := s.aggregate(ctx, class, nil,
 		graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}},
-		graphql.Field{Name: "len", Fields: []graphql.Field{{Name: "mean"}}}).Do(ctx)
-	if err == nil && len(res.Errors) > 0 {
-		err = errors.New(res.Errors[0].Message)
-	}
+		graphql.Field{Name: "len", Fields: []graphql.Field{{Name: "mean"}}})
 	if err != nil {
 		return 0, 0, fmt.Errorf("lengths of %s: %w", class, err)
 	}
-	agg, _ := res.Data["Aggregate"].(map[string]any)
-	list, _ := agg[class].([]any)
-	if len(list) == 0 {
-		return 0, 1, nil
-	}
-	o, _ := list[0].(map[string]any)
 	meta, _ := o["meta"].(map[string]any)
 	n, _ := meta["count"].(float64)
 	l, _ := o["len"].(map[string]any)
