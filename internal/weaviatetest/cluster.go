@@ -10,8 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -101,15 +99,13 @@ func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
 	c := &Cluster{bin: Binary(tb), tb: tb}
 	root := tb.TempDir()
+	ports := reservePorts(tb, 5*n)
 	for i := range n {
-		ports := freePorts(tb, 6)
+		p := ports[5*i:]
 		c.Nodes = append(c.Nodes, &Node{
-			Name: fmt.Sprint("node", i+1), HTTP: ports[0], GRPC: ports[1], Gossip: ports[2], Data: ports[3],
-			Raft: ports[4], RaftRPC: ports[4] + 1, Dir: filepath.Join(root, fmt.Sprint("node", i+1)),
+			Name: fmt.Sprint("node", i+1), HTTP: p[0], GRPC: p[1], Gossip: p[2], Data: p[3],
+			Raft: p[4], RaftRPC: p[4] + 1, Dir: filepath.Join(root, fmt.Sprint("node", i+1)),
 		})
-		if !portFree(ports[4] + 1) { // the raft RPC port must be the raft port's next
-			tb.Fatalf("weaviatetest: port %d taken", ports[4]+1)
-		}
 	}
 	tb.Cleanup(c.Stop)
 	// The first node must listen before the others join it; none is
@@ -272,70 +268,6 @@ func (c *Cluster) Stop() {
 	for i := range c.Nodes {
 		c.Kill(i)
 	}
-}
-
-// freePorts returns n ports free on loopback now, chosen below the
-// kernel's ephemeral range: a port from that range, released when a node
-// is killed, can be taken by any outgoing connection on the machine as its
-// local port before the node restarts, and the node then cannot bind it
-// ("address already in use" on its Raft RPC port under make test). Ports
-// outside the range are only ever taken by explicit binds.
-func freePorts(tb testing.TB, n int) []int {
-	lo, hi := 20000, ephemeralLow()
-	if hi-lo < 1000 {
-		lo = 1024
-	}
-	var out []int
-	seen := map[int]bool{}
-	for tries := 0; len(out) < n; tries++ {
-		if tries > 10000 {
-			tb.Fatalf("weaviatetest: no free ports in %d-%d", lo, hi)
-		}
-		p := lo + rand.IntN(hi-lo-1)
-		if seen[p] || seen[p+1] || !portFree(p) {
-			continue
-		}
-		if len(out) == 4 && !portFree(p+1) { // the raft port needs its next one free too
-			continue
-		}
-		seen[p], seen[p+1] = true, true
-		out = append(out, p)
-	}
-	return out
-}
-
-// ephemeralLow is the lowest port the kernel hands to outgoing
-// connections (32768 when it cannot be read).
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
-	}
-	f := strings.Fields(string(b))
-	if len(f) != 2 {
-		return 32768
-	}
-	p, err := strconv.Atoi(f[0])
-	if err != nil || p <= 1024 {
-		return 32768
-	}
-	return p
-}
-
-// portFree reports whether p can be bound on loopback, for TCP and UDP
-// both (the gossip port takes both).
-func portFree(p int) bool {
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	u, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p))
-	if err != nil {
-		return false
-	}
-	u.Close()
-	return true
 }
 
 func tail(b []byte, n int) string {
