@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -65,6 +66,14 @@ func pageSite(t testing.TB, mod ...func(*Options)) *testServer {
 		{Title: "Plain <notes>", Key: "notes.txt", Format: engine.FormatText, Content: "first line\nsecond line\n\n" + hostile},
 	}
 	if _, err := e.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	// Answers read the semantic index, which chunks writes in the
+	// background: under make test's load it was once still behind when a
+	// test asked its question.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := ts.idx.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return ts
