@@ -245,11 +245,11 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	if len(c.Phrases) > 0 || len(c.ExcludePhrases) > 0 {
 		return s.rankChecked(ctx, c, class, tsProp, idProp, w, candidate)
 	}
-	total, err := s.countCond(ctx, class, w)
-	if err != nil || total <= c.Offset {
-		return nil, total, err
-	}
 	if len(words) == 0 {
+		total, err := s.countCond(ctx, class, w)
+		if err != nil || total <= c.Offset {
+			return nil, total, err
+		}
 		objs, err := s.get(ctx, query{class: class, fields: []string{"record", tsProp, idProp}, where: where, sort: byTime(tsProp, idProp),
 			offset: c.Offset, limit: c.Limit})
 		return toHits(objs, tsProp, idProp), total, err
@@ -261,10 +261,24 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	// rankWindow candidates — their scores, times and ids only — orders
 	// them itself, then reads the records of the page: exact when fewer
 	// match, and for more once Weaviate has flushed.
+	limit := min(max(need, rankWindow), maxResults)
 	objs, err := s.get(ctx, query{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
-		limit: min(max(need, rankWindow), maxResults)})
+		limit: limit})
 	if err != nil {
 		return nil, 0, err
+	}
+	// When fewer than the window came back, every match did and the total
+	// is theirs; only a full window asks Weaviate to count, which costs
+	// more than the ranking itself (its filtered Aggregate reads every
+	// matching object, even for a bare count; BenchmarkCommonWordCost).
+	total := len(objs)
+	if total >= limit {
+		if total, err = s.countCond(ctx, class, w); err != nil {
+			return nil, 0, err
+		}
+	}
+	if total <= c.Offset {
+		return nil, total, nil
 	}
 	hits := toHits(objs, tsProp, idProp)
 	for i := range hits {
@@ -508,8 +522,9 @@ func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fiel
 	return out, nil
 }
 
-// rankWindow is how many candidates a ranked search reads at least.
-const rankWindow = 1000
+// rankWindow is how many candidates a ranked search reads at least (a
+// variable so a test can make it small).
+var rankWindow = 1000
 
 // byTime orders newest first, then by id, as the memory store
 // lists what a query without ranked words matches.
