@@ -76,31 +76,27 @@ func TestPhraseWalk(t *testing.T) {
 		// written).
 		full bool
 	}
-	var searches []search
-	for _, req := range []engine.SearchRequest{
-		{Query: `"to the"`},
-		{Query: `"to the"`, Offset: 5, Limit: 5},
-		{Query: `to the`, Limit: 40},
-		{Query: `"to the"`, Limit: 40},
-		{Query: `"to the"`, Offset: 20, Limit: 10},
-		{Query: `"to the" w1`},
-		{Query: `"to the" -w2`},
-		{Query: `to -"to the"`},
-		{Query: `-"to the" from:a`},
-		{Query: `-"to the" from:a`, Offset: 10, Limit: 10},
-	} {
-		searches = append(searches, search{req: req})
+	type sr = engine.SearchRequest
+	searches := []search{
+		{req: sr{Query: `"to the"`}},
+		{req: sr{Query: `"to the"`, Offset: 5, Limit: 5}},
+		{req: sr{Query: `to the`, Limit: 40}},
+		{req: sr{Query: `"to the"`, Limit: 40}},
+		{req: sr{Query: `"to the"`, Offset: 20, Limit: 10}},
+		{req: sr{Query: `"to the" w1`}},
+		{req: sr{Query: `"to the" -w2`}},
+		{req: sr{Query: `to -"to the"`}},
+		{req: sr{Query: `-"to the" from:a`}},
+		{req: sr{Query: `-"to the" from:a`, Offset: 10, Limit: 10}},
+		{req: sr{Query: `story`}, window: 7}, // 6 of the 60 messages, the window 7
+		{req: sr{Query: `story`, Offset: 3, Limit: 2}, window: 7},
+		{req: sr{Query: `story`, Offset: 6}, window: 7}, // past the last
+		{req: sr{Query: `story -w1`}, window: 7},
+		{req: sr{Query: `w1 -story`, Limit: 20}, window: 7},
+		{req: sr{Query: `story park`}, window: 7, full: true}, // 12
+		{req: sr{Query: `w1`}, window: 7, full: true},         // 15
+		{req: sr{Query: `w2 from:a`, Limit: 5}, window: 7, full: true},
 	}
-	searches = append(searches,
-		search{req: engine.SearchRequest{Query: `story`}, window: 7}, // 6 of the 60 messages, the window 7
-		search{req: engine.SearchRequest{Query: `story`, Offset: 3, Limit: 2}, window: 7},
-		search{req: engine.SearchRequest{Query: `story`, Offset: 6}, window: 7}, // past the last
-		search{req: engine.SearchRequest{Query: `story -w1`}, window: 7},
-		search{req: engine.SearchRequest{Query: `w1 -story`, Limit: 20}, window: 7},
-		search{req: engine.SearchRequest{Query: `story park`}, window: 7, full: true}, // 12
-		search{req: engine.SearchRequest{Query: `w1`}, window: 7, full: true},         // 15
-		search{req: engine.SearchRequest{Query: `w2 from:a`, Limit: 5}, window: 7, full: true},
-	)
 	defaultWindow := rankWindow
 	for _, sc := range searches {
 		req := sc.req
