@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -20,8 +21,11 @@ import (
 // credentials, how much of it may be read:
 //
 //   - upload routes (documents, imports) take up to MAX_UPLOAD_BYTES, but
-//     only from a caller with admin credentials; for anyone else the body is
-//     never read (the route's auth check answers);
+//     only from a caller with admin credentials, whose body is read here,
+//     within the limit whatever the client announced (Content-Length or
+//     chunked, with or without "Expect: 100-continue"), into memory or a
+//     spool file the handler reads as the body (spool.go); for anyone else
+//     the body is never read (the route's auth check answers);
 //   - every other route takes at most maxAPIBody, read here into memory
 //     before the handler runs, within a server-wide budget of body bytes in
 //     flight (beyond it: 503 with Retry-After);
@@ -77,27 +81,14 @@ func (s *Server) admitBody(ctx *fasthttp.RequestCtx) (release func(), ok bool) {
 	if announced == 0 {
 		return none, true
 	}
-	if ctx.IsGet() || ctx.IsHead() || ctx.IsPost() && uploadRoute(string(ctx.Path())) {
-		// A body nobody reads (GET), or one the handler reads after its
-		// auth check, within MAX_UPLOAD_BYTES (fasthttp refuses a larger
-		// announced body): what is left unread must not be taken for the
-		// next request, and a refused upload is dropped as it comes, up to
-		// maxDrain, so the client reads the refusal.
-		ctx.SetConnectionClose()
-		return func() {
-			if ctx.Response.StatusCode() >= 400 && announced > 0 && announced <= maxDrain {
-				if stream := ctx.RequestBodyStream(); stream != nil {
-					io.Copy(io.Discard, io.LimitReader(stream, int64(announced)))
-				}
-			}
-		}, true
+	if ctx.IsPost() && uploadRoute(string(ctx.Path())) {
+		return s.admitUpload(ctx, announced)
+	}
+	if ctx.IsGet() || ctx.IsHead() {
+		return leaveUnread(ctx, announced), true
 	}
 	if announced > maxAPIBody {
-		if stream := ctx.RequestBodyStream(); announced <= maxDrain && stream != nil {
-			io.Copy(io.Discard, io.LimitReader(stream, int64(announced))) // dropped as it comes
-		} else {
-			ctx.SetConnectionClose()
-		}
+		refuseAnnounced(ctx, announced)
 		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds this endpoint's %d-byte limit", maxAPIBody)
 		return none, false
 	}
@@ -117,20 +108,105 @@ func (s *Server) admitBody(ctx *fasthttp.RequestCtx) (release func(), ok bool) {
 		return release, true
 	}
 	body, err := io.ReadAll(io.LimitReader(stream, maxAPIBody+1))
+	if err == nil && len(body) > maxAPIBody {
+		err = errBodyTooLarge
+	}
+	if err != nil {
+		s.refuseRead(ctx, err, fmt.Sprintf("request body exceeds this endpoint's %d-byte limit", maxAPIBody))
+		release()
+		return none, false
+	}
+	ctx.Request.SetBodyRaw(body)
+	return release, true
+}
+
+// errBodyTooLarge is a body read past its bound.
+var errBodyTooLarge = errors.New("request body too large")
+
+// refuseRead answers a body that could not be read within its bound:
+// 413 (saying tooLarge) over it, 408 when it did not arrive in time, 400
+// when it was malformed (a broken chunk). The connection closes; the rest
+// of a body over its bound is first dropped as it comes, up to maxDrain,
+// so the client reads the refusal.
+func (s *Server) refuseRead(ctx *fasthttp.RequestCtx, err error, tooLarge string) {
+	ctx.SetConnectionClose()
 	switch {
-	case err != nil && isTimeout(err):
-		writeError(ctx, fasthttp.StatusRequestTimeout, "request body not received in time")
-	case err != nil && !errors.Is(err, io.EOF):
-		writeError(ctx, fasthttp.StatusBadRequest, "reading the request body: %v", err)
-	case len(body) > maxAPIBody:
-		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds this endpoint's %d-byte limit", maxAPIBody)
+	case errors.Is(err, errBodyTooLarge):
+		if stream := ctx.RequestBodyStream(); stream != nil {
+			io.Copy(io.Discard, io.LimitReader(stream, maxDrain))
+		}
+		s.refuse(ctx, fasthttp.StatusRequestEntityTooLarge, tooLarge)
+	case isTimeout(err):
+		s.refuse(ctx, fasthttp.StatusRequestTimeout, "request body not received in time")
 	default:
-		ctx.Request.SetBodyRaw(body)
-		return release, true
+		s.refuse(ctx, fasthttp.StatusBadRequest, fmt.Sprintf("reading the request body: %v", err))
+	}
+}
+
+// refuse answers a request refused before its handler ran: as a console
+// page to the operator's browser on the console's routes, else as JSON.
+func (s *Server) refuse(ctx *fasthttp.RequestCtx, status int, msg string) {
+	if strings.HasPrefix(string(ctx.Path()), "/dashboard/") && s.auth.basicOK(ctx) {
+		s.consoleRefuse(ctx, status, "Refused: "+msg+".")
+		return
+	}
+	writeError(ctx, status, "%s", msg)
+}
+
+// leaveUnread leaves a body nobody reads (a GET's, or an upload refused
+// before it is read): what is left unread must not be taken for the next
+// request, so the connection closes; a refused body up to maxDrain is
+// dropped as it comes, once the answer is made, so the client reads the
+// refusal rather than a reset.
+func leaveUnread(ctx *fasthttp.RequestCtx, announced int) func() {
+	ctx.SetConnectionClose()
+	return func() {
+		if ctx.Response.StatusCode() >= 400 && announced > 0 && announced <= maxDrain {
+			if stream := ctx.RequestBodyStream(); stream != nil {
+				io.Copy(io.Discard, io.LimitReader(stream, int64(announced)))
+			}
+		}
+	}
+}
+
+// refuseAnnounced drops a body announced over its bound as it comes, up to
+// maxDrain, so the client reads the refusal; a larger one closes the
+// connection at once.
+func refuseAnnounced(ctx *fasthttp.RequestCtx, announced int) {
+	if stream := ctx.RequestBodyStream(); announced <= maxDrain && stream != nil {
+		io.Copy(io.Discard, io.LimitReader(stream, int64(announced)))
+		return
 	}
 	ctx.SetConnectionClose()
-	release()
-	return none, false
+}
+
+// admitUpload bounds an upload's body by MAX_UPLOAD_BYTES: a body
+// announced larger is refused at once (413); an admin's body is read here,
+// stopping at the limit (413, nothing kept), into memory or a spool file
+// the handler reads as the request's body; anyone else's is left unread
+// for the route's auth check to refuse.
+func (s *Server) admitUpload(ctx *fasthttp.RequestCtx, announced int) (release func(), ok bool) {
+	limit := s.opts.MaxUploadBytes
+	tooLarge := fmt.Sprintf("request body exceeds the %d-byte limit (MAX_UPLOAD_BYTES)", limit)
+	if announced > limit {
+		refuseAnnounced(ctx, announced)
+		s.refuse(ctx, fasthttp.StatusRequestEntityTooLarge, tooLarge)
+		return func() {}, false
+	}
+	if !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx) {
+		return leaveUnread(ctx, announced), true
+	}
+	stream := ctx.RequestBodyStream()
+	if stream == nil { // read with the headers, within fasthttp's MaxRequestBodySize
+		return func() {}, true
+	}
+	body, err := spool(stream, limit)
+	if err != nil {
+		s.refuseRead(ctx, err, tooLarge)
+		return func() {}, false
+	}
+	body.install(&ctx.Request)
+	return body.close, true
 }
 
 // connLimit bounds the open connections of one client address (an IPv4

@@ -1,0 +1,245 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sift-search/sift/engine"
+)
+
+// rawRequest is a request as a client writes it on the wire: the body
+// framed by Content-Length or chunked, with or without
+// "Expect: 100-continue" (then the body is sent only after a 100).
+type rawRequest struct {
+	method, path string
+	header       []string // name, value pairs
+	body         []byte
+	chunked      bool
+	expect       bool
+}
+
+func (r rawRequest) String() string {
+	framing := "Content-Length"
+	if r.chunked {
+		framing = "chunked"
+	}
+	if r.expect {
+		framing += ", Expect: 100-continue"
+	}
+	return fmt.Sprintf("%s %s (%d bytes, %s)", r.method, r.path, len(r.body), framing)
+}
+
+// send writes r to a fresh connection and returns the final answer.
+func (r rawRequest) send(t *testing.T, ts *testServer) resp {
+	t.Helper()
+	host := strings.TrimPrefix(ts.url, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Minute))
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", r.method, r.path, host)
+	for i := 0; i+1 < len(r.header); i += 2 {
+		fmt.Fprintf(&head, "%s: %s\r\n", r.header[i], r.header[i+1])
+	}
+	if r.chunked {
+		head.WriteString("Transfer-Encoding: chunked\r\n")
+	} else {
+		fmt.Fprintf(&head, "Content-Length: %d\r\n", len(r.body))
+	}
+	if r.expect {
+		head.WriteString("Expect: 100-continue\r\n")
+	}
+	head.WriteString("\r\n")
+	if _, err := conn.Write(head.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	if r.expect {
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%v: reading the interim answer: %v", r, err)
+		}
+		if res.StatusCode != http.StatusContinue {
+			return readAll(t, res)
+		}
+	}
+	// The body goes on in the background: a server that refuses it
+	// early answers while the client is still sending, as with a real
+	// client.
+	go func() {
+		if !r.chunked {
+			conn.Write(r.body)
+			return
+		}
+		w := bufio.NewWriter(conn)
+		for rest := r.body; len(rest) > 0; {
+			n := min(len(rest), 64<<10)
+			fmt.Fprintf(w, "%x\r\n", n)
+			w.Write(rest[:n])
+			w.WriteString("\r\n")
+			rest = rest[n:]
+		}
+		w.WriteString("0\r\n\r\n")
+		w.Flush()
+	}()
+	for {
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%v: reading the answer: %v", r, err)
+		}
+		if res.StatusCode != http.StatusContinue {
+			return readAll(t, res)
+		}
+	}
+}
+
+func readAll(t *testing.T, res *http.Response) resp {
+	t.Helper()
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp{res.StatusCode, res.Header, b}
+}
+
+// uploadKinds are the routes that take upload-sized bodies, each as a
+// client sends it, with a body of about n bytes.
+func uploadKinds(t *testing.T, ts *testServer, n int) map[string]rawRequest {
+	t.Helper()
+	basicAuth := "Basic " + basic(testUser, testPass)
+	token := newOperator(t, ts).token
+	text := strings.Repeat("overflowing ", n/12+1)[:n]
+	jsonBody, _ := json.Marshal(map[string]string{"title": "Big", "content": text})
+	multi := func(fields ...string) ([]byte, string) {
+		body, ct := multipartBody(t, map[string]string{"big.txt": text}, fields...)
+		b, _ := io.ReadAll(body)
+		return b, ct
+	}
+	apiForm, apiCT := multi()
+	consoleForm, consoleCT := multi("csrf", token)
+	importForm, importCT := multi("csrf", token)
+	return map[string]rawRequest{
+		"API JSON":         {method: "POST", path: "/api/documents", header: []string{"Content-Type", "application/json", "Authorization", "Bearer " + testKey}, body: jsonBody},
+		"API multipart":    {method: "POST", path: "/api/documents", header: []string{"Content-Type", apiCT, "Authorization", "Bearer " + testKey}, body: apiForm},
+		"API import":       {method: "POST", path: "/api/sources/chat/import", header: []string{"Content-Type", "application/json", "Authorization", basicAuth}, body: []byte(text)},
+		"console upload":   {method: "POST", path: "/dashboard/documents", header: []string{"Content-Type", consoleCT, "Authorization", basicAuth}, body: consoleForm},
+		"console import":   {method: "POST", path: "/dashboard/sources/chat/import", header: []string{"Content-Type", importCT, "Authorization", basicAuth}, body: importForm},
+		"API JSON (basic)": {method: "POST", path: "/api/documents", header: []string{"Content-Type", "application/json", "Authorization", basicAuth}, body: jsonBody},
+	}
+}
+
+// stored counts the documents and messages of the store, private included.
+func stored(ts *testServer) (docs, msgs int) {
+	c := ts.eng.Counts(true)
+	return c.Documents, c.Messages
+}
+
+// TestUploadLimitWhateverTheClientSends: with MAX_UPLOAD_BYTES at 1 MiB,
+// a 1.7 MB body is refused with 413 and nothing of it is stored — JSON
+// and multipart, through the API and the console, announced with
+// Content-Length or chunked, with or without "Expect: 100-continue" (only
+// curl sends it; Go's and Python's clients do not) — and the server
+// goes on serving.
+func TestUploadLimitWhateverTheClientSends(t *testing.T) {
+	ts := start(t, func(o *Options) { o.MaxUploadBytes = 1 << 20 })
+	if _, err := ts.eng.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Config: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, req := range uploadKinds(t, ts, 1_700_000) {
+		for _, chunked := range []bool{false, true} {
+			for _, expect := range []bool{false, true} {
+				req.chunked, req.expect = chunked, expect
+				t.Run(fmt.Sprintf("%s/chunked=%v/expect=%v", name, chunked, expect), func(t *testing.T) {
+					r := req.send(t, ts)
+					if r.status != http.StatusRequestEntityTooLarge {
+						t.Fatalf("%v: status %d, want 413: %.300s", req, r.status, r.body)
+					}
+					if !bytes.Contains(r.body, []byte("MAX_UPLOAD_BYTES")) {
+						t.Errorf("%v: the refusal does not name the limit: %.300s", req, r.body)
+					}
+					if docs, msgs := stored(ts); docs != 0 || msgs != 0 {
+						t.Fatalf("%v: stored %d documents and %d messages of a refused body", req, docs, msgs)
+					}
+				})
+			}
+		}
+	}
+	if r := ts.get(t, "/healthz"); r.status != 200 {
+		t.Fatalf("unhealthy after the refusals: %d", r.status)
+	}
+}
+
+// TestUploadSpooled: within the limit, a body of more than the part kept
+// in memory is spooled and read by the handler whole, however it was
+// framed: a 1.7 MB upload under a 3 MiB limit is stored, as JSON and as
+// multipart, with Content-Length and chunked; a 3.5 MB one is refused.
+func TestUploadSpooled(t *testing.T) {
+	ts := start(t, func(o *Options) { o.MaxUploadBytes = 3 << 20 })
+	kinds := uploadKinds(t, ts, 1_700_000)
+	for _, name := range []string{"API JSON", "API multipart", "console upload"} {
+		for _, chunked := range []bool{false, true} {
+			req := kinds[name]
+			req.chunked = chunked
+			r := req.send(t, ts)
+			if r.status != http.StatusCreated && r.status != http.StatusSeeOther {
+				t.Fatalf("%v: status %d: %.300s", req, r.status, r.body)
+			}
+			docs, n := ts.eng.Documents(0, 10, true)
+			if n != 1 || len(docs[0].Content) < 1_699_000 || !strings.HasPrefix(docs[0].Content, "overflowing") {
+				t.Fatalf("%v: %d documents stored, want the one uploaded", req, n)
+			}
+			if err := ts.eng.DeleteDocument(docs[0].ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	req := uploadKinds(t, ts, 3_500_000)["API multipart"]
+	req.chunked = true
+	if r := req.send(t, ts); r.status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("3.5 MB chunked: status %d, want 413", r.status)
+	}
+
+	// A real export, chunked, through the import route.
+	export, err := os.ReadFile("../internal/demo/discord-export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.eng.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Config: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	imp := rawRequest{method: "POST", path: "/api/sources/chat/import", chunked: true, body: export,
+		header: []string{"Content-Type", "application/json", "Authorization", "Bearer " + testKey}}
+	if r := imp.send(t, ts); r.status != 200 || !bytes.Contains(r.body, []byte(`"stored":320`)) {
+		t.Fatalf("chunked import: %d %.300s", r.status, r.body)
+	}
+}
+
+// TestUploadUnreadWithoutCredentials: an upload without admin credentials
+// is refused by the route's auth check without its body being read.
+func TestUploadUnreadWithoutCredentials(t *testing.T) {
+	ts := start(t)
+	req := uploadKinds(t, ts, 500_000)["API JSON"]
+	req.header = []string{"Content-Type", "application/json"}
+	for _, chunked := range []bool{false, true} {
+		req.chunked = chunked
+		if r := req.send(t, ts); r.status != http.StatusUnauthorized {
+			t.Fatalf("%v: status %d, want 401", req, r.status)
+		}
+	}
+	if docs, _ := stored(ts); docs != 0 {
+		t.Fatalf("stored %d documents", docs)
+	}
+}
