@@ -135,12 +135,13 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 			return
 		}
 		if acceptsEventStream(ctx) {
+			rid := requestID(ctx) // ctx is not the stream's
 			ctx.SetContentType("text/event-stream; charset=utf-8")
 			ctx.Response.Header.Set("Cache-Control", "no-cache")
 			ctx.Response.Header.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 			ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 				defer release()
-				s.streamAnswer(w, req, form)
+				s.streamAnswer(w, req, form, rid)
 			})
 			return
 		}
@@ -166,6 +167,7 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 // askFailed answers a failed question: 502 when the model server failed.
 func (s *Server) askFailed(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, ask.ErrModel) || errors.Is(err, context.DeadlineExceeded) {
+		noteCause(ctx, err)
 		writeError(ctx, fasthttp.StatusBadGateway, "%s", publicAskError(err))
 		return
 	}

@@ -49,6 +49,7 @@ type flash struct {
 	Text   string
 	Items  []link // details, such as the documents stored
 	status int    // the status of a page rendered with it (0 = 200)
+	cause  error  // what failed, for the request's log line
 }
 
 // link is a link of a flash or of the breadcrumbs; no URL = the page
@@ -197,7 +198,7 @@ func (s *Server) consoleDone(ctx *fasthttp.RequestCtx, path string, f flash) {
 // would answer.
 func failure(err error) *flash {
 	status, msg := errorStatus(err)
-	return &flash{Error: true, Text: msg, status: status}
+	return &flash{Error: true, Text: msg, status: status, cause: err}
 }
 
 // consoleShow renders a console page, with f's status when it has one.
@@ -205,6 +206,12 @@ func (s *Server) consoleShow(ctx *fasthttp.RequestCtx, name string, f *flash, da
 	o := pageOpts{private: true}
 	if f != nil {
 		o.status = f.status
+		if f.status >= 500 {
+			noteCause(ctx, f.cause)
+			if f.status == fasthttp.StatusInternalServerError {
+				f.Text += "; the server's log has the cause under request id " + requestID(ctx)
+			}
+		}
 	}
 	s.render(ctx, name, o, data)
 }

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -8,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/semantic"
 )
 
 // TestCredentialsNeverLogged sends malformed and ordinary requests that
@@ -102,5 +107,57 @@ func TestRedirectIgnoresHost(t *testing.T) {
 		if res.StatusCode/100 != 3 || strings.Contains(loc, "evil") || !strings.HasPrefix(loc, ts.url+"/") {
 			t.Errorf("GET %s with Host evil.example: %d Location %q", path, res.StatusCode, loc)
 		}
+	}
+}
+
+// failingSearch is a store whose full-text search fails as a broken
+// store would, with a credential in the error's words.
+type failingSearch struct{ Store }
+
+func (failingSearch) Search(engine.SearchRequest) (*engine.SearchResult, error) {
+	return nil, fmt.Errorf("read postings: %w", errors.New("segment 7 unreadable (Authorization: Bearer "+testKey+")"))
+}
+
+// TestInternalErrorLogged: a request failing inside the store answers 500
+// with a request id (X-Request-Id, also in the message), and the log's
+// ERROR line for it holds the id, the method, the route and the error
+// chain, credentials blanked. A proxy's well-formed id is kept.
+func TestInternalErrorLogged(t *testing.T) {
+	var logs lockedBuffer
+	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := serve(t, eng, idx, Options{APISecretKey: testKey, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	ts.srv.eng = failingSearch{ts.srv.eng}
+	for _, sent := range []string{"", "proxy-id-42"} {
+		r := ts.do(t, "GET", "/api/search?q=anything", nil, "X-Request-Id", sent)
+		id := r.header.Get("X-Request-Id")
+		if r.status != 500 || id == "" || (sent != "" && id != sent) {
+			t.Fatalf("status %d, request id %q (sent %q): %s", r.status, id, sent, r.body)
+		}
+		wantError(t, r, 500, "internal error", id)
+		var line map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["request_id"] == id {
+				line = m
+			}
+		}
+		if line == nil {
+			t.Fatalf("no log line with request id %s:\n%s", id, logs.String())
+		}
+		if line["level"] != "ERROR" || line["method"] != "GET" || line["route"] != "/api/search" ||
+			!strings.Contains(fmt.Sprint(line["err"]), "read postings: segment 7 unreadable") {
+			t.Errorf("log line %v", line)
+		}
+	}
+	if strings.Contains(logs.String(), testKey) {
+		t.Errorf("a secret reached the log:\n%s", logs.String())
+	}
+	// Every response carries an id; a malformed one sent is replaced.
+	r := ts.do(t, "GET", "/healthz", nil, "X-Request-Id", "bad id\twith tab")
+	if id := r.header.Get("X-Request-Id"); len(id) != 16 {
+		t.Errorf("request id %q", id)
 	}
 }

@@ -34,7 +34,8 @@ import (
 
 // mcpAccess is what the request's credentials allow its tool calls.
 type mcpAccess struct {
-	private bool
+	private   bool
+	requestID string // the HTTP request's, for the log
 	// spend takes a public-tier token for one tool call, or says why it
 	// cannot; nil when the call is not limited. Tokens are taken as the
 	// SDK runs each call, so what is counted is what runs, however the
@@ -52,7 +53,7 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 		Logger: s.log,
 	})
 	return func(ctx *fasthttp.RequestCtx) {
-		acc := mcpAccess{private: s.privileged(ctx)}
+		acc := mcpAccess{private: s.privileged(ctx), requestID: requestID(ctx)}
 		if _, hasBearer := credentials(ctx, "Bearer"); !acc.private && hasBearer && s.auth.hasBearer {
 			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="sift"`)
 			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
@@ -165,11 +166,17 @@ func queryRequest(v url.Values) *fasthttp.RequestCtx {
 	return &rc
 }
 
-// toolErr is err in the words the HTTP API would answer it with.
-func (b mcpBackend) toolErr(err error) error {
+// toolErr is err in the words the HTTP API would answer it with; the cause
+// of an internal error is logged with the request's id, which the answer
+// names.
+func (b mcpBackend) toolErr(ctx context.Context, err error) error {
 	status, msg := errorStatus(err)
 	if status >= 500 && status != fasthttp.StatusServiceUnavailable {
-		b.s.log.Error("mcp tool failed", "err", err)
+		acc, _ := ctx.Value(mcpAccessKey{}).(mcpAccess)
+		b.s.log.Error("mcp tool failed", "request_id", acc.requestID, "err", redact(err.Error()))
+		if acc.requestID != "" {
+			msg += "; the server's log has the cause under request id " + acc.requestID
+		}
 	}
 	return errors.New(msg)
 }
@@ -181,13 +188,13 @@ func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.Sear
 	}
 	req, err := searchRequest(queryRequest(a.Values()))
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	req.Private = private
 	start := time.Now()
 	res, err := b.s.eng.Search(req)
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
 	base := b.s.opts.BaseURL
@@ -219,14 +226,14 @@ func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*
 	}
 	req, err := semanticRequest(queryRequest(a.Values()))
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	req.Private = private
 	sctx, cancel := context.WithTimeout(ctx, semanticTimeout)
 	defer cancel()
 	res, err := b.s.semantic.Search(sctx, req)
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP semantic_search", req.Query, len(res.Hits), res.Took)
 	out := &agent.SemanticResult{Query: req.Query, Results: make([]agent.SemanticHit, 0, len(res.Hits))}
@@ -256,7 +263,7 @@ func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult,
 		return nil, fmt.Errorf("the Ask request body exceeds %d bytes", maxAskBody)
 	}
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	req.Private = private
 	release, err := b.s.asker.Admit()
@@ -270,10 +277,11 @@ func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult,
 	start := time.Now()
 	if _, err := b.s.asker.Ask(actx, req, &col); err != nil {
 		if status, _ := errorStatus(err); status == fasthttp.StatusInternalServerError {
-			b.s.log.Warn("mcp ask failed", "err", err)
+			acc, _ := ctx.Value(mcpAccessKey{}).(mcpAccess)
+			b.s.log.Error("mcp ask failed", "request_id", acc.requestID, "err", redact(err.Error()))
 			return nil, errors.New(publicAskError(err))
 		}
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP ask", req.Question, len(col.sources), time.Since(start))
 	out := &agent.AskResult{Answer: col.answer.String(), Sources: make([]agent.AskSource, 0, len(col.sources))}
@@ -295,13 +303,13 @@ func (b mcpBackend) ReadDocument(ctx context.Context, a agent.ReadDocumentArgs) 
 	}
 	if a.Length != nil {
 		if err := checkRange("length", *a.Length, 1, maxReadLength); err != nil {
-			return nil, b.toolErr(err)
+			return nil, b.toolErr(ctx, err)
 		}
 		length = *a.Length
 	}
 	w, err := b.s.readDocument(a.Document, offset, length, private)
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	return &w, nil
 }
@@ -314,13 +322,13 @@ func (b mcpBackend) ReadChannel(ctx context.Context, a agent.ReadChannelArgs) (*
 	q := channelWindowQuery{Around: a.Around, Before: a.Before, After: a.After}
 	if a.Limit != nil {
 		if err := checkRange("limit", *a.Limit, 1, maxReadLimit); err != nil {
-			return nil, b.toolErr(err)
+			return nil, b.toolErr(ctx, err)
 		}
 		q.Limit = *a.Limit
 	}
 	w, err := b.s.readChannel(a.Channel, q, private)
 	if err != nil {
-		return nil, b.toolErr(err)
+		return nil, b.toolErr(ctx, err)
 	}
 	return &w, nil
 }

@@ -75,12 +75,18 @@ type mediaErr struct{ msg string }
 
 func (e *mediaErr) Error() string { return e.msg }
 
-// writeErr answers with err's status and message (see errorStatus).
+// writeErr answers with err's status and message (see errorStatus). The
+// cause of a 5xx is kept for the request's log line; a 500 tells the
+// client the request id under which the log has it.
 func writeErr(ctx *fasthttp.RequestCtx, err error) {
 	status, msg := errorStatus(err)
-	if status == fasthttp.StatusServiceUnavailable {
+	switch {
+	case status == fasthttp.StatusServiceUnavailable:
 		ctx.Response.Header.Set("Retry-After", "30")
+	case status == fasthttp.StatusInternalServerError:
+		msg += "; the server's log has the cause under request id " + requestID(ctx)
 	}
+	noteCause(ctx, err)
 	writeError(ctx, status, "%s", msg)
 }
 

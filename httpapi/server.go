@@ -13,10 +13,12 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 )
 
@@ -199,14 +201,18 @@ func UserAgent(version, baseURL string) string {
 func (s *Server) middleware(next fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		start := time.Now()
+		rid := setRequestID(ctx)
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()), "panic", r)
+				s.log.Error("handler panic", "method", string(ctx.Method()), "path", string(ctx.Path()), "request_id", rid,
+					"panic", r, "stack", string(debug.Stack()))
 				ctx.ResetBody()
-				writeError(ctx, fasthttp.StatusInternalServerError, "internal error")
+				writeErr(ctx, fmt.Errorf("BUG: handler panic: %v", r))
 			}
 			status := ctx.Response.StatusCode()
 			level := slog.LevelDebug
+			attrs := []any{"method", string(ctx.Method()), "path", string(ctx.Path()), "status", status, "took", time.Since(start),
+				"request_id", rid}
 			switch {
 			case status == fasthttp.StatusServiceUnavailable:
 				// Planned load shedding, or storage waiting for space:
@@ -215,10 +221,15 @@ func (s *Server) middleware(next fasthttp.RequestHandler) fasthttp.RequestHandle
 					s.log.Warn("requests refused with 503 (busy or storage unavailable)", "count", n, "last_path", string(ctx.Path()))
 				}
 			case status >= 500:
+				// The cause, which the client is not told, is the log's.
 				level = slog.LevelError
+				if status != fasthttp.StatusInternalServerError {
+					level = slog.LevelWarn
+				}
+				route, _ := ctx.UserValue(router.MatchedRoutePathParam).(string)
+				attrs = append(attrs, "route", route, "err", causeText(ctx))
 			}
-			s.log.Log(context.Background(), level, "request", "method", string(ctx.Method()),
-				"path", string(ctx.Path()), "status", status, "took", time.Since(start))
+			s.log.Log(context.Background(), level, "request", attrs...)
 		}()
 		h := &ctx.Response.Header
 		h.Set("X-Content-Type-Options", "nosniff")

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/sift-search/sift/ask"
@@ -75,8 +77,9 @@ func (k *sseSink) Sources(s []ask.Source) error {
 func (k *sseSink) Token(t string) error { return k.send(sseEvent{Type: "token", Token: &t}) }
 
 // streamAnswer runs the question and writes its events to w until the
-// answer ends or the client goes away.
-func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm) {
+// answer ends or the client goes away; a failure is logged with the
+// request's id rid.
+func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm, rid string) {
 	ctx, cancel := context.WithTimeout(s.base, askTimeout)
 	defer cancel()
 	events := make(chan []byte, 16)
@@ -98,7 +101,11 @@ func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm) {
 		case err != nil && ctx.Err() == context.DeadlineExceeded:
 			sink.last(sseEvent{Type: "error", Error: publicAskError(context.DeadlineExceeded)})
 		case err != nil:
-			s.log.Warn("ask failed", "err", err)
+			level := slog.LevelError
+			if errors.Is(err, ask.ErrModel) {
+				level = slog.LevelWarn // the model server's failure, not ours
+			}
+			s.log.Log(context.Background(), level, "ask failed mid-stream", "request_id", rid, "err", redact(err.Error()))
 			sink.last(sseEvent{Type: "error", Error: publicAskError(err)})
 		case form.v1:
 			sink.last(sseEvent{Type: "done"})
