@@ -155,10 +155,10 @@ func (s *Store) copyChannels(eng *engine.Engine) error {
 }
 
 // eachPage calls fn with the records of every object of a collection,
-// limit at a time, in object id order (cursor paging: no bound on how
-// many, no order needed).
+// limit (at most maxResults) at a time, in object id order (cursor paging:
+// no bound on how many, no order needed).
 func (s *Store) eachPage(suffix string, limit int, fn func([]map[string]any) error) error {
-	q := query{class: s.class(suffix), fields: []string{"record", "_id"}, limit: limit}
+	q := query{class: s.class(suffix), fields: []string{"record", "_id"}, limit: perQuery(limit)}
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		objs, err := s.get(ctx, q)
@@ -172,7 +172,7 @@ func (s *Store) eachPage(suffix string, limit int, fn func([]map[string]any) err
 		if err := fn(objs); err != nil {
 			return err
 		}
-		if len(objs) < limit {
+		if len(objs) < q.limit {
 			return nil
 		}
 		if q.after, _ = objs[len(objs)-1]["_id"].(string); q.after == "" {

@@ -1,13 +1,14 @@
 package wvstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-openapi/strfmt"
-	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
@@ -50,8 +51,9 @@ func decodeDocument(cat *catalog, o map[string]any) (engine.Document, error) {
 // storedDocuments returns the stored documents among ids.
 func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string) (map[string]engine.Document, error) {
 	out := map[string]engine.Document{}
-	for start := 0; start < len(ids); start += 500 {
-		part := ids[start:min(start+500, len(ids))]
+	step := perQuery(501) - 1
+	for start := 0; start < len(ids); start += step {
+		part := ids[start:min(start+step, len(ids))]
 		objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: anyText("docId", part), limit: len(part) + 1})
 		if err != nil {
 			return nil, err
@@ -196,13 +198,9 @@ func (s *Store) DocumentBySlug(slug string) (engine.Document, bool) {
 	return d, err == nil
 }
 
-// newestFirst is the order of document lists: UpdatedAt, newest first,
-// ties by id.
-var newestFirst = byTime("updated", "docId")
-
-// Documents returns a page of the documents, newest first, and how many
-// there are; without private, only those callers without credentials may
-// see.
+// Documents returns a page of the documents, newest first (ties by id),
+// and how many there are; without private, only those callers without
+// credentials may see.
 func (s *Store) Documents(offset, limit int, private bool) ([]engine.Document, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -222,8 +220,8 @@ func (s *Store) Documents(offset, limit int, private bool) ([]engine.Document, i
 	if limit == 0 {
 		return out, total
 	}
-	objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: where, sort: newestFirst,
-		offset: offset, limit: limit})
+	objs, err := s.listPage(ctx, listing{class: s.class("Document"), where: where, ts: "updated", id: "docId", desc: true,
+		fields: []string{"record"}}, offset, limit)
 	if err != nil {
 		return out, total
 	}
@@ -243,8 +241,7 @@ func (s *Store) SourceDocuments(sourceID string) []engine.Document {
 	if err != nil {
 		return nil
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID),
-		sort: []graphql.Sort{{Path: []string{"docKey"}, Order: graphql.Asc}}})
+	objs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID)})
 	if err != nil {
 		return nil
 	}
@@ -254,5 +251,8 @@ func (s *Store) SourceDocuments(sourceID string) []engine.Document {
 			out = append(out, d)
 		}
 	}
+	// By the keys' bytes, as the memory store orders them (Weaviate's
+	// sort ignores case).
+	slices.SortFunc(out, func(a, b engine.Document) int { return cmp.Compare(a.Key, b.Key) })
 	return out
 }

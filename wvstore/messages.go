@@ -44,8 +44,9 @@ func decodeMessage(o map[string]any) (engine.Message, error) {
 // storedMessages returns the stored messages of a source among ids.
 func (s *Store) storedMessages(ctx context.Context, source string, ids []string) (map[string]engine.Message, error) {
 	out := map[string]engine.Message{}
-	for start := 0; start < len(ids); start += 500 {
-		part := ids[start:min(start+500, len(ids))]
+	step := perQuery(501) - 1
+	for start := 0; start < len(ids); start += step {
+		part := ids[start:min(start+step, len(ids))]
 		objs, err := s.get(ctx, query{class: s.class("Message"), fields: msgFields,
 			where: and(eqText("sourceId", source), anyText("msgId", part)), limit: len(part) + 1})
 		if err != nil {
@@ -191,6 +192,11 @@ func channelWhere(k chanKey) *filters.WhereBuilder { return eqText("chan", chanR
 // timeOrder is a channel's order: time, then id.
 var timeOrder = []graphql.Sort{{Path: []string{"ts"}, Order: graphql.Asc}, {Path: []string{"msgId"}, Order: graphql.Asc}}
 
+// channelListing is channel k's messages in time order.
+func (s *Store) channelListing(k chanKey) listing {
+	return listing{class: s.class("Message"), where: channelWhere(k), ts: "ts", id: "msgId", fields: msgFields}
+}
+
 // channelKey finds a channel by slug.
 func (s *Store) channelKey(ctx context.Context, slug string) (*catalog, chanKey, error) {
 	cat, err := s.cat(ctx)
@@ -223,8 +229,7 @@ func (s *Store) ChannelMessages(slug string, offset, limit int) ([]engine.Messag
 	if limit == 0 {
 		return out, total, nil
 	}
-	objs, err := s.get(ctx, query{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder,
-		offset: offset, limit: limit})
+	objs, err := s.listPage(ctx, s.channelListing(k), offset, limit)
 	if err != nil {
 		return nil, 0, err
 	}

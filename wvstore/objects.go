@@ -25,9 +25,16 @@ import (
 // batchSize is how many objects one batch request writes.
 const batchSize = 200
 
-// maxResults is the most objects one query returns; the cluster's
-// QUERY_MAXIMUM_RESULTS must allow it (docs/weaviate.md).
-const maxResults = 10100
+// maxResults is the most objects a query reaches: its offset plus its
+// limit never exceed it (get refuses a query that would). It is Weaviate's
+// default QUERY_MAXIMUM_RESULTS, so Sift needs no setting of the cluster
+// (docs/weaviate.md); a variable so that a test can match a node started
+// with a smaller one.
+var maxResults = 10_000
+
+// perQuery is n bounded by maxResults: how many objects a query of a read
+// that wants n at a time takes.
+func perQuery(n int) int { return max(min(n, maxResults), 1) }
 
 // objID derives a record's object id from its kind and key parts.
 func (s *Store) objID(kind string, parts ...string) string {
@@ -130,8 +137,12 @@ type query struct {
 }
 
 // get runs q and returns its objects' properties; "_id" and "_score" hold
-// the object id and the BM25 score as strings.
+// the object id and the BM25 score as strings. A query whose offset plus
+// limit exceed maxResults is an error, whatever the cluster allows.
 func (s *Store) get(ctx context.Context, q query) ([]map[string]any, error) {
+	if q.offset+q.limit > maxResults {
+		return nil, fmt.Errorf("query %s: offset %d and limit %d reach past %d objects", q.class, q.offset, q.limit, maxResults)
+	}
 	var fs []graphql.Field
 	var extra []graphql.Field
 	for _, f := range q.fields {
@@ -195,41 +206,6 @@ func (s *Store) get(ctx context.Context, q query) ([]map[string]any, error) {
 		}
 	}
 	return objs, nil
-}
-
-// getAll returns every object of q.class matching q.where, q.limit per
-// query, in q.sort order.
-func (s *Store) getAll(ctx context.Context, q query) ([]map[string]any, error) {
-	if q.limit == 0 {
-		q.limit = 1000
-	}
-	var out []map[string]any
-	if q.where == nil && len(q.sort) == 0 {
-		// Cursor paging: no bound on how many.
-		q.fields = append(q.fields, "_id")
-		for {
-			objs, err := s.get(ctx, q)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, objs...)
-			if len(objs) < q.limit {
-				return out, nil
-			}
-			q.after, _ = objs[len(objs)-1]["_id"].(string)
-		}
-	}
-	for {
-		objs, err := s.get(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
-		if len(objs) < q.limit {
-			return out, nil
-		}
-		q.offset += len(objs)
-	}
 }
 
 // count returns how many objects of class match where.

@@ -126,8 +126,7 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 	if hi <= lo {
 		return w, nil
 	}
-	objs, err := s.get(ctx, query{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder,
-		offset: lo, limit: hi - lo})
+	objs, err := s.listPage(ctx, s.channelListing(k), lo, hi-lo)
 	if err != nil {
 		return engine.ChannelWindow{}, err
 	}

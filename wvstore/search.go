@@ -250,8 +250,8 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		if err != nil || total <= c.Offset {
 			return nil, total, err
 		}
-		objs, err := s.get(ctx, query{class: class, fields: []string{"record", tsProp, idProp}, where: where, sort: byTime(tsProp, idProp),
-			offset: c.Offset, limit: c.Limit})
+		objs, err := s.listPage(ctx, listing{class: class, where: where, ts: tsProp, id: idProp, desc: true,
+			fields: []string{"record", tsProp, idProp}}, c.Offset, c.Limit)
 		return toHits(objs, tsProp, idProp), total, err
 	}
 	// Ranked. Weaviate's BM25 with a limit below its matches may leave
@@ -260,7 +260,10 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	// a limit of 7 gave 4 of them and 3 lower), so Sift reads at least
 	// rankWindow candidates — their scores, times and ids only — orders
 	// them itself, then reads the records of the page: exact when fewer
-	// match, and for more once Weaviate has flushed.
+	// match, and for more once Weaviate has flushed. BM25's order cannot
+	// be paged by key, so no more than maxResults are read: a page past
+	// the maxResults-th candidate comes back short or empty, its total
+	// still Weaviate's count.
 	limit := min(max(need, rankWindow), maxResults)
 	objs, err := s.get(ctx, query{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
 		limit: limit})
@@ -350,7 +353,7 @@ func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class
 		for i, h := range held {
 			byID[h.oid] = i
 		}
-		for part := range slices.Chunk(held, 1000) {
+		for part := range slices.Chunk(held, perQuery(1000)) {
 			ids := make([]string, len(part))
 			for i, h := range part {
 				ids[i] = h.oid
@@ -431,8 +434,8 @@ func (s *Store) lengths(ctx context.Context, class string) (int, float64, error)
 	return int(n), mean, nil
 }
 
-// phraseWindow is how many candidates a phrase search reads a query
-// (a variable for tests).
+// phraseWindow is how many candidates a phrase search reads a query, at
+// most maxResults (a variable for tests).
 var phraseWindow = maxResults
 
 // phraseWalkMax bounds the candidates a phrase search walks: beyond it
@@ -440,10 +443,13 @@ var phraseWindow = maxResults
 // candidates (docs/weaviate.md).
 const phraseWalkMax = 100_000
 
-// walk reads every candidate matching w, newest first, phraseWindow a
-// query keyed on (time, id), and matches each against c.
+// walk reads every candidate matching w, newest first, a window of
+// phraseWindow (at most maxResults) a query keyed on (time, id): each
+// query starts at the last time read and leaves out the ids read at it.
+// It matches each candidate against c.
 func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) engine.Candidate) ([]hit, []engine.PhraseMatch, error) {
+	window := perQuery(phraseWindow)
 	var out []hit
 	var matches []engine.PhraseMatch
 	var last time.Time
@@ -454,7 +460,7 @@ func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 			q = q.and(dateCmp(tsProp, filters.LessThanEqual, last))
 		}
 		objs, err := s.get(ctx, query{class: class, fields: []string{"record", "len", tsProp, idProp, "_id"}, where: q.where(),
-			sort: byTime(tsProp, idProp), limit: phraseWindow})
+			sort: byTime(tsProp, idProp), limit: window})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -474,7 +480,7 @@ func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		}
 		out = append(out, fresh...)
 		matches = append(matches, c.Match(cands)...)
-		if len(objs) < phraseWindow {
+		if len(objs) < window {
 			break
 		}
 		if t := fresh[len(fresh)-1].ts; !t.Equal(last) {

@@ -60,8 +60,8 @@ func (s *Store) getVersion(ctx context.Context, id string, v uint64) (sv sourceV
 	return sv, true, nil
 }
 
-// sourcePage is how many version objects a listing reads per query (a
-// variable for tests).
+// sourcePage is how many version objects a listing reads per query, at
+// most maxResults (a variable for tests).
 var sourcePage = 1000
 
 // hints returns the highest version each source's objects show to a
@@ -93,7 +93,7 @@ func (s *Store) hints(ctx context.Context, id string) (map[string]uint64, error)
 			WithSort(graphql.Sort{Path: []string{"version"}, Order: graphql.Desc}).WithLimit(1).Do(ctx))
 		return out, err
 	}
-	page := sourcePage
+	page := perQuery(sourcePage)
 	after := ""
 	for {
 		q := s.c.GraphQL().Get().WithClassName(class).WithFields(fields...).WithLimit(page)
