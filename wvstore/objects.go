@@ -136,12 +136,19 @@ type query struct {
 	after  string // cursor paging (no where, sort or bm25)
 }
 
-// get runs q and returns its objects' properties; "_id" and "_score" hold
-// the object id and the BM25 score as strings. A query whose offset plus
-// limit exceed maxResults is an error, whatever the cluster allows.
+// get runs q and returns its objects' properties, with those it sorts by;
+// "_id" and "_score" hold the object id and the BM25 score as strings. A
+// query whose offset plus limit exceed maxResults is an error, whatever
+// the cluster allows.
 func (s *Store) get(ctx context.Context, q query) ([]map[string]any, error) {
 	if q.offset+q.limit > maxResults {
 		return nil, fmt.Errorf("query %s: offset %d and limit %d reach past %d objects", q.class, q.offset, q.limit, maxResults)
+	}
+	// Weaviate merges a sorted query's shards by the properties read:
+	// one it sorts by and does not read leaves the merge in the wrong
+	// order (v1.35.2, WEAVIATE_SHARDS above 1), so they are read.
+	for _, o := range q.sort {
+		q.fields = withField(q.fields, o.Path[0])
 	}
 	var fs []graphql.Field
 	var extra []graphql.Field
