@@ -91,13 +91,30 @@ type Cluster struct {
 	Nodes []*Node
 	bin   string
 	tb    testing.TB
+	opts  Options
 }
 
-// Start starts an n-node cluster and waits until every node is ready. The
-// cluster is stopped when the test ends.
+// Options are what a test may change of the nodes' settings.
+type Options struct {
+	// Env holds NAME=value settings given to every node after the
+	// harness's own, which they override (e.g. QUERY_MAXIMUM_RESULTS=300
+	// for a test of paging past it with little data). Weaviate's defaults
+	// hold for the rest of its settings.
+	Env []string
+}
+
+// Start starts an n-node cluster with Weaviate's default query settings
+// and waits until every node is ready. The cluster is stopped when the
+// test ends.
 func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
-	c := &Cluster{bin: Binary(tb), tb: tb}
+	return StartWith(tb, n, Options{})
+}
+
+// StartWith is Start with settings of opts.
+func StartWith(tb testing.TB, n int, opts Options) *Cluster {
+	tb.Helper()
+	c := &Cluster{bin: Binary(tb), tb: tb, opts: opts}
 	root := tb.TempDir()
 	ports := reservePorts(tb, 5*n)
 	for i := range n {
@@ -145,7 +162,6 @@ func (c *Cluster) env(nd *Node) []string {
 		"DEFAULT_VECTORIZER_MODULE=none",
 		"DISABLE_TELEMETRY=true",
 		"QUERY_DEFAULTS_LIMIT=25",
-		"QUERY_MAXIMUM_RESULTS=100000", // wvstore reads up to 10,100 per query (docs/weaviate.md)
 		"LOG_LEVEL=warning",
 		"GRPC_PORT=" + strconv.Itoa(nd.GRPC),
 		"CLUSTER_HOSTNAME=" + nd.Name,
@@ -168,7 +184,8 @@ func (c *Cluster) env(nd *Node) []string {
 	if nd != c.Nodes[0] {
 		env = append(env, "CLUSTER_JOIN=127.0.0.1:"+strconv.Itoa(c.Nodes[0].Gossip))
 	}
-	return env
+	// The last of a name wins (os/exec keeps the last value of each).
+	return append(env, c.opts.Env...)
 }
 
 func (c *Cluster) startNode(nd *Node) {
