@@ -2,6 +2,7 @@ package wvstore
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,12 +61,17 @@ func TestDefaultSettings(t *testing.T) {
 // searches, positions, ids, page times; an opt-out and a source's
 // deletion that touch more objects than a query reads. A ranked search
 // reads 300 candidates: a page past them comes back short, its total
-// right.
+// right. The collections have three shards, whose merge of a sorted
+// query needs the properties it sorts by read.
 func TestDeepPaging(t *testing.T) {
 	defer func(m int) { maxResults = m }(maxResults)
 	maxResults = 300
 	cl := weaviatetest.StartWith(t, 1, weaviatetest.Options{Env: []string{"QUERY_MAXIMUM_RESULTS=300"}})
-	mem, wv := memStore(t), pagedStore(openNS(t, cl, "Deep"))
+	s, err := Open(context.Background(), Options{URL: cl.Nodes[0].URL(), Namespace: "Deep", Shards: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, wv := memStore(t), pagedStore(s)
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	for _, st := range []pagedStore{mem, wv} {
 		fillDeep(t, st, t0)
