@@ -27,7 +27,23 @@ func (s *Server) basicOnly(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			return
 		}
 		ctx.Response.Header.Set("WWW-Authenticate", `Basic realm="sift dashboard", charset="UTF-8"`)
-		writeError(ctx, fasthttp.StatusUnauthorized, "the dashboard needs Basic Auth (ADMIN_USER and ADMIN_PASSWORD); a Bearer token does not open it")
+		writeError(ctx, fasthttp.StatusUnauthorized, "%s", dashboardRefusal(ctx))
+	}
+}
+
+// dashboardRefusal says what is wrong with the credentials a dashboard
+// request carries.
+func dashboardRefusal(ctx *fasthttp.RequestCtx) string {
+	switch _, basic := credentials(ctx, "Basic"); {
+	case basic:
+		return "the user name or password is wrong"
+	case len(ctx.Request.Header.Peek("Authorization")) == 0:
+		return "the dashboard needs the operator's user name and password (Basic Auth: ADMIN_USER and ADMIN_PASSWORD)"
+	default:
+		if _, bearer := credentials(ctx, "Bearer"); bearer {
+			return "a Bearer token does not open the dashboard; sign in with the operator's user name and password (Basic Auth)"
+		}
+		return "the dashboard takes Basic Auth (the operator's user name and password), not this Authorization scheme"
 	}
 }
 

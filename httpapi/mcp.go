@@ -21,7 +21,8 @@ import (
 // POST /mcp serves the agent package's tools over MCP's streamable HTTP
 // transport, stateless and answering with one JSON body: each POST is a
 // whole exchange, so no stream outlives its request (GET and DELETE, which
-// only a stateful server serves, get the SDK's 405).
+// only a stateful server serves, get a 405). Every error is JSON
+// (mcp_errors.go).
 //
 // Access is the HTTP API's, decided here from the request's credentials
 // before the SDK runs: the Bearer token (or admin Basic Auth) sees private
@@ -76,6 +77,11 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 				return nil
 			}
 		}
+		refusal, id := checkJSONRPC(ctx.PostBody())
+		if refusal != nil {
+			writeJSON(ctx, fasthttp.StatusBadRequest, refusal)
+			return
+		}
 		rctx, cancel := context.WithTimeout(context.WithValue(s.base, mcpAccessKey{}, acc), askTimeout)
 		defer cancel()
 		req, err := http.NewRequestWithContext(rctx, string(ctx.Method()), s.opts.BaseURL+"/mcp", bytes.NewReader(bytes.Clone(ctx.PostBody())))
@@ -85,6 +91,10 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 		}
 		for k, v := range ctx.Request.Header.All() {
 			req.Header.Add(string(k), string(v))
+		}
+		if accept := req.Header.Get("Accept"); accept == "" || accept == "*/*" {
+			// A client that takes anything (curl) takes the JSON answer.
+			req.Header.Set("Accept", "application/json, text/event-stream")
 		}
 		req.Host, req.RemoteAddr = string(ctx.Host()), ctx.RemoteAddr().String()
 		w := &bufferedWriter{header: http.Header{}}
@@ -96,6 +106,7 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 		}
 		ctx.SetStatusCode(w.status())
 		ctx.SetBody(w.body.Bytes())
+		jsonAnswer(ctx, id)
 	}
 }
 

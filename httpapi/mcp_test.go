@@ -382,15 +382,18 @@ func TestMCPRateLimit(t *testing.T) {
 }
 
 // TestMCPRateLimitOddBodies: a body the SDK reads differently from a plain
-// JSON decoder — junk after the message, a key repeated in another case —
-// still pays one token per call that runs.
+// JSON decoder — a key repeated in another case — still pays one token per
+// call that runs; junk after the message is a parse error, which runs
+// nothing and costs nothing.
 func TestMCPRateLimitOddBodies(t *testing.T) {
 	ts := startMCP(t, func(o *Options) { o.PublicRateLimit = 2 })
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"retry"}}}`
-	for i, body := range []string{call + " x", strings.Replace(call, `"params"`, `"Method":"nope","params"`, 1), call + " x"} {
+	for i, body := range []string{call + " x", strings.Replace(call, `"params"`, `"Method":"nope","params"`, 1), call + " x", call, call} {
 		r := ts.do(t, "POST", "/mcp", strings.NewReader(body), "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
 		limited := strings.Contains(string(r.body), "rate limit of 2 requests per minute exceeded")
-		if ran := strings.Contains(string(r.body), `"structuredContent"`); ran == limited || limited != (i == 2) {
+		ran := strings.Contains(string(r.body), `"structuredContent"`)
+		junk := strings.HasSuffix(body, " x")
+		if junk && (r.status != 400 || !strings.Contains(string(r.body), "-32700")) || !junk && (ran == limited || limited != (i == 4)) {
 			t.Errorf("call %d (%s): %d %s", i+1, body, r.status, r.body)
 		}
 	}
@@ -468,4 +471,66 @@ func TestMCPLimits(t *testing.T) {
 	if r.status != 400 {
 		t.Errorf("malformed JSON-RPC: %d %s", r.status, r.body)
 	}
+}
+
+// TestMCPErrorsAreJSON: what is not a JSON-RPC exchange gets JSON-RPC's
+// own errors (parse error, invalid request, method not found, with the
+// request's id); what the transport refuses gets the API's JSON error;
+// a client that accepts anything (curl) gets the JSON answer.
+func TestMCPErrorsAreJSON(t *testing.T) {
+	ts := start(t)
+	headers := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	rpc := func(body string, status, code int, id string) {
+		t.Helper()
+		r := ts.do(t, "POST", "/mcp", strings.NewReader(body), headers...)
+		var out struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct{ Code int }
+		}
+		if err := json.Unmarshal(r.body, &out); err != nil || r.status != status || out.JSONRPC != "2.0" ||
+			out.Error.Code != code || string(out.ID) != id {
+			t.Errorf("%q: %d %s, want %d with JSON-RPC error %d and id %s", body, r.status, r.body, status, code, id)
+		}
+	}
+	rpc(`{"jsonrpc":"2.0",`, 400, -32700, "null")
+	rpc(`not json`, 400, -32700, "null")
+	rpc(``, 400, -32700, "null")
+	rpc(`[]`, 400, -32600, "null")
+	rpc(`[1]`, 400, -32600, "null")
+	rpc(`{"id":7,"method":"tools/list"}`, 400, -32600, "7")
+	rpc(`{"jsonrpc":"2.0","id":"a"}`, 400, -32600, `"a"`)
+	rpc(`{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`, 400, -32601, "3")
+
+	api := func(method string, header []string, status int, words ...string) {
+		t.Helper()
+		wantError(t, ts.do(t, method, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), header...), status, words...)
+	}
+	api("GET", headers, 405, "stateless", "POST")
+	api("DELETE", headers, 405, "stateless", "POST")
+	api("POST", []string{"Content-Type", "text/plain", "Accept", "application/json, text/event-stream"}, 415, "Content-Type")
+	api("POST", []string{"Content-Type", "application/json", "Accept", "text/html"}, 400, "Accept")
+
+	r := ts.do(t, "POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), "Content-Type", "application/json", "Accept", "*/*")
+	if r.status != 200 || !strings.Contains(string(r.body), `"semantic_search"`) {
+		t.Errorf("tools/list accepting anything: %d %.200s", r.status, r.body)
+	}
+}
+
+func FuzzCheckJSONRPC(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `[{"jsonrpc":"2.0","method":"x"}]`, `[]`, `{`, `null`, `"x"`, `{"jsonrpc":"2.0","id":1,"result":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		refusal, _ := checkJSONRPC(body)
+		if refusal == nil {
+			if !json.Valid(body) {
+				t.Fatalf("%q passed but is not JSON", body)
+			}
+			return
+		}
+		if b, err := json.Marshal(refusal); err != nil || !json.Valid(b) {
+			t.Fatalf("%q: the refusal does not encode: %v", body, err)
+		}
+	})
 }

@@ -361,7 +361,9 @@ func TestOpenAPIAnswersMatch(t *testing.T) {
 		{method: "POST", path: "/mcp", body: `{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "semantic_search", "arguments": {"q": "install", "limit": 99}}}`, header: slices.Concat(mcpHeader, bearer), status: 200, loose: true, looseRequest: true},
 		{method: "GET", path: "/mcp", status: 405},
 		{method: "DELETE", path: "/mcp", status: 405},
-		{method: "POST", path: "/mcp", body: mcpInit, header: withJSON(), status: 400, badRequest: true},
+		{method: "POST", path: "/mcp", body: mcpInit, header: withJSON("Accept", "text/html"), status: 400, badRequest: true},
+		{method: "POST", path: "/mcp", body: `{"jsonrpc": "2.0", "id": 5, "method": "no/such/method"}`, header: mcpHeader, status: 400, loose: true},
+		{method: "POST", path: "/mcp", body: `{"jsonrpc":`, header: mcpHeader, status: 400, badRequest: true},
 		{method: "POST", path: "/mcp", body: mcpInit, header: slices.Concat(mcpHeader, []string{"Authorization", "Bearer wrong"}), status: 401, badRequest: true},
 		// Errors: the shared error shape.
 		{method: "GET", path: "/api/search?q=install&limit=0", status: 400, badRequest: true},

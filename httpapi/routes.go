@@ -51,10 +51,9 @@ func (s *Server) routes() *router.Router {
 	r.GET("/metrics", s.metricsAccess(s.serveMetrics))
 	// MCP (streamable HTTP, stateless): access is decided per tool call
 	// inside, from the same credentials and buckets as s.public (mcp.go).
-	mcp := s.mcpHandler()
-	r.POST("/mcp", mcp)
-	r.GET("/mcp", mcp)
-	r.DELETE("/mcp", mcp)
+	r.POST("/mcp", s.mcpHandler())
+	r.GET("/mcp", mcpStateless)
+	r.DELETE("/mcp", mcpStateless)
 
 	page("/", s.homePage)
 	r.POST("/", s.homePage) // the ask box without JavaScript
