@@ -1,43 +1,86 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/wvstore"
 )
 
-// backup writes a consistent snapshot of an offline data dir to a file.
+// backup writes a consistent snapshot of an offline data dir, or with
+// STORE=weaviate of the cluster, to a file.
 func backup(args []string) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	dir := fs.String("data-dir", "./data", "data dir to back up (no server may be running on it)")
-	out := fs.String("out", "", "file to write")
-	if err := fs.Parse(args); err != nil {
+	b := &binder{fs: flag.NewFlagSet("backup", flag.ContinueOnError)}
+	var dir, store string
+	var wv wvstore.Options
+	b.str(&dir, "data-dir", "DATA_DIR", "./data", "data dir to back up (no server may be running on it)")
+	b.str(&store, "store", "STORE", "memory", "what to back up: memory (the data dir) or weaviate (the cluster WEAVIATE_URL names)")
+	clusterFlags(b, &wv, "collection-name prefix of the instance to back up")
+	out := b.fs.String("out", "", "file to write")
+	if err := b.fs.Parse(args); err != nil {
 		return err
 	}
-	if *out == "" || fs.NArg() > 0 {
-		return errors.New("usage: sift backup --data-dir DIR --out FILE")
+	if *out == "" || b.fs.NArg() > 0 {
+		return errors.New("usage: sift backup --data-dir DIR --out FILE (STORE=weaviate: sift backup --weaviate-url URL --out FILE)")
 	}
-	if _, err := os.Stat(filepath.Join(*dir, "wal")); err != nil {
-		return fmt.Errorf("%s is not a Sift data dir", *dir)
+	var st interface {
+		Backup(w io.Writer) (uint64, error)
+		Counts(private bool) engine.Counts
 	}
-	// The semantic index follows, so that the backup holds its section
-	// (chunks and vectors) as the data dir's snapshots do.
-	eng, _, err := semantic.Open(engine.Options{DataDir: *dir}, semantic.Options{})
+	switch store {
+	case "memory":
+		if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
+			return fmt.Errorf("%s is not a Sift data dir", dir)
+		}
+		// The semantic index follows, so that the backup holds its section
+		// (chunks and vectors) as the data dir's snapshots do.
+		eng, _, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+		if err != nil {
+			return err
+		}
+		defer eng.Close()
+		st = eng
+	case "weaviate":
+		if bad := checkCluster(b, &wv); len(bad) > 0 {
+			return errors.New(strings.Join(bad, "\n"))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cl, err := wvstore.Open(ctx, wv)
+		if err != nil {
+			return fmt.Errorf("open the Weaviate store at %s: %w", wv.URL, err)
+		}
+		st = cl
+	default:
+		return fmt.Errorf("store %q must be memory or weaviate", store)
+	}
+	seq, err := writeAtomically(*out, st.Backup)
 	if err != nil {
-		return err
+		return fmt.Errorf("backup: %w", err)
 	}
-	defer eng.Close()
-	tmp := *out + ".tmp"
+	c := st.Counts(true)
+	fmt.Printf("wrote %s: sequence %d, %d messages, %d documents\n", *out, seq, c.Messages, c.Documents)
+	return nil
+}
+
+// writeAtomically writes a file with write: a temporary file, synced, then
+// renamed into place; nothing is left on failure.
+func writeAtomically(name string, write func(io.Writer) (uint64, error)) (uint64, error) {
+	tmp := name + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	seq, err := eng.Backup(f)
+	seq, err := write(f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -45,15 +88,13 @@ func backup(args []string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, *out)
+		err = os.Rename(tmp, name)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("backup: %w", err)
+		return 0, err
 	}
-	c := eng.Counts(true)
-	fmt.Printf("wrote %s: sequence %d, %d messages, %d documents\n", *out, seq, c.Messages, c.Documents)
-	return nil
+	return seq, nil
 }
 
 // restore verifies a backup file and installs it into an empty data dir.
@@ -65,6 +106,13 @@ func restore(args []string) error {
 	}
 	if fs.NArg() != 1 {
 		return errors.New("usage: sift restore --data-dir DIR FILE")
+	}
+	if os.Getenv("STORE") == "weaviate" {
+		// A cluster-backed server never reads a data dir.
+		return fmt.Errorf("STORE=weaviate is set, and sift restore installs a backup into a data dir, which a cluster-backed server does not read.\n"+
+			"To load the backup into the cluster: restore it into an empty data dir without STORE, then copy that dir into an empty namespace:\n"+
+			"  env -u STORE sift restore --data-dir /tmp/sift-restore %s\n"+
+			"  sift migrate --data-dir /tmp/sift-restore --to weaviate --weaviate-url URL --weaviate-namespace NS", fs.Arg(0))
 	}
 	seq, msgs, docs, err := engine.Restore(*dir, fs.Arg(0))
 	if err != nil {

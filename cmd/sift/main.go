@@ -2,8 +2,8 @@
 // messages and documents, from one binary with no external database.
 //
 //	sift serve [flags]                         run the service
-//	sift backup --data-dir DIR --out FILE      write a snapshot of DIR to FILE (offline)
-//	sift restore --data-dir DIR FILE           install a backup into an empty DIR
+//	sift backup --data-dir DIR --out FILE      write a snapshot of DIR (offline), or of the cluster with STORE=weaviate
+//	sift restore --data-dir DIR FILE           install a backup into an empty DIR (a cluster: restore, then migrate)
 //	sift verify FILE                           check a snapshot or backup and say what it holds
 //	sift import --data-dir DIR --source ID FILE  import a chat export (offline)
 //	sift migrate --data-dir DIR --to weaviate --weaviate-url URL  copy DIR into a cluster (offline, resumable)
@@ -26,7 +26,9 @@ const usage = `usage: sift <command> [flags]
 commands:
   serve     run the service (sift serve -h lists every setting)
   backup    write a snapshot of an offline data dir: sift backup --data-dir DIR --out FILE
+            (STORE=weaviate: of the cluster WEAVIATE_URL and WEAVIATE_NAMESPACE name, while it serves)
   restore   install a backup into an empty data dir: sift restore --data-dir DIR FILE
+            (refused with STORE=weaviate: restore into a data dir, then sift migrate it into the cluster)
   verify    check every checksum of a snapshot or backup and print what it holds:
             sift verify FILE
   import    import a chat export into an offline data dir:

@@ -30,29 +30,14 @@ func migrateCmd(args []string) error {
 	b := &binder{fs: flag.NewFlagSet("migrate", flag.ContinueOnError)}
 	b.str(&m.dir, "data-dir", "DATA_DIR", "./data", "data dir to copy (no server may be running on it)")
 	to := b.fs.String("to", "", "where to copy it: weaviate")
-	b.str(&m.wv.URL, "weaviate-url", "WEAVIATE_URL", "", "REST address of a Weaviate node, e.g. http://10.0.0.5:8080")
-	b.str(&m.wv.GRPCAddr, "weaviate-grpc-addr", "WEAVIATE_GRPC_ADDR", "", "gRPC host:port of that node; when set, batches go over gRPC")
-	b.str(&m.wv.APIKey, "weaviate-api-key", "WEAVIATE_API_KEY", "", "API key of the cluster, if it requires one (prefer the env var)")
-	b.str(&m.wv.Namespace, "weaviate-namespace", "WEAVIATE_NAMESPACE", "Sift", "collection-name prefix; must hold nothing yet, or this migration")
-	b.int(&m.wv.Replication, "weaviate-replication", "WEAVIATE_REPLICATION", 1, "replication factor of Sift's collections (3 survives a node down)")
-	b.int(&m.wv.Shards, "weaviate-shards", "WEAVIATE_SHARDS", 1, "shards per collection")
+	clusterFlags(b, &m.wv, "collection-name prefix; must hold nothing yet, or this migration")
 	if err := b.fs.Parse(args); err != nil {
 		return err
 	}
 	const use = "usage: sift migrate --data-dir DIR --to weaviate --weaviate-url URL [--weaviate-namespace NS]"
-	var bad []string
-	bad = append(bad, b.errs...)
+	bad := checkCluster(b, &m.wv)
 	if *to != "weaviate" || b.fs.NArg() > 0 {
 		bad = append(bad, use)
-	}
-	if m.wv.URL == "" {
-		bad = append(bad, "--weaviate-url (WEAVIATE_URL) is required")
-	}
-	if !validNamespace(m.wv.Namespace) {
-		bad = append(bad, fmt.Sprintf("weaviate namespace %q must be a capital letter then letters and digits, at most 32", m.wv.Namespace))
-	}
-	if m.wv.Replication < 1 || m.wv.Replication > 16 || m.wv.Shards < 1 || m.wv.Shards > 1024 {
-		bad = append(bad, "replication must be 1..16 and shards 1..1024")
 	}
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "\n"))
@@ -332,4 +317,30 @@ func perSecond(n int, d time.Duration) string {
 		return "-"
 	}
 	return strconv.FormatFloat(float64(n)/d.Seconds(), 'f', 0, 64)
+}
+
+// clusterFlags registers the flags (and environment variables) naming a
+// cluster, as sift serve reads them with STORE=weaviate.
+func clusterFlags(b *binder, o *wvstore.Options, namespaceUsage string) {
+	b.str(&o.URL, "weaviate-url", "WEAVIATE_URL", "", "REST address of a Weaviate node, e.g. http://10.0.0.5:8080")
+	b.str(&o.GRPCAddr, "weaviate-grpc-addr", "WEAVIATE_GRPC_ADDR", "", "gRPC host:port of that node; when set, batches go over gRPC")
+	b.str(&o.APIKey, "weaviate-api-key", "WEAVIATE_API_KEY", "", "API key of the cluster, if it requires one (prefer the env var)")
+	b.str(&o.Namespace, "weaviate-namespace", "WEAVIATE_NAMESPACE", "Sift", namespaceUsage)
+	b.int(&o.Replication, "weaviate-replication", "WEAVIATE_REPLICATION", 1, "replication factor of Sift's collections (3 survives a node down)")
+	b.int(&o.Shards, "weaviate-shards", "WEAVIATE_SHARDS", 1, "shards per collection")
+}
+
+// checkCluster returns what is wrong with the flags clusterFlags read.
+func checkCluster(b *binder, o *wvstore.Options) []string {
+	bad := slices.Clone(b.errs)
+	if o.URL == "" {
+		bad = append(bad, "--weaviate-url (WEAVIATE_URL) is required")
+	}
+	if !validNamespace(o.Namespace) {
+		bad = append(bad, fmt.Sprintf("weaviate namespace %q must be a capital letter then letters and digits, at most 32", o.Namespace))
+	}
+	if o.Replication < 1 || o.Replication > 16 || o.Shards < 1 || o.Shards > 1024 {
+		bad = append(bad, "replication must be 1..16 and shards 1..1024")
+	}
+	return bad
 }

@@ -78,6 +78,35 @@ func TestMigrate(t *testing.T) {
 		}
 	})
 
+	// sift backup with STORE=weaviate backs up the cluster; sift restore
+	// with it set refuses (a cluster-backed server reads no data dir) and
+	// names the way in; without it, it installs the cluster's backup.
+	t.Run("backup and restore", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "cluster.sift")
+		cluster := []string{"STORE=weaviate", "WEAVIATE_URL=" + url, "WEAVIATE_NAMESPACE=MigA"}
+		cli := func(env []string, args ...string) (string, error) {
+			cmd := exec.Command(siftBin, args...)
+			cmd.Env = append(os.Environ(), env...)
+			out, err := cmd.CombinedOutput()
+			return string(out), err
+		}
+		out, err := cli(cluster, "backup", "--out", file)
+		if err != nil || !strings.Contains(out, fmt.Sprintf("%d messages, 5 documents", total)) {
+			t.Fatalf("backup of the cluster: %v\n%s", err, out)
+		}
+		fresh := filepath.Join(t.TempDir(), "fresh")
+		out, err = cli(cluster, "restore", "--data-dir", fresh, file)
+		if err == nil || !strings.Contains(out, "sift migrate --data-dir") || !strings.Contains(out, "STORE=weaviate") {
+			t.Fatalf("restore with STORE=weaviate: %v\n%s", err, out)
+		}
+		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+			t.Errorf("the refused restore made %s", fresh)
+		}
+		if out, err := cli(nil, "restore", "--data-dir", fresh, file); err != nil || !strings.Contains(out, fmt.Sprintf("%d messages, 5 documents", total)) {
+			t.Fatalf("restore: %v\n%s", err, out)
+		}
+	})
+
 	t.Run("resumes", func(t *testing.T) {
 		defer func(n int) { reportEvery = n }(reportEvery)
 		reportEvery = 100
