@@ -99,6 +99,7 @@ func (a SemanticArgs) Values() url.Values {
 type SemanticResult struct {
 	Query   string        `json:"query"`
 	Results []SemanticHit `json:"results"`
+	Stale   bool          `json:"stale,omitempty" jsonschema:"true when the search ran before the index had taken in every write made before it: the latest content may be missing; search again shortly"`
 }
 
 // SemanticHit is a passage found by semantic search.
@@ -129,6 +130,7 @@ type Turn struct {
 type AskResult struct {
 	Answer  string      `json:"answer" jsonschema:"the answer; [n] cites sources[n-1]"`
 	Sources []AskSource `json:"sources"`
+	Stale   bool        `json:"stale,omitempty" jsonschema:"true when the sources were retrieved before the index had taken in every write made before the question: the latest content may be missing; ask again shortly"`
 }
 
 // AskSource is a numbered source of an answer.

@@ -70,9 +70,12 @@ type Request struct {
 
 // Sink receives an answer as it is made: the sources once, first, then the
 // pieces of the answer in order. An error from the sink (the client left)
-// stops the answer and cancels the model call.
+// stops the answer and cancels the model call. Sources' stale is set when
+// the passages were retrieved before the index had taken in every write
+// acknowledged before the question (semantic.Result.Stale): the answer
+// may miss the latest content, and the caller should say so.
 type Sink interface {
-	Sources([]Source) error
+	Sources(sources []Source, stale bool) error
 	Token(string) error
 }
 
@@ -146,11 +149,11 @@ func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) 
 	question := strings.TrimSpace(req.Question)
 	historyBudget, sourceBudget := a.budgets(question)
 	history := trimHistory(req.History, historyBudget)
-	sources, err := a.retrieve(ctx, question, history, sourceBudget, req.Private)
+	sources, stale, err := a.retrieve(ctx, question, history, sourceBudget, req.Private)
 	if err != nil {
 		return Usage{}, err
 	}
-	if err := sink.Sources(sources); err != nil {
+	if err := sink.Sources(sources, stale); err != nil {
 		return Usage{}, err
 	}
 	if a.opts.Model == nil {
@@ -164,8 +167,8 @@ const maxQueryBytes = 2048
 
 // retrieve finds the passages for a question: the semantic-search ranking
 // of the question, with the previous question when there is a history (a
-// follow-up such as "and on 2.0.1?" needs it).
-func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, budget int, private bool) ([]Source, error) {
+// follow-up such as "and on 2.0.1?" needs it); stale as the search says.
+func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, budget int, private bool) ([]Source, bool, error) {
 	query := textcut.Prefix(question, maxQueryBytes)
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Role == "user" {
@@ -180,13 +183,13 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, b
 	// answer from the model would delay the real one, so not with a model.
 	res, err := a.ret.Search(ctx, semantic.Request{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sources := make([]Source, 0, len(res.Hits))
 	for i := range res.Hits {
 		sources = append(sources, newSource(&res.Hits[i], a.opts.Link))
 	}
-	return fitSources(sources, budget), nil
+	return fitSources(sources, budget), res.Stale, nil
 }
 
 // questionTokens is the room a question has in the prompt beside the

@@ -56,7 +56,7 @@ type recorder struct {
 	failAt  int
 }
 
-func (r *recorder) Sources(s []Source) error {
+func (r *recorder) Sources(s []Source, _ bool) error {
 	r.sources = s
 	r.events = append(r.events, "sources")
 	return nil

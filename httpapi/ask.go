@@ -46,6 +46,7 @@ type askResponseJSON struct {
 	Answer  string          `json:"answer"`
 	Sources []askSourceJSON `json:"sources"`
 	Usage   *ask.Usage      `json:"usage,omitempty"`
+	Stale   bool            `json:"stale,omitempty"` // see markStale
 }
 
 // askForm is what distinguishes POST /api/ask from POST /api/v1/ask: the
@@ -156,10 +157,11 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 			return
 		}
 		s.stats.record(endpointName(ctx), req.Question, len(col.sources), time.Since(start))
-		out := askResponseJSON{Answer: col.answer.String(), Sources: form.sources(col.sources)}
+		out := askResponseJSON{Answer: col.answer.String(), Sources: form.sources(col.sources), Stale: col.stale}
 		if !form.v1 {
 			out.Usage = &usage
 		}
+		markStale(ctx, col.stale)
 		writeJSON(ctx, fasthttp.StatusOK, out)
 	}
 }
@@ -199,11 +201,27 @@ func acceptsEventStream(ctx *fasthttp.RequestCtx) bool {
 // collector is the Sink of a JSON answer.
 type collector struct {
 	sources []ask.Source
+	stale   bool
 	answer  strings.Builder
 }
 
-func (c *collector) Sources(s []ask.Source) error { c.sources = s; return nil }
-func (c *collector) Token(t string) error         { c.answer.WriteString(t); return nil }
+func (c *collector) Sources(s []ask.Source, stale bool) error {
+	c.sources, c.stale = s, stale
+	return nil
+}
+func (c *collector) Token(t string) error { c.answer.WriteString(t); return nil }
+
+// staleHeader marks an answer or a semantic search made before the index
+// had taken in every write acknowledged before the request (its JSON says
+// "stale": true too): the latest content may be missing; ask again.
+const staleHeader = "X-Sift-Stale"
+
+// markStale sets staleHeader on a stale answer.
+func markStale(ctx *fasthttp.RequestCtx, stale bool) {
+	if stale {
+		ctx.Response.Header.Set(staleHeader, "true")
+	}
+}
 
 // endpointName is "METHOD /path" of a request, for the dashboard.
 func endpointName(ctx *fasthttp.RequestCtx) string {

@@ -247,7 +247,7 @@ func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*
 		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP semantic_search", req.Query, len(res.Hits), res.Took)
-	out := &agent.SemanticResult{Query: req.Query, Results: make([]agent.SemanticHit, 0, len(res.Hits))}
+	out := &agent.SemanticResult{Query: req.Query, Results: make([]agent.SemanticHit, 0, len(res.Hits)), Stale: res.Stale}
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, agent.SemanticHit{
 			Type: h.Type, Score: round4(h.Score), Title: h.Title, Source: h.Source, Content: h.Content,
@@ -295,7 +295,7 @@ func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult,
 		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP ask", req.Question, len(col.sources), time.Since(start))
-	out := &agent.AskResult{Answer: col.answer.String(), Sources: make([]agent.AskSource, 0, len(col.sources))}
+	out := &agent.AskResult{Answer: col.answer.String(), Sources: make([]agent.AskSource, 0, len(col.sources)), Stale: col.stale}
 	for i, src := range (askForm{}).sources(col.sources) {
 		out.Sources = append(out.Sources, agent.AskSource{N: i + 1, Type: src.Type, Score: src.Score,
 			Metadata: src.Metadata, Preview: src.Preview, URL: src.SourceURL})

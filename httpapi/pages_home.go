@@ -49,6 +49,7 @@ type homeData struct {
 type pageAnswer struct {
 	Parts   []answerPart
 	Sources []answerSource
+	Stale   bool // retrieved before the index had taken in the latest writes
 }
 
 type answerPart struct {
@@ -187,5 +188,6 @@ func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) 
 	}
 	s.stats.record("page ask", q, len(col.sources), time.Since(start))
 	data.Answer = newPageAnswer(col.answer.String(), col.sources)
+	data.Answer.Stale = col.stale
 	return 0, ""
 }

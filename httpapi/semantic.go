@@ -46,6 +46,7 @@ type semanticJSON struct {
 	Query      string               `json:"query"`
 	Results    []semanticResultJSON `json:"results"`
 	DurationMs float64              `json:"durationMs"`
+	Stale      bool                 `json:"stale,omitempty"` // see markStale
 }
 
 // parseBoost reads "src:mult,src,…": a bare id means 2, multipliers lie in
@@ -140,7 +141,8 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
-	out := semanticJSON{Query: req.Query, Results: make([]semanticResultJSON, 0, len(res.Hits))}
+	out := semanticJSON{Query: req.Query, Results: make([]semanticResultJSON, 0, len(res.Hits)), Stale: res.Stale}
+	markStale(ctx, res.Stale)
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, semanticResultJSON{
 			Type: h.Type, Score: round4(h.Score), Title: h.Title, Source: h.Source, Content: h.Content,

@@ -26,6 +26,7 @@ type sseEvent struct {
 	Token   *string         `json:"token,omitempty"`
 	Usage   *ask.Usage      `json:"usage,omitempty"`
 	Error   string          `json:"error,omitempty"`
+	Stale   bool            `json:"stale,omitempty"` // on sources: see markStale
 }
 
 // sseSink hands the answer's events to the writer goroutine.
@@ -60,7 +61,8 @@ func encodeEvent(ev sseEvent) []byte {
 		v = struct {
 			Type    string          `json:"type"`
 			Sources []askSourceJSON `json:"sources"`
-		}{ev.Type, list}
+			Stale   bool            `json:"stale,omitempty"`
+		}{ev.Type, list, ev.Stale}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -69,9 +71,9 @@ func encodeEvent(ev sseEvent) []byte {
 	return b
 }
 
-func (k *sseSink) Sources(s []ask.Source) error {
+func (k *sseSink) Sources(s []ask.Source, stale bool) error {
 	k.sources = len(s)
-	return k.send(sseEvent{Type: "sources", Sources: k.form.sources(s)})
+	return k.send(sseEvent{Type: "sources", Sources: k.form.sources(s), Stale: stale})
 }
 
 func (k *sseSink) Token(t string) error { return k.send(sseEvent{Type: "token", Token: &t}) }

@@ -40,7 +40,11 @@ type Options struct {
 	// TitleWeight is how much a title word counts; 0 selects the store's
 	// default.
 	TitleWeight uint8
-	Logger      *slog.Logger
+	// FreshWait is how long a search waits at most for the index to take
+	// in the writes the store acknowledged before it (fresh.go); 0 selects
+	// DefaultFreshWait, a negative value never waits.
+	FreshWait time.Duration
+	Logger    *slog.Logger
 }
 
 // Store is what the semantic layer reads of the store of record: the
@@ -70,10 +74,11 @@ type Index struct {
 	feedMu    sync.Mutex
 	pos       uint64 // the feed is taken in up to here; guarded by feedMu
 	feed      []engine.Change
-	pendDocs  *roaring.Bitmap  // changed documents not yet marked dirty; guarded by feedMu
-	pendChans *roaring.Bitmap  // changed channels likewise
-	loaded    bool             // a snapshot's section was read; guarded by stepMu
-	an        *engine.Analyzer // the indexer's; guarded by stepMu
+	pendDocs  *roaring.Bitmap   // changed documents not yet marked dirty; guarded by feedMu
+	pendChans *roaring.Bitmap   // changed channels likewise
+	pendSince map[uint64]uint64 // pending ref (sinceKey) -> its first change taken in; guarded by feedMu
+	loaded    bool              // a snapshot's section was read; guarded by stepMu
+	an        *engine.Analyzer  // the indexer's; guarded by stepMu
 
 	store   Store
 	started atomic.Bool
@@ -101,9 +106,13 @@ type state struct {
 	chanChunks map[uint32][]uint32 // channel ref -> its conversation windows, in order
 	dirtyDocs  *roaring.Bitmap     // document refs to (re)chunk
 	dirtyChans *roaring.Bitmap     // channel refs to (re)window
-	hidden     *roaring.Bitmap     // chunks whose owner callers without credentials must not see
-	space      *space              // the vectors searches use; nil before the first
-	next       *space              // vectors being built for a new embedder, or nil
+	// dirtySince holds, per dirty ref (sinceKey), the sequence number of
+	// its first change the chunks do not reflect; a dirty ref without an
+	// entry has been dirty since before the feed was followed (fresh.go).
+	dirtySince map[uint64]uint64
+	hidden     *roaring.Bitmap // chunks whose owner callers without credentials must not see
+	space      *space          // the vectors searches use; nil before the first
+	next       *space          // vectors being built for a new embedder, or nil
 }
 
 func newState(opts index.Options) *state {
@@ -127,6 +136,9 @@ func New(opts Options) *Index {
 	if opts.TitleWeight == 0 {
 		opts.TitleWeight = def.TitleWeight
 	}
+	if opts.FreshWait == 0 {
+		opts.FreshWait = DefaultFreshWait
+	}
 	x := &Index{opts: opts, log: opts.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		hyde: newHydeCache(hydeCacheSize), hydeSlots: make(chan struct{}, hydeConcurrent)}
 	if x.log == nil {
@@ -135,6 +147,7 @@ func New(opts Options) *Index {
 	x.bg, x.cancel = context.WithCancel(context.Background())
 	x.st = newState(opts.Index)
 	x.pendDocs, x.pendChans = roaring.New(), roaring.New()
+	x.pendSince = map[uint64]uint64{}
 	x.semErr.Store("")
 	return x
 }

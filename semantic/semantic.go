@@ -115,7 +115,11 @@ type Hit struct {
 type Result struct {
 	Hits    []Hit
 	Vectors bool // whether vectors took part (false while the embedder is unavailable)
-	Took    time.Duration
+	// Stale is set when the search went on before the index had taken in
+	// every write acknowledged before it (FreshWait passed): what it had
+	// not may be missing.
+	Stale bool
+	Took  time.Duration
 }
 
 type candidate struct {
@@ -139,6 +143,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	if text == "" {
 		return nil, fmt.Errorf("%w: q: give the text to search for", engine.ErrInvalid)
 	}
+	fresh := x.catchUp(ctx, x.opts.FreshWait)
 	store := x.takeChanges() // a change of visibility counts at once
 	if store == nil {
 		return nil, errors.New("semantic: the index follows no store")
@@ -165,11 +170,13 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	useVectors := req.Mode != ModeLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !x.embedDown.open()
 	var dims int
 	var feedback []float32
+	var unembedded pendingTexts
 	if useVectors {
 		dims = sp.vecs.Dims()
 		if req.HyDE && x.opts.Hypothesize == nil {
 			feedback = meanVector(sp, lex.Hits, prfDocs)
 		}
+		unembedded = st.pendingTexts(store, sp, lex.Hits)
 	}
 	x.mu.RUnlock()
 
@@ -187,6 +194,8 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 			x.log.Warn("semantic search: the embedder's vectors changed size; ranking by words alone until re-embedded", "was", dims, "now", len(qv))
 			x.wakeIndexer()
 			useVectors = false
+		default:
+			unembedded.embed(ctx, sp)
 		}
 	}
 	x.mu.RLock()
@@ -202,14 +211,18 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 			}
 		}
 		for _, cd := range cands {
-			if v := sp.vector(cd.id); len(v) == len(qv) {
+			v := sp.vector(cd.id)
+			if v == nil {
+				v = unembedded.vector(cd.id)
+			}
+			if len(v) == len(qv) {
 				cd.cos, cd.hasV = ann.Dot(qv, v), true
 			}
 		}
 	} else {
 		useVectors = false
 	}
-	res := &Result{Vectors: useVectors}
+	res := &Result{Vectors: useVectors, Stale: !fresh}
 	store.Read(func(v *engine.View) {
 		ranked := x.fuse(v, cands, req, useVectors)
 		for _, r := range x.st.results(v, ranked, limit, req.Private) {

@@ -108,8 +108,10 @@ func (x *Index) takeChanges() Store {
 		switch c.Kind {
 		case engine.DocumentChanged:
 			x.pendDocs.Add(c.Ref)
+			x.notePending(c)
 		case engine.ChannelChanged:
 			x.pendChans.Add(c.Ref)
+			x.notePending(c)
 		case engine.DocumentShown, engine.ChannelShown:
 			vis = append(vis, shown{change: c})
 		}
@@ -155,11 +157,13 @@ func (x *Index) mergePending() {
 		return
 	}
 	x.mu.Lock()
+	x.st.markSince(x.pendSince)
 	x.st.dirtyDocs.Or(x.pendDocs)
 	x.st.dirtyChans.Or(x.pendChans)
 	x.mu.Unlock()
 	x.pendDocs.Clear()
 	x.pendChans.Clear()
+	clear(x.pendSince)
 }
 
 // appendChunk adds a chunk and indexes it; the caller holds stepMu and mu.
@@ -257,6 +261,7 @@ func (x *Index) chunkDocuments() bool {
 			st.docChunks[ref] = append(st.docChunks[ref], st.appendChunk(&made[i][j]))
 		}
 		st.dirtyDocs.Remove(ref)
+		delete(st.dirtySince, sinceKey(engine.DocumentChanged, ref))
 	}
 	return true
 }
@@ -396,6 +401,7 @@ func (x *Index) windowChannels() bool {
 			st.chanChunks[p.ch] = p.wins
 		}
 		st.dirtyChans.Remove(p.ch)
+		delete(st.dirtySince, sinceKey(engine.ChannelChanged, p.ch))
 	}
 	return true
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sift-search/sift/semantic"
 )
 
 // config is every setting of sift serve. Each is an environment variable
@@ -33,6 +35,7 @@ type config struct {
 	MaxUploadBytes   int
 	TrustProxy       bool
 	SnapshotInterval time.Duration
+	FreshWait        time.Duration // how long a search waits for the semantic index to reach earlier writes; 0 = not at all
 	Demo             bool
 	LogLevel         string
 	SiteName         string
@@ -124,6 +127,8 @@ func parseServe(args []string) (*config, error) {
 	b.int(&c.MaxUploadBytes, "max-upload-bytes", "MAX_UPLOAD_BYTES", 32<<20, "request body limit")
 	b.bool(&c.TrustProxy, "trust-proxy", "TRUST_PROXY", false, "take the client IP from X-Forwarded-For (only behind a proxy)")
 	b.duration(&c.SnapshotInterval, "snapshot-interval", "SNAPSHOT_INTERVAL", 10*time.Minute, "how often to snapshot when the log grew")
+	b.duration(&c.FreshWait, "fresh-wait", "FRESH_WAIT", semantic.DefaultFreshWait,
+		"how long semantic search and answers wait at most for the index to reach the writes acknowledged before them; 0 = not at all (they say \"stale\")")
 	b.bool(&c.Demo, "demo", "SIFT_DEMO", false, "load the bundled demo content when the data dir is empty")
 	b.str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
 	b.str(&c.SiteName, "site-name", "SITE_NAME", "", "the instance's name in pages, OpenGraph and llms.txt (default the BASE_URL host; the console's setting wins)")
@@ -179,6 +184,9 @@ func (c *config) validate(b *binder) {
 	}
 	if (c.AdminUser == "") != (c.AdminPassword == "") {
 		bad("set both ADMIN_USER and ADMIN_PASSWORD, or neither")
+	}
+	if c.FreshWait < 0 || c.FreshWait > time.Minute {
+		bad("fresh wait %s must be from 0 to 1m", c.FreshWait)
 	}
 	if c.SnapshotInterval < time.Second {
 		bad("snapshot interval %s must be at least 1s", c.SnapshotInterval)

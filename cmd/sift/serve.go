@@ -46,7 +46,10 @@ func serve(args []string) error {
 	log := newLogger(cfg.LogLevel)
 	metrics := httpapi.NewMetrics()
 	opts := engine.Options{DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log}
-	var sopts semantic.Options
+	sopts := semantic.Options{FreshWait: cfg.FreshWait}
+	if sopts.FreshWait == 0 {
+		sopts.FreshWait = -1 // FRESH_WAIT=0: never wait
+	}
 	if cfg.EmbedBaseURL != "" {
 		emb := embed.NewOpenAI(cfg.EmbedBaseURL, cfg.EmbedAPIKey, cfg.EmbedModel)
 		emb.Client().Observe = metrics.ObserveModelCall

@@ -39,6 +39,11 @@
         if (ev.type === "sources") {
           sources = ev.sources || [];
           list.replaceChildren(...sources.map(sourceItem));
+          if (ev.stale) {
+            const note = el("p", "meta stale");
+            note.textContent = "The index was still taking in the latest changes: the newest content may be missing from this answer. Ask again in a moment.";
+            out.append(note);
+          }
         } else if (ev.type === "token") {
           text += ev.token;
           show();
