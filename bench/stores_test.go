@@ -197,7 +197,7 @@ func openClusterStore(b *testing.B, cl *weaviatetest.Cluster, ns string) *storeU
 	if err != nil {
 		b.Fatal(err)
 	}
-	x := st.Semantic(wvstore.SemanticOptions{})
+	x := st.Semantic(wvstore.SemanticOptions{FreshWait: -1}) // the run steps the indexer itself
 	s := &storeUnderTest{st: st, sem: x, wait: func(context.Context) error { return nil }}
 	if os.Getenv("SIFT_BENCH_INDEXER") == "1" {
 		ictx, stop := context.WithCancel(context.Background())

@@ -41,7 +41,8 @@ func IndexWeaviate(ds *Dataset, opts wvstore.Options) (*WeaviateRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &WeaviateRun{ds: ds, st: st, x: st.Semantic(wvstore.SemanticOptions{}), beirID: make(map[string]string, len(ds.Docs))}
+	// The run steps the indexer itself: its searches do not wait for one.
+	r := &WeaviateRun{ds: ds, st: st, x: st.Semantic(wvstore.SemanticOptions{FreshWait: -1}), beirID: make(map[string]string, len(ds.Docs))}
 	const docBatch = 50
 	for start := 0; start < len(ds.Docs); start += docBatch {
 		var docs []engine.Document

@@ -35,7 +35,11 @@ type SemanticOptions struct {
 	// Hypothesize, when set, writes a short hypothetical answer to a query
 	// (HyDE); without it, HyDE is pseudo-relevance feedback.
 	Hypothesize func(ctx context.Context, query string) (string, error)
-	Logger      *slog.Logger
+	// FreshWait is how long a search waits at most for the chunks to
+	// reflect the writes acknowledged before it (semantic_fresh.go); 0
+	// selects semantic.DefaultFreshWait, a negative value never waits.
+	FreshWait time.Duration
+	Logger    *slog.Logger
 }
 
 // Semantic is semantic search over the store's chunks, and their indexer.
@@ -52,7 +56,8 @@ type Semantic struct {
 	status   semantic.Status
 	statusAt time.Time
 
-	ix indexer
+	ix   indexer
+	wake chan struct{} // cuts the indexer's rest short (Run)
 
 	// Test hooks, run by the indexer after it read an owner's records and
 	// after it processed a page of changes.
@@ -67,9 +72,13 @@ func (s *Store) Semantic(opts SemanticOptions) *Semantic {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if opts.FreshWait == 0 {
+		opts.FreshWait = semantic.DefaultFreshWait
+	}
 	return &Semantic{s: s, opts: opts, log: log,
-		emb: semantic.NewEmbedding(semantic.Options{Hypothesize: opts.Hypothesize, Logger: log}),
-		ix:  indexer{memo: map[string]int64{}}}
+		emb:  semantic.NewEmbedding(semantic.Options{Hypothesize: opts.Hypothesize, Logger: log}),
+		ix:   indexer{memo: map[string]int64{}},
+		wake: make(chan struct{}, 1)}
 }
 
 // The light properties a ranking query reads of each chunk.
@@ -96,6 +105,7 @@ func (x *Semantic) Search(ctx context.Context, req semantic.Request) (*semantic.
 	limit := min(max(req.Limit, 1), semantic.MaxLimit)
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
+	fresh := x.catchUp(ctx, x.opts.FreshWait)
 	cat, err := x.s.cat(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("semantic search: %w", err)
@@ -150,7 +160,7 @@ func (x *Semantic) Search(ctx context.Context, req semantic.Request) (*semantic.
 	if err != nil {
 		return nil, err
 	}
-	return &semantic.Result{Hits: hits, Vectors: vectors, Took: time.Since(start)}, nil
+	return &semantic.Result{Hits: hits, Vectors: vectors, Stale: !fresh, Took: time.Since(start)}, nil
 }
 
 // chunkVisibility is the filter of the chunks a caller may see, or nil:

@@ -97,6 +97,7 @@ func (x *Semantic) Run(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 			case <-time.After(wait):
+			case <-x.wake: // a search waits for the chunks
 			}
 		}
 	}

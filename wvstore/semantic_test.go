@@ -117,6 +117,11 @@ func openNS(t *testing.T, cl *weaviatetest.Cluster, ns string, grpc ...bool) *St
 	return s
 }
 
+// stepped is the options of a Semantic whose indexer the test steps
+// itself (settle): its searches do not wait for an indexer that is not
+// running (they may say Stale).
+func stepped() SemanticOptions { return SemanticOptions{FreshWait: -1} }
+
 // settle runs the indexer until it has nothing left to do, waiting for a
 // due training that waits for writes to pause; it returns the steps taken.
 func settle(t testing.TB, x *Semantic) int {
@@ -197,6 +202,7 @@ func TestSemantic(t *testing.T) {
 	t.Run("Watermark", func(t *testing.T) { testWatermark(t, cl) })
 	t.Run("EmbeddingsServer", func(t *testing.T) { testEmbeddingsServer(t, cl) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, cl) })
+	t.Run("FreshWrites", func(t *testing.T) { testFreshWrites(t, cl) })
 }
 
 // testPaging: the change log read two changes at a time, when a write
@@ -205,7 +211,7 @@ func TestSemantic(t *testing.T) {
 // channel.
 func testPaging(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemP")
-	x := s.Semantic(SemanticOptions{})
+	x := s.Semantic(stepped())
 	defer func(n int) { changesPerPage = n }(changesPerPage)
 	changesPerPage = 2
 	var docs []engine.Document
@@ -273,7 +279,7 @@ func testPaging(t *testing.T, cl *weaviatetest.Cluster) {
 // agreement with the memory index.
 func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemA")
-	x := s.Semantic(SemanticOptions{})
+	x := s.Semantic(stepped())
 	// Channels and stored chunks are read ten at a time.
 	defer func(n int) { keysetPage = n }(keysetPage)
 	keysetPage = 10
@@ -380,7 +386,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 
 	// HyDE with a model's hypothetical answer, asked once per query.
 	var calls atomic.Int32
-	xh := s.Semantic(SemanticOptions{Hypothesize: func(_ context.Context, q string) (string, error) {
+	xh := s.Semantic(SemanticOptions{FreshWait: -1, Hypothesize: func(_ context.Context, q string) (string, error) {
 		calls.Add(1)
 		return "Set max_open_conns below max_connections and use PgBouncer.", nil
 	}})
@@ -400,7 +406,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x2 := s2.Semantic(SemanticOptions{})
+	x2 := s2.Semantic(stepped())
 	r = search(t, x2, semantic.Request{Query: "database ran out", Sources: []string{engine.UploadsSourceID}})
 	if !r.Vectors || len(r.Hits) == 0 || r.Hits[0].Title != "Postgres backend" || x2.Status().Embedder != st.Embedder {
 		t.Fatalf("second process: vectors %v, %q, status %+v", r.Vectors, titles(r.Hits), x2.Status())
@@ -516,7 +522,7 @@ func compareWithMemory(t *testing.T, x *Semantic, queries []string) {
 // without indexing again.
 func testVisibility(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemV")
-	x := s.Semantic(SemanticOptions{})
+	x := s.Semantic(stepped())
 	corpus(t, s)
 	if _, err := s.PutChannels([]engine.Channel{{SourceID: "chat", ID: "dm", Name: "ana-bo", Private: true}}); err != nil {
 		t.Fatal(err)
@@ -569,7 +575,7 @@ func testVisibility(t *testing.T, cl *weaviatetest.Cluster) {
 // even those a pass wrote while their source was being deleted.
 func testDeletion(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemD")
-	x := s.Semantic(SemanticOptions{})
+	x := s.Semantic(stepped())
 	corpus(t, s)
 	settle(t, x)
 	webhooks := engine.DocumentID(engine.UploadsSourceID, "Webhooks")
@@ -649,7 +655,7 @@ func testDeletion(t *testing.T, cl *weaviatetest.Cluster) {
 // the new found, and only its passages remain. Batches go over gRPC.
 func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemE", true)
-	x := s.Semantic(SemanticOptions{})
+	x := s.Semantic(stepped())
 	corpus(t, s)
 	settle(t, x)
 	long := "# Webhooks\n\nDeliveries are signed with Ed25519 now.\n\n## Retries\n\nA failed delivery is retried five times, backing off each time.\n\n## Ordering\n\nDeliveries may arrive out of order."
@@ -697,7 +703,7 @@ func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 // indexing until its context ends.
 func testWatermark(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemW")
-	x := s.Semantic(SemanticOptions{})
+	x := s.Semantic(stepped())
 	if _, err := s.PutDocuments(semDocs); err != nil { // too few chunks to train on
 		t.Fatal(err)
 	}
@@ -735,7 +741,7 @@ func testWatermark(t *testing.T, cl *weaviatetest.Cluster) {
 	}
 	// A new indexer (another process taking the lease over) reads the
 	// overlap again and finds nothing to change.
-	x2 := s.Semantic(SemanticOptions{})
+	x2 := s.Semantic(stepped())
 	if worked, err := x2.Step(context.Background()); err != nil || worked {
 		t.Fatalf("a new indexer's first step: %v %v", worked, err)
 	}
@@ -777,7 +783,7 @@ func testEmbeddingsServer(t *testing.T, cl *weaviatetest.Cluster) {
 	remote := embed.NewOpenAI(srv.URL, "", "fake-embed")
 	remote.Client().Backoff = time.Millisecond
 	s := openNS(t, cl, "SemO", true)
-	x := s.Semantic(SemanticOptions{Embedder: remote})
+	x := s.Semantic(SemanticOptions{FreshWait: -1, Embedder: remote})
 	defer x.emb.Close()
 	if _, err := s.PutDocuments(append([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "Poison", Content: "POISON pill text that the model refuses"}}, semDocs...)); err != nil {
 		t.Fatal(err)
@@ -843,7 +849,7 @@ func testEmbeddingsServer(t *testing.T, cl *weaviatetest.Cluster) {
 	if _, err := x.Step(context.Background()); err == nil {
 		t.Fatal("a step with the server failing succeeded")
 	}
-	other := s.Semantic(SemanticOptions{Embedder: remote})
+	other := s.Semantic(SemanticOptions{FreshWait: -1, Embedder: remote})
 	if st := other.Status(); st.Error == "" || st.Pending == 0 {
 		t.Fatalf("status while the server fails: %+v", st)
 	}
@@ -866,7 +872,7 @@ func BenchmarkSemantic(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			x := s.Semantic(SemanticOptions{})
+			x := s.Semantic(stepped())
 			corpusStart(b, s)
 			msgs := corpusMessages(0, n)
 			for start := 0; start < len(msgs); start += 500 {

@@ -12,6 +12,6 @@ import (
 // clusterSemantic makes the semantic layer of a cluster: searches on every
 // server, and its indexer, which runs where the lease is held.
 func clusterSemantic(st *wvstore.Store, sopts semantic.Options, log *slog.Logger) (httpapi.Semantic, func(context.Context), error) {
-	sem := st.Semantic(wvstore.SemanticOptions{Embedder: sopts.Embedder, Hypothesize: sopts.Hypothesize, Logger: log})
+	sem := st.Semantic(wvstore.SemanticOptions{Embedder: sopts.Embedder, Hypothesize: sopts.Hypothesize, FreshWait: sopts.FreshWait, Logger: log})
 	return sem, sem.Run, nil
 }
