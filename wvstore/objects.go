@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"time"
 
@@ -24,6 +25,46 @@ import (
 
 // batchSize is how many objects one batch request writes.
 const batchSize = 200
+
+// batchBytes bounds the bytes of one batch request, well below Weaviate's
+// GRPC_MAX_MESSAGE_SIZE (100 MB by default): a batch of big documents is
+// split further; an object larger than it goes alone. A variable for tests.
+var batchBytes = 16 << 20
+
+// batches splits objs into batches of at most batchSize objects and, but
+// for one object alone, batchBytes bytes.
+func batches(objs []*models.Object) iter.Seq[[]*models.Object] {
+	return func(yield func([]*models.Object) bool) {
+		start, bytes := 0, 0
+		for i, o := range objs {
+			n := objectBytes(o)
+			if i > start && (i-start == batchSize || bytes+n > batchBytes) {
+				if !yield(objs[start:i]) {
+					return
+				}
+				start, bytes = i, 0
+			}
+			bytes += n
+		}
+		if start < len(objs) {
+			yield(objs[start:])
+		}
+	}
+}
+
+// objectBytes estimates an object's size on the wire: its text, vector and
+// a little for each other property.
+func objectBytes(o *models.Object) int {
+	n := 64 + 4*len(o.Vector)
+	props, _ := o.Properties.(map[string]any)
+	for k, v := range props {
+		n += len(k) + 8
+		if str, ok := v.(string); ok {
+			n += len(str)
+		}
+	}
+	return n
+}
 
 // maxResults is the most objects a query reaches: its offset plus its
 // limit never exceed it (get refuses a query that would). It is Weaviate's
@@ -49,8 +90,7 @@ func (s *Store) class(suffix string) string { return s.opts.Namespace + suffix }
 
 // upsert writes objects in batches.
 func (s *Store) upsert(ctx context.Context, objs []*models.Object) error {
-	for start := 0; start < len(objs); start += batchSize {
-		part := objs[start:min(start+batchSize, len(objs))]
+	for part := range batches(objs) {
 		err := s.upsertBatch(ctx, part, replication.ConsistencyLevel.ALL)
 		// A node down, or two writers of one object meeting in a read
 		// repair: the batch is idempotent, so it is written again.

@@ -94,6 +94,18 @@ func TestClusterTwoServers(t *testing.T) {
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("search through B: %v %v", docs, err)
 	}
+	// On nodes with Weaviate's default settings, phrases and query
+	// metacharacters answer 200 (or 400 for a query that is not one),
+	// never 500.
+	if _, docs, err := b.search(t, `"quokka migration"`); err != nil || len(docs) != 1 {
+		t.Fatalf("a phrase through B: %v %v", docs, err)
+	}
+	for _, q := range []string{`"drop table"`, `"to the"`, `a"b`, `"unbalanced`, `foo*`, `(a OR b)`, `\`, `%`, `'; DROP TABLE x; --`, `:`, `source:x "p q"`} {
+		req, _ := http.NewRequest("GET", a.url+"/api/search?q="+url.QueryEscape(q), nil)
+		if status, body, err := do(req); err != nil || status != 200 {
+			t.Errorf("search %q: %d %s %v", q, status, body, err)
+		}
+	}
 
 	// A source crawled every 2 s, written straight into the cluster (the
 	// API asks for at least a minute).
