@@ -45,19 +45,7 @@ func (s *Store) getAll(ctx context.Context, q query) ([]map[string]any, error) {
 // where, no sort): no bound on how many.
 func (s *Store) cursorAll(ctx context.Context, q query) ([]map[string]any, error) {
 	q.limit = perQuery(cmp.Or(q.limit, 1000))
-	q.fields = withField(q.fields, "_id")
-	var out []map[string]any
-	for {
-		objs, err := s.get(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
-		if len(objs) < q.limit {
-			return out, nil
-		}
-		q.after, _ = objs[len(objs)-1]["_id"].(string)
-	}
+	return s.pages(ctx, q, func(q *query, last string) { q.after = last })
 }
 
 // idKeysetAll reads every object matching q.where, maxResults a query in
@@ -66,9 +54,17 @@ func (s *Store) cursorAll(ctx context.Context, q query) ([]map[string]any, error
 // lowercase UUIDs it sorts by).
 func (s *Store) idKeysetAll(ctx context.Context, q query) ([]map[string]any, error) {
 	base := q.where
-	q.fields = withField(q.fields, "_id")
 	q.sort = []graphql.Sort{{Path: []string{"_id"}, Order: graphql.Asc}}
 	q.limit, q.offset = maxResults, 0
+	return s.pages(ctx, q, func(q *query, last string) {
+		q.where = and(base, filters.Where().WithPath([]string{"id"}).WithOperator(filters.GreaterThan).WithValueText(last))
+	})
+}
+
+// pages reads q, then the queries next makes of it from the last object id
+// read, until a page comes back short.
+func (s *Store) pages(ctx context.Context, q query, next func(q *query, last string)) ([]map[string]any, error) {
+	q.fields = withField(q.fields, "_id")
 	var out []map[string]any
 	for {
 		objs, err := s.get(ctx, q)
@@ -80,7 +76,7 @@ func (s *Store) idKeysetAll(ctx context.Context, q query) ([]map[string]any, err
 			return out, nil
 		}
 		last, _ := objs[len(objs)-1]["_id"].(string)
-		q.where = and(base, filters.Where().WithPath([]string{"id"}).WithOperator(filters.GreaterThan).WithValueText(last))
+		next(&q, last)
 	}
 }
 
