@@ -233,7 +233,7 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 				importedMu.Lock()
 				importErrs++
 				importedMu.Unlock()
-				t.Logf("import %d: %d %s %v", f, status, out, err)
+				t.Logf("import %d: %d %s %v%s", f, status, out, err, p.logOf(out))
 				continue
 			}
 			importedMu.Lock()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,6 +118,25 @@ func startSiftEnv(t testing.TB, dataDir string, env []string, args ...string) *p
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// requestIDs finds the request id a 500's message names.
+var requestIDs = regexp.MustCompile(`request id ([0-9a-f]+)`)
+
+// logOf returns the server's log lines about the failed request whose
+// answer is body (its request id), to show why it failed.
+func (p *proc) logOf(body []byte) string {
+	m := requestIDs.FindSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	var out []string
+	for _, line := range strings.Split(p.stderr.String(), "\n") {
+		if strings.Contains(line, string(m[1])) {
+			out = append(out, line)
+		}
+	}
+	return "\n\tserver log: " + strings.Join(out, "\n\t")
 }
 
 // kill kills the process and waits for it; killing it again does nothing.
