@@ -66,3 +66,19 @@ func TestSearchWaitsNotForLaterWrites(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// BenchmarkCatchUpIdle: what read-your-writes costs a search when the index
+// is caught up (the usual case): a look at the change feed.
+func BenchmarkCatchUpIdle(b *testing.B) {
+	e := openMem(b)
+	if _, err := e.PutDocuments([]Document{{Title: "Quokka care", Content: "Feed the quokka at dawn."}}); err != nil {
+		b.Fatal(err)
+	}
+	e.Wait(b.Context())
+	b.ReportAllocs()
+	for b.Loop() {
+		if !e.catchUp(b.Context(), time.Second) {
+			b.Fatal("stale")
+		}
+	}
+}
