@@ -79,6 +79,14 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 		}
 		refusal, id := checkJSONRPC(ctx.PostBody())
 		if refusal != nil {
+			// A refused body costs the public tier a request, as any
+			// call does: junk is limited like the rest.
+			if acc.spend != nil {
+				if err := acc.spend(); err != nil {
+					writeError(ctx, fasthttp.StatusTooManyRequests, "%s", err)
+					return
+				}
+			}
 			writeJSON(ctx, fasthttp.StatusBadRequest, refusal)
 			return
 		}
@@ -104,18 +112,30 @@ func (s *Server) mcpHandler() fasthttp.RequestHandler {
 				ctx.Response.Header.Add(k, v)
 			}
 		}
+		if w.over {
+			s.log.Error("mcp answer over its bound", "request_id", requestID(ctx), "bound", maxMCPAnswer)
+			writeJSON(ctx, fasthttp.StatusOK, rpcFailure(id, rpcInternalError, fmt.Sprintf("Internal error: the answer exceeds %d bytes", maxMCPAnswer)))
+			return
+		}
 		ctx.SetStatusCode(w.status())
 		ctx.SetBody(w.body.Bytes())
 		jsonAnswer(ctx, id)
 	}
 }
 
+// maxMCPAnswer bounds the answer to one message: the largest a tool makes
+// (a read_document window of 100,000 characters, a search page of 100
+// hits) is well below.
+const maxMCPAnswer = 8 << 20
+
 // bufferedWriter is the http.ResponseWriter the SDK answers into; the
-// answer is one JSON body (JSONResponse), so nothing is streamed.
+// answer is one JSON body (JSONResponse), so nothing is streamed. Past
+// maxMCPAnswer it keeps nothing more and says so (over).
 type bufferedWriter struct {
 	header http.Header
 	code   int
 	body   bytes.Buffer
+	over   bool
 }
 
 func (w *bufferedWriter) Header() http.Header { return w.header }
@@ -128,6 +148,10 @@ func (w *bufferedWriter) WriteHeader(code int) {
 
 func (w *bufferedWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
+	if w.over || w.body.Len()+len(b) > maxMCPAnswer {
+		w.over = true
+		return 0, errors.New("the answer exceeds its bound")
+	}
 	return w.body.Write(b)
 }
 

@@ -14,12 +14,19 @@ import (
 // -32601 method not found), checked here before the SDK runs; what the
 // SDK refuses in words of its own (a transport error: the Accept or
 // Content-Type header) gets the API's error shape.
+//
+// A body is one message: JSON-RPC batches are refused (-32600). The MCP
+// revision 2025-06-18 removed batching from the streamable HTTP
+// transport, and a batch let one small request ask for thousands of
+// answers at once (20,000 tools/list calls in 1 MB asked for a 256 MB
+// reply).
 
 // JSON-RPC 2.0's error codes.
 const (
 	rpcParseError     = -32700
 	rpcInvalidRequest = -32600
 	rpcMethodNotFound = -32601
+	rpcInternalError  = -32603
 )
 
 // rpcErrorResponse is a JSON-RPC error response.
@@ -50,42 +57,34 @@ type rpcMessage struct {
 	Error   json.RawMessage `json:"error"`
 }
 
-// checkJSONRPC returns the JSON-RPC error of a body that is not a JSON-RPC
-// message or batch of them, and the id of a single request (for an error
-// the SDK answers later); nil when it is well formed.
+// checkJSONRPC returns the JSON-RPC error of a body that is not one
+// JSON-RPC message, and the message's id (for an error the SDK answers
+// later); nil when it is well formed.
 func checkJSONRPC(body []byte) (*rpcErrorResponse, json.RawMessage) {
 	body = bytes.TrimSpace(body)
 	if !json.Valid(body) {
 		return rpcFailure(nil, rpcParseError, "Parse error: the body is not JSON"), nil
 	}
-	var raw []json.RawMessage
 	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &raw) != nil || len(raw) == 0 {
-			return rpcFailure(nil, rpcInvalidRequest, "Invalid Request: an empty batch"), nil
-		}
-	} else {
-		raw = []json.RawMessage{body}
+		return rpcFailure(nil, rpcInvalidRequest, errBatch), nil
 	}
-	var id json.RawMessage
-	for _, r := range raw {
-		var m rpcMessage
-		if r = bytes.TrimSpace(r); len(r) == 0 || r[0] != '{' || json.Unmarshal(r, &m) != nil {
-			return rpcFailure(nil, rpcInvalidRequest, "Invalid Request: a message is not a JSON object"), nil
-		}
-		switch {
-		case m.JSONRPC == nil || *m.JSONRPC != "2.0":
-			return rpcFailure(m.ID, rpcInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`), nil
-		case m.Method == nil && (len(m.ID) == 0 || len(m.Result) == 0 && len(m.Error) == 0):
-			return rpcFailure(m.ID, rpcInvalidRequest, `Invalid Request: a request needs a "method"`), nil
-		case m.Method != nil && *m.Method == "":
-			return rpcFailure(m.ID, rpcInvalidRequest, `Invalid Request: "method" is empty`), nil
-		}
-		if len(raw) == 1 {
-			id = m.ID
-		}
+	var m rpcMessage
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &m) != nil {
+		return rpcFailure(nil, rpcInvalidRequest, "Invalid Request: the message is not a JSON object"), nil
 	}
-	return nil, id
+	switch {
+	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
+		return rpcFailure(m.ID, rpcInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`), nil
+	case m.Method == nil && (len(m.ID) == 0 || len(m.Result) == 0 && len(m.Error) == 0):
+		return rpcFailure(m.ID, rpcInvalidRequest, `Invalid Request: a request needs a "method"`), nil
+	case m.Method != nil && *m.Method == "":
+		return rpcFailure(m.ID, rpcInvalidRequest, `Invalid Request: "method" is empty`), nil
+	}
+	return nil, m.ID
 }
+
+// errBatch is the refusal of a JSON-RPC batch.
+const errBatch = "Invalid Request: batches are not accepted (the MCP revision 2025-06-18 removed JSON-RPC batching); send one message per POST"
 
 // jsonAnswer rewrites an error the SDK answered in plain words into JSON:
 // an unknown method as JSON-RPC's -32601 (with the request's id), any

@@ -382,19 +382,24 @@ func TestMCPRateLimit(t *testing.T) {
 }
 
 // TestMCPRateLimitOddBodies: a body the SDK reads differently from a plain
-// JSON decoder — a key repeated in another case — still pays one token per
-// call that runs; junk after the message is a parse error, which runs
-// nothing and costs nothing.
+// JSON decoder — a key repeated in another case — pays one token per call
+// that runs; junk after the message is a parse error, which runs nothing
+// but pays a token too, so junk is limited like the rest.
 func TestMCPRateLimitOddBodies(t *testing.T) {
 	ts := startMCP(t, func(o *Options) { o.PublicRateLimit = 2 })
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"retry"}}}`
-	for i, body := range []string{call + " x", strings.Replace(call, `"params"`, `"Method":"nope","params"`, 1), call + " x", call, call} {
-		r := ts.do(t, "POST", "/mcp", strings.NewReader(body), "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
-		limited := strings.Contains(string(r.body), "rate limit of 2 requests per minute exceeded")
-		ran := strings.Contains(string(r.body), `"structuredContent"`)
-		junk := strings.HasSuffix(body, " x")
-		if junk && (r.status != 400 || !strings.Contains(string(r.body), "-32700")) || !junk && (ran == limited || limited != (i == 4)) {
-			t.Errorf("call %d (%s): %d %s", i+1, body, r.status, r.body)
+	for i, c := range []struct {
+		body string
+		want string
+	}{
+		{call + " x", "-32700"},
+		{strings.Replace(call, `"params"`, `"Method":"nope","params"`, 1), `"structuredContent"`},
+		{call + " x", "rate_limited"},
+		{call, "rate limit of 2 requests per minute exceeded"},
+	} {
+		r := ts.do(t, "POST", "/mcp", strings.NewReader(c.body), "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		if !strings.Contains(string(r.body), c.want) {
+			t.Errorf("call %d (%s): %d %s, want %s", i+1, c.body, r.status, r.body, c.want)
 		}
 	}
 }
@@ -498,6 +503,7 @@ func TestMCPErrorsAreJSON(t *testing.T) {
 	rpc(``, 400, -32700, "null")
 	rpc(`[]`, 400, -32600, "null")
 	rpc(`[1]`, 400, -32600, "null")
+	rpc(`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, 400, -32600, "null")
 	rpc(`{"id":7,"method":"tools/list"}`, 400, -32600, "7")
 	rpc(`{"jsonrpc":"2.0","id":"a"}`, 400, -32600, `"a"`)
 	rpc(`{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`, 400, -32601, "3")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -100,5 +101,65 @@ func TestHeaderOnlyFlood(t *testing.T) {
 		if err != nil || !strings.Contains(line, " 413 ") && !strings.Contains(line, " 401 ") {
 			t.Errorf("%s announcing 32 MiB: %q %v", target, line, err)
 		}
+	}
+}
+
+// TestMCPBatchFlood: anonymous JSON-RPC batches of 20,000 tools/list calls
+// (960 KB each; the issue's case returned 256 MB and held 1.9 GB), three
+// at a time, are refused at once: resident memory grows by less than 64 MB,
+// and each costs the caller a request of its rate limit, so the eleventh
+// request of the minute — batch or tool call — is refused by the limit.
+func TestMCPBatchFlood(t *testing.T) {
+	p := startSiftEnv(t, t.TempDir(), []string{"PUBLIC_RATE_LIMIT=10"}, "--demo")
+	defer p.kill()
+	pid := p.cmd.Process.Pid
+	post := func(body string) (int, string) {
+		req, _ := http.NewRequest("POST", p.url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		status, out, err := do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status, string(out)
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`) // warm up (free)
+	time.Sleep(200 * time.Millisecond)
+	before := rss(t, pid)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	batch := "[" + strings.Repeat(call+",", 19_999) + call + "]"
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[int]int{}
+	for range 3 {
+		for range 3 {
+			wg.Go(func() {
+				status, out := post(batch)
+				if status == 400 && !strings.Contains(out, "-32600") || len(out) > 4096 {
+					t.Errorf("a batch: %d %.300s (%d bytes)", status, out, len(out))
+				}
+				mu.Lock()
+				answers[status]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	after := rss(t, pid)
+	t.Logf("resident memory %.1f MB before, %.1f MB after 9 batches of 20,000 calls (+%.1f MB); answers %v",
+		float64(before)/1e6, float64(after)/1e6, float64(after-before)/1e6, answers)
+	if after-before > 64<<20 {
+		t.Errorf("resident memory grew by %.1f MB", float64(after-before)/1e6)
+	}
+	if answers[400] != 9 {
+		t.Errorf("answers %v, want 9 refusals", answers)
+	}
+	// The tenth request of the minute passes, the eleventh does not.
+	if status, out := post(batch); status != 400 {
+		t.Errorf("the tenth request: %d %.200s", status, out)
+	}
+	if status, out := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"q":"retry"}}}`); status != 200 ||
+		!strings.Contains(out, "rate limit of 10 requests per minute exceeded") {
+		t.Errorf("a tool call after ten batches: %d %.300s", status, out)
 	}
 }
