@@ -10,8 +10,6 @@
 package wal
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -21,8 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -152,12 +148,8 @@ func Segments(dir string) ([]Segment, error) {
 	}
 	var segs []Segment
 	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), walSuffix)
-		if !ok {
-			continue
-		}
-		first, err := strconv.ParseUint(name, 10, 64)
-		if err != nil {
+		first, ok := ParseName(e.Name())
+		if !ok || e.IsDir() {
 			continue
 		}
 		segs = append(segs, Segment{first, filepath.Join(dir, e.Name())})
@@ -173,173 +165,6 @@ func (w *Log) segments() ([]Segment, error) {
 		return nil, nil // a data dir holding only a snapshot
 	}
 	return segs, err
-}
-
-// Replay calls fn for every record with a sequence number above after (the
-// snapshot's), in order, and returns the first and last sequence numbers
-// seen (0 when none).
-//
-// Damage in a segment the snapshot covers — every record in it numbered at
-// most after, as the next segment's name proves — loses nothing: it is
-// logged and skipped. A bad frame is a torn tail — a crash in the middle of
-// a write, never acknowledged — when nothing valid follows it: no later
-// record in its segment and only empty segments after it. The tail is cut
-// off (and the cut synced) and logged. Any other damage is a
-// CorruptionError naming the file and offset: replay refuses to drop
-// records that were acknowledged. An error of fn is returned as a
-// CorruptionError at the record's offset.
-func (w *Log) Replay(after uint64, fn func(seq uint64, kind uint8, payload []byte) error) (first, last uint64, err error) {
-	segs, err := w.segments()
-	if err != nil {
-		return 0, 0, err
-	}
-	for i, s := range segs {
-		end, ce, err := w.replaySegment(s, after, &first, &last, fn)
-		if err != nil {
-			return 0, 0, err
-		}
-		if ce == nil {
-			continue
-		}
-		if i+1 < len(segs) && segs[i+1].First-1 <= after && last < segs[i+1].First {
-			w.log.Warn("skipping damage in a write-ahead log segment the snapshot already holds",
-				"segment", s.Path, "offset", ce.Offset, "cause", ce.Err,
-				"records_up_to", segs[i+1].First-1, "snapshot_seq", after)
-			// The next segment must start where this one's name range
-			// ends; the sequence check holds it to that.
-			last = segs[i+1].First - 1
-			continue
-		}
-		for _, later := range segs[i+1:] {
-			if fi, serr := os.Stat(later.Path); serr != nil || fi.Size() > HeaderSize {
-				return 0, 0, ce // records follow in a later segment
-			}
-		}
-		if recordsFollow(s.Path, end, last) {
-			return 0, 0, fmt.Errorf("%w (valid records follow it: the log is damaged, not torn)", ce)
-		}
-		if w.readOnly {
-			w.log.Warn("torn tail of write-ahead log left for the next server to cut", "segment", s.Path, "offset", end, "cause", ce.Err)
-			return first, last, nil
-		}
-		w.log.Warn("cutting torn tail of write-ahead log", "segment", s.Path, "offset", end, "cause", ce.Err)
-		if err := cutTail(s.Path, end); err != nil {
-			return 0, 0, err
-		}
-		for _, later := range segs[i+1:] {
-			if err := os.Remove(later.Path); err != nil {
-				return 0, 0, fmt.Errorf("remove empty wal segment: %w", err)
-			}
-		}
-		return first, last, fsx.SyncDir(w.dir)
-	}
-	return first, last, nil
-}
-
-// cutTail truncates a segment at end (removing it when not even its header
-// is whole) and syncs the change, so a power cut cannot bring the tail back.
-func cutTail(path string, end int64) error {
-	if end < HeaderSize {
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("remove torn wal segment: %w", err)
-		}
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("open torn wal: %w", err)
-	}
-	defer f.Close()
-	if err := f.Truncate(end); err != nil {
-		return fmt.Errorf("truncate torn wal: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync truncated wal: %w", err)
-	}
-	return nil
-}
-
-// recordsFollow reports whether a valid frame of one of the next two records
-// after last starts anywhere after offset off of the segment.
-func recordsFollow(path string, off int64, last uint64) bool {
-	b, err := os.ReadFile(path)
-	if err != nil || off >= int64(len(b)) {
-		return false
-	}
-	for seq := last + 1; seq <= last+2; seq++ {
-		var pat [8]byte
-		binary.LittleEndian.PutUint64(pat[:], seq)
-		for from := int(off) + 1; ; {
-			i := bytes.Index(b[from:], pat[:])
-			if i < 0 {
-				break
-			}
-			start := from + i - frame.HeaderSize - 1 // the frame's length field
-			from += i + 1
-			if start < int(off) {
-				continue
-			}
-			if _, _, err := frame.Read(bytes.NewReader(b[start:])); err == nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// replaySegment replays one segment. On a bad frame it returns a
-// CorruptionError and the offset of the last good frame's end; err is for
-// what is not damage of the segment (I/O, fn's errors).
-func (w *Log) replaySegment(s Segment, after uint64, first, last *uint64, fn func(uint64, uint8, []byte) error) (int64, *CorruptionError, error) {
-	f, err := os.Open(s.Path)
-	if err != nil {
-		return 0, nil, fmt.Errorf("open wal segment: %w", err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	corrupt := func(off int64, err error) (int64, *CorruptionError, error) {
-		return off, &CorruptionError{File: s.Path, Offset: off, Err: err}, nil
-	}
-	var hdr [HeaderSize]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return corrupt(0, fmt.Errorf("short header: %w", err))
-	}
-	if string(hdr[:8]) != walMagic {
-		return corrupt(0, errors.New("bad magic"))
-	}
-	if v := binary.LittleEndian.Uint32(hdr[8:]); v != walVersion {
-		return 0, nil, fmt.Errorf("wal segment %s: unsupported version %d", s.Path, v)
-	}
-	off := int64(HeaderSize)
-	for {
-		kind, body, err := frame.Read(r)
-		if err == io.EOF {
-			return off, nil, nil
-		}
-		if err != nil {
-			if errors.Is(err, frame.ErrTorn) {
-				return corrupt(off, err)
-			}
-			return off, nil, fmt.Errorf("read wal %s: %w", s.Path, err)
-		}
-		if len(body) < 8 {
-			return corrupt(off, errors.New("record without sequence number"))
-		}
-		seq := binary.LittleEndian.Uint64(body)
-		if *last != 0 && seq != *last+1 {
-			return corrupt(off, fmt.Errorf("sequence %d follows %d", seq, *last))
-		}
-		if *first == 0 {
-			*first = seq
-		}
-		*last = seq
-		if seq > after {
-			if err := fn(seq, kind, body[8:]); err != nil {
-				return off, nil, &CorruptionError{File: s.Path, Offset: off, Err: err}
-			}
-		}
-		off += int64(frame.HeaderSize + 1 + len(body))
-	}
 }
 
 // startSegment makes the current segment durable, then starts a new one
