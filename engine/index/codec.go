@@ -179,7 +179,20 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("%w: facets: %v", ErrCorrupt, err)
 	}
+	ix.veilDeleted()
 	return ix, nil
+}
+
+// veilDeleted counts every deleted document whose postings remain as
+// deleted while hidden: which ones were is not saved, and a public search
+// must not count one that was (see Hide). So after a load, public document
+// frequencies leave out every deleted document until Compact, as if
+// compacted; hidden live documents are the caller's to Hide again.
+func (ix *Index) veilDeleted() {
+	if ix.dead > 0 {
+		ix.veil.gone = roaring.Flip(ix.live, 0, uint64(ix.next))
+		ix.veil.gone.RunOptimize()
+	}
 }
 
 func (ix *Index) decodeList(d *bin.Dec) error {

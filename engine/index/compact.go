@@ -22,6 +22,7 @@ func (ix *Index) Compacted() *Index {
 		facets: make(map[string]*roaring.Bitmap, len(ix.facets)),
 		total:  ix.total,
 		next:   ix.next,
+		veil:   veiled{ids: ix.veil.ids.Clone(), gone: roaring.New(), live: ix.veil.live, lens: ix.veil.lens},
 	}
 	var buf [256]uint32
 	for li := range ix.lists {

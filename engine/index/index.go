@@ -19,9 +19,10 @@ type Options struct {
 // DefaultOptions returns the BM25 parameters Sift ranks with.
 func DefaultOptions() Options { return Options{K1: 1.2, B: 0.75} }
 
-// Index is an inverted index over documents numbered by the caller. It is
-// not safe for concurrent use: the engine guards it with a read-write lock
-// (any number of Search calls, or one Add/Delete).
+// Index is an inverted index over documents numbered by the caller, some of
+// which the caller may hide from public searches (Hide). It is not safe for
+// concurrent use: the engine guards it with a read-write lock (any number of
+// Search calls, or one Add/Delete/Hide).
 type Index struct {
 	opts   Options
 	dict   map[string]uint32 // term -> index in lists and terms
@@ -33,6 +34,7 @@ type Index struct {
 	total  uint64 // sum of lens of live documents
 	next   uint32 // every id added so far is below next
 	dead   int    // deleted documents whose postings remain (see Compact)
+	veil   veiled // what public searches leave out (hidden.go)
 }
 
 // New returns an empty Index.
@@ -42,6 +44,7 @@ func New(opts Options) *Index {
 		dict:   make(map[string]uint32),
 		live:   roaring.New(),
 		facets: make(map[string]*roaring.Bitmap),
+		veil:   newVeiled(),
 	}
 }
 
@@ -151,6 +154,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 	ix.lens[id] = max(d.Length, 1)
 	ix.total += uint64(ix.lens[id])
 	ix.live.Add(id)
+	ix.added(id)
 	for _, f := range facets {
 		bm := ix.facets[f]
 		if bm == nil {
@@ -168,6 +172,7 @@ func (ix *Index) Delete(id uint32) {
 	if !ix.Contains(id) {
 		return
 	}
+	ix.deleted(id)
 	ix.total -= uint64(ix.lens[id])
 	ix.lens[id] = 0
 	ix.live.Remove(id)
@@ -193,13 +198,4 @@ func (ix *Index) DocFreq(term string) int {
 		return int(ix.lists[li].n)
 	}
 	return 0
-}
-
-// avgLen is the mean weighted length of live documents.
-func (ix *Index) avgLen() float64 {
-	n := ix.live.GetCardinality()
-	if n == 0 {
-		return 1
-	}
-	return float64(ix.total) / float64(n)
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -12,7 +13,8 @@ import (
 // Query is what Search evaluates. Terms are optional and ranked (BM25, any
 // one of them suffices); every phrase is required; excluded terms and phrases
 // remove documents; Filter and Accept restrict the candidates; Deny removes
-// documents as exclusions do.
+// documents as exclusions do. Public removes the hidden documents (Hide) and
+// ranks by the statistics of the others alone (hidden.go).
 type Query struct {
 	Terms          []Term
 	Phrases        [][]string // each must occur at consecutive positions
@@ -23,6 +25,7 @@ type Query struct {
 	Accept         func(id uint32) bool  // when non-nil, a further test per candidate
 	Recency        func(id uint32) int64 // breaks score ties and orders unranked results (newest first); id order when nil
 	Tie            func(a, b uint32) int // orders hits equal in score and recency (negative: a first); id order when nil
+	Public         bool                  // for callers who may not see hidden documents
 }
 
 // MaxPhrases bounds the required phrases of a query; callers reject more.
@@ -102,7 +105,8 @@ func bitSet(bits []uint64, id uint32) bool {
 // it returns the matching documents newest first, unscored.
 //
 // Scoring is term-at-a-time into a dense accumulator: O(postings of the
-// query's terms), plus, for phrases, a position check of each candidate.
+// query's terms), plus, for phrases, a position check of each candidate;
+// a public query with hidden documents adds an intersection count per term.
 func (ix *Index) Search(q *Query, k int) Result {
 	if k <= 0 {
 		return Result{}
@@ -117,15 +121,7 @@ func (ix *Index) Search(q *Query, k int) Result {
 
 func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 	var denied []uint64
-	excl := ix.excluded(q, sc)
-	if q.Deny != nil {
-		if excl == nil {
-			excl = q.Deny
-		} else {
-			excl.Or(q.Deny)
-		}
-	}
-	if excl != nil {
+	if excl := ix.removed(q, sc); excl != nil {
 		sc.denied = denseFrom(sc.denied, excl, len(ix.lens))
 		denied = sc.denied
 	}
@@ -136,11 +132,12 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 		panic("BUG: more phrases than MaxPhrases reached the index")
 	}
 
-	terms := ix.rarest(q.Terms, MaxTerms)
+	st := ix.statsFor(q)
+	terms := ix.rarest(q.Terms, MaxTerms, &st)
 	k1, b := float32(ix.opts.K1), float32(ix.opts.B)
 	norm0 := k1 * (1 - b)
-	normL := k1 * b / float32(ix.avgLen())
-	n := float64(ix.live.GetCardinality())
+	normL := k1 * b / float32(st.avgLen)
+	n := st.n
 	// Accumulate, marking each touched document in a bitset.
 	mark := sc.mark
 	for _, ph := range q.Phrases {
@@ -152,7 +149,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 		if sc.req == nil {
 			sc.req = make([]uint8, len(sc.acc))
 		}
-		w := float32(idf(n, float64(len(docs)))) * (k1 + 1)
+		w := float32(idf(n, float64(st.phraseDF(docs)))) * (k1 + 1)
 		for i, id := range docs {
 			tf := float32(pfs[i])
 			sc.acc[id] += w * tf / (tf + norm0 + normL*float32(ix.lens[id]))
@@ -166,7 +163,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 			continue
 		}
 		pl := &ix.lists[li]
-		w := float32(idf(n, float64(pl.n))) * (k1 + 1) * t.Weight
+		w := float32(idf(n, float64(st.df(pl)))) * (k1 + 1) * t.Weight
 		it := pl.iter()
 		lens, acc := ix.lens, sc.acc
 		for {
@@ -234,14 +231,29 @@ func (sc *scratch) clear(n int) {
 	}
 }
 
-// rarest returns terms, or the max of them in the fewest documents.
-func (ix *Index) rarest(terms []Term, max int) []Term {
+// rarest returns terms, or the max of them in the fewest documents as st
+// counts them.
+func (ix *Index) rarest(terms []Term, max int, st *stats) []Term {
 	if len(terms) <= max {
 		return terms
 	}
-	out := slices.Clone(terms)
-	slices.SortStableFunc(out, func(a, b Term) int { return ix.DocFreq(a.Text) - ix.DocFreq(b.Text) })
-	return out[:max]
+	type ranked struct {
+		t  Term
+		df uint32
+	}
+	rs := make([]ranked, len(terms))
+	for i, t := range terms {
+		rs[i].t = t
+		if li, ok := ix.dict[t.Text]; ok {
+			rs[i].df = st.df(&ix.lists[li])
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(a.df, b.df) })
+	out := make([]Term, max)
+	for i := range out {
+		out[i] = rs[i].t
+	}
+	return out
 }
 
 // idf is BM25's inverse document frequency, kept positive (Lucene's form).
@@ -267,6 +279,30 @@ func (ix *Index) excluded(q *Query, sc *scratch) *roaring.Bitmap {
 	for _, ph := range q.ExcludePhrases {
 		docs, _ := ix.phrase(ph, sc)
 		out.AddMany(docs)
+	}
+	return out
+}
+
+// removed returns the union of what q removes: its exclusions, Deny and,
+// when public, the hidden documents; nil for nothing. It may be Deny or the
+// hidden set itself: the caller only reads it.
+func (ix *Index) removed(q *Query, sc *scratch) *roaring.Bitmap {
+	out := ix.excluded(q, sc)
+	owned := out != nil
+	var veil *roaring.Bitmap
+	if q.Public {
+		veil = ix.veil.public()
+	}
+	for _, bm := range [...]*roaring.Bitmap{q.Deny, veil} {
+		switch {
+		case bm == nil:
+		case out == nil:
+			out = bm
+		case owned:
+			out.Or(bm)
+		default:
+			out, owned = roaring.Or(out, bm), true
+		}
 	}
 	return out
 }
