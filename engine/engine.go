@@ -45,6 +45,11 @@ type Options struct {
 	// or removed (a torn log tail is left for the next server to cut), no
 	// snapshot is taken, and every write fails with ErrReadOnly.
 	ReadOnly bool
+	// AcceptDataLoss lets Open start when the log cannot replay every
+	// acknowledged write (see LossError), which it otherwise refuses: it
+	// serves what replays, logs at ERROR what is lost, and moves the files
+	// holding or showing the lost writes to DATA_DIR/lost-<time>-*/.
+	AcceptDataLoss bool
 }
 
 // DefaultOptions returns the options sift serve uses.
@@ -171,7 +176,7 @@ func (e *Engine) load() error {
 	if !ro {
 		fsx.RemoveTemps(dir, tmpSuffix, e.log)
 	}
-	st, seq, failed, err := e.loadNewestSnapshot()
+	st, seq, choice, err := e.loadNewestSnapshot()
 	if err != nil {
 		return err
 	}
@@ -183,7 +188,7 @@ func (e *Engine) load() error {
 	}
 	start := time.Now()
 	replayed := 0
-	first, last, err := w.Replay(seq, func(s uint64, kind uint8, payload []byte) error {
+	res, err := w.ReplayWith(e.replayOptions(seq, choice), func(s uint64, kind uint8, payload []byte) error {
 		o, err := decodeOp(opKind(kind), payload)
 		if err != nil {
 			return fmt.Errorf("record %d does not decode: %w", s, err)
@@ -195,14 +200,14 @@ func (e *Engine) load() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("replay wal: %w", err)
+		return e.refusal(err)
 	}
-	if first > seq+1 {
-		return fmt.Errorf("replay wal: records %d to %d are missing (the log starts at %d after a snapshot at %d)", seq+1, first-1, first, seq)
+	if res.Lost != nil {
+		if err := e.acceptLoss(w, res.Lost); err != nil {
+			return err
+		}
 	}
-	if failed > 0 && first != 1 {
-		return fmt.Errorf("none of the %d snapshots in %s could be loaded and the log does not reach back to the first write: refusing to start with data missing (restore a backup into an empty directory)", failed, dir)
-	}
+	last := res.Last
 	if last > e.seq {
 		e.seq = last
 	}

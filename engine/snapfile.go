@@ -58,32 +58,38 @@ func snapshotPath(dir string, seq uint64) string {
 }
 
 // loadNewestSnapshot loads the newest snapshot that validates, falling back
-// to older ones; with none it returns an empty state at sequence 0 and how
-// many snapshot files failed.
-func (e *Engine) loadNewestSnapshot() (*state, uint64, int, error) {
+// to older ones; with none it returns an empty state at sequence 0. The
+// choice says what the snapshot files that failed show.
+func (e *Engine) loadNewestSnapshot() (*state, uint64, snapshotChoice, error) {
 	files, err := snapshotFiles(e.opts.DataDir)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, snapshotChoice{}, err
 	}
-	for _, sf := range files {
+	var st *state
+	ch := chooseSnapshot(files, func(i int) error {
+		sf := files[i]
 		start := time.Now()
-		st, seq, rebuilt, err := readSnapshotFile(sf.path, e.opts)
+		s, seq, rebuilt, err := readSnapshotFile(sf.path, e.opts)
 		if err != nil {
 			e.log.Error("snapshot is invalid; falling back to an older one", "path", sf.path, "err", err)
-			continue
+			return err
 		}
 		if seq != sf.seq {
 			e.log.Error("snapshot sequence differs from its name; skipping", "path", sf.path, "seq", seq)
-			continue
+			return fmt.Errorf("its header says sequence %d", seq)
 		}
-		st.commitSection()
+		s.commitSection()
 		fi, _ := os.Stat(sf.path)
 		info := &SnapshotInfo{Seq: seq, Path: sf.path, At: fi.ModTime(), Bytes: fi.Size(), Rebuilt: rebuilt, LoadedIn: time.Since(start)}
 		e.lastSnap.Store(info)
 		e.log.Info("snapshot loaded", "path", sf.path, "seq", seq, "took", info.LoadedIn, "rebuilt_indexes", rebuilt)
-		return st, seq, 0, nil
+		st = s
+		return nil
+	})
+	if st == nil {
+		return newState(e.opts.Index), 0, ch, nil
 	}
-	return newState(e.opts.Index), 0, len(files), nil
+	return st, files[ch.loaded].seq, ch, nil
 }
 
 // checkFile checks every frame of a snapshot file; see checkFrames.
