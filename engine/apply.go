@@ -198,7 +198,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 			slot := st.storeMessage(m, ch)
 			st.orderInsert(ch, slot)
 			if st.hid.chans.Contains(ch) {
-				st.hid.msgs.Add(slot)
+				st.msgIdx.Hide(slot, true) // before Add, which finds it hidden
 			}
 			a.fac = messageFacets(a.fac[:0], m, ch)
 			st.msgIdx.Add(slot, &a.docs[i], a.fac)
@@ -234,7 +234,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 			st.docIdx.Add(slot, &a.docs[i], []string{sourceFacet(d.SourceID)})
 			d.Hidden = false
 			if sourceHidden(st.sources[d.SourceID]) {
-				st.hid.docs.Add(slot)
+				st.docIdx.Hide(slot, true)
 			}
 			st.feed.changed(DocumentChanged, slot)
 		}

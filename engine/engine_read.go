@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/sift-search/sift/engine/index"
 )
 
 // Sources returns every source, ordered by id.
@@ -62,17 +62,20 @@ func (e *Engine) SourceStats(id string, private bool) SourceStats {
 			s.Channels++
 		}
 	}
-	s.Messages = countVisible(e.st.msgIdx.Facet(sourceFacet(id)), e.st.hid.msgs, private)
-	s.Documents = countVisible(e.st.docIdx.Facet(sourceFacet(id)), e.st.hid.docs, private)
+	s.Messages = countVisible(e.st.msgIdx, sourceFacet(id), private)
+	s.Documents = countVisible(e.st.docIdx, sourceFacet(id), private)
 	return s
 }
 
-// countVisible counts set, less what is hidden unless private.
-func countVisible(set, hidden *roaring.Bitmap, private bool) int {
-	if private || hidden.IsEmpty() {
-		return int(set.GetCardinality())
+// countVisible counts the documents of ix tagged facet, less the hidden ones
+// unless private.
+func countVisible(ix *index.Index, facet string, private bool) int {
+	set := ix.Facet(facet)
+	n := int(set.GetCardinality())
+	if !private {
+		n -= ix.CountHidden(set)
 	}
-	return int(set.GetCardinality() - set.AndCardinality(hidden))
+	return n
 }
 
 // Channels returns the channels of a source (all sources when id is ""),
@@ -183,7 +186,7 @@ func (e *Engine) Documents(offset, limit int, private bool) ([]Document, int) {
 	defer e.mu.RUnlock()
 	docs := make([]*Document, 0, len(e.st.docID))
 	for i, d := range e.st.docs {
-		if d != nil && (private || !e.st.hid.docs.Contains(uint32(i))) {
+		if d != nil && (private || !e.st.docIdx.Hidden(uint32(i))) {
 			docs = append(docs, d)
 		}
 	}
@@ -263,8 +266,8 @@ func (e *Engine) Counts(private bool) Counts {
 	}
 	c := Counts{
 		Channels:  len(st.chanKey) - int(st.hid.chans.GetCardinality()),
-		Messages:  st.msgIdx.Len() - int(st.hid.msgs.GetCardinality()),
-		Documents: st.docIdx.Len() - int(st.hid.docs.GetCardinality()),
+		Messages:  st.msgIdx.PublicLen(),
+		Documents: st.docIdx.PublicLen(),
 	}
 	shown := map[string]bool{}
 	for id, s := range st.sources {

@@ -205,7 +205,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	if len(filters) > 0 {
 		q.Filter = roaring.FastAnd(filters...)
 	}
-	q.Deny = deny(st.hid.msgs, private)
+	q.Public = !private
 	ts := func(id uint32) int64 { return st.msgs[id].ts }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
@@ -235,7 +235,7 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	if pq.Source != "" {
 		q.Filter = st.docIdx.Facet(sourceFacet(pq.Source))
 	}
-	q.Deny = deny(st.hid.docs, private)
+	q.Public = !private
 	ts := func(id uint32) int64 { return timeMicro(st.docs[id].UpdatedAt) }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts

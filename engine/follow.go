@@ -145,7 +145,7 @@ func (v *View) Document(ref uint32) *Document {
 
 // DocumentHidden reports whether document ref is hidden from callers
 // without credentials.
-func (v *View) DocumentHidden(ref uint32) bool { return v.st.hid.docs.Contains(ref) }
+func (v *View) DocumentHidden(ref uint32) bool { return v.st.docIdx.Hidden(ref) }
 
 // Channels returns the number of channel records; refs are below it.
 func (v *View) Channels() uint32 { return uint32(len(v.st.chans)) }

@@ -145,7 +145,6 @@ func (st *state) deleteMessage(i uint32) {
 	st.deleteMessageKey(st.chans[r.channel].SourceID, r.id, i)
 	st.orderRemove(r.channel, i)
 	delete(st.msgExtra, i)
-	st.hid.msgs.Remove(i)
 	st.msgIdx.Delete(i)
 	*r = msgRec{}
 }

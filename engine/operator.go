@@ -63,7 +63,7 @@ func (st *state) channel(n uint32) Channel {
 // holds mu.
 func (st *state) document(i uint32) Document {
 	d := *st.docs[i]
-	d.Hidden = st.hid.docs.Contains(i)
+	d.Hidden = st.docIdx.Hidden(i)
 	return d
 }
 

@@ -107,7 +107,6 @@ func (st *state) deleteDocument(i uint32) {
 		return
 	}
 	st.feed.changed(DocumentChanged, i)
-	st.hid.docs.Remove(i)
 	delete(st.docID, d.ID)
 	delete(st.docSlug, d.Slug)
 	st.docIdx.Delete(i)

@@ -18,7 +18,9 @@ import (
 // Document.Hidden tell the rest). The hidden sets below are derived from
 // the records, never persisted: rebuilt at load and kept current by every
 // write, so a query pays one bitmap test per candidate, and nothing when
-// everything is public.
+// everything is public. Hidden messages and documents are held by their
+// indexes (index.Hide), which also rank a public search by the statistics
+// of public content alone.
 const (
 	VisibilityPublic  = "public"
 	VisibilityPrivate = "private"
@@ -31,16 +33,13 @@ const (
 	MaxExcludedChannels = 10000
 )
 
-// hidden holds what callers without credentials must not see.
+// hidden holds the channels callers without credentials must not see; the
+// message and document indexes hold the hidden messages and documents.
 type hidden struct {
 	chans *roaring.Bitmap // channel numbers
-	msgs  *roaring.Bitmap // message slots
-	docs  *roaring.Bitmap // document slots
 }
 
-func newHidden() hidden {
-	return hidden{chans: roaring.New(), msgs: roaring.New(), docs: roaring.New()}
-}
+func newHidden() hidden { return hidden{chans: roaring.New()} }
 
 // sourceRules are a source's exclusions and opt-outs as sets, rebuilt from
 // the record whenever it is stored.
@@ -157,15 +156,15 @@ func (st *state) refreshVisibility(sourceID string) {
 		}
 		setBit(st.hid.chans, ch, h)
 		for _, slot := range st.chanOrder[ch] {
-			setBit(st.hid.msgs, slot, h)
+			st.msgIdx.Hide(slot, h)
 		}
 		st.feed.changed(ChannelShown, ch)
 	}
 	refreshDocs := func(id string) {
 		h := sourceHidden(st.sources[id])
 		st.docIdx.Facet(sourceFacet(id)).Iterate(func(slot uint32) bool {
-			if h != st.hid.docs.Contains(slot) {
-				setBit(st.hid.docs, slot, h)
+			if h != st.docIdx.Hidden(slot) {
+				st.docIdx.Hide(slot, h)
 				st.feed.changed(DocumentShown, slot)
 			}
 			return true
@@ -186,15 +185,6 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 	} else {
 		b.Remove(i)
 	}
-}
-
-// deny returns the set a query for callers without credentials must leave
-// out, or nil when private is set or nothing is hidden.
-func deny(b *roaring.Bitmap, private bool) *roaring.Bitmap {
-	if private || b.IsEmpty() {
-		return nil
-	}
-	return b
 }
 
 // applyPutSource stores s and carries out what its rules demand of the

@@ -80,6 +80,7 @@ func TestVisibilityRules(t *testing.T) {
 		if got := visibleMarkers(t, e, true); len(got) < 7 {
 			t.Fatalf("private search finds %v", got)
 		}
+		checkHidden(t, e)
 	}
 	// The DM and its thread are private by default; so is source p.
 	check("a.md", "pub", "pubthread")
