@@ -123,14 +123,17 @@ func ownerHidden(v *engine.View, c *chunkRec) bool {
 	return false
 }
 
-// refreshHidden recomputes the hidden set of every chunk. The caller holds
-// mu.
+// refreshHidden recomputes the hidden set of every chunk, in st.hidden and
+// in the chunk index. The caller holds mu.
 func (st *state) refreshHidden(v *engine.View) {
 	st.hidden = roaring.New()
 	for i := range st.chunks {
-		if c := &st.chunks[i]; c.kind != chunkNone && ownerHidden(v, c) {
+		c := &st.chunks[i]
+		h := c.kind != chunkNone && ownerHidden(v, c)
+		if h {
 			st.hidden.Add(uint32(i))
 		}
+		st.chunkIdx.Hide(uint32(i), h)
 	}
 }
 

@@ -158,7 +158,9 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	denied := deny(st.hidden, req.Private)
 	var lex index.Result
 	if req.Mode != ModeVectors {
-		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Deny: denied}, lexicalDepth)
+		// Public denies st.hidden, which the index holds too, and ranks by
+		// the statistics of the chunks the caller may see.
+		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Public: !req.Private}, lexicalDepth)
 	}
 	if denied != nil { // the vector indexes take an allowed set only
 		if allowed == nil {

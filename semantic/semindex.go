@@ -143,6 +143,7 @@ func (x *Index) takeChanges() Store {
 		}
 		for _, slot := range chunks {
 			setBit(st.hidden, slot, sh.hidden)
+			st.chunkIdx.Hide(slot, sh.hidden)
 		}
 	}
 	return store
@@ -173,6 +174,7 @@ func (st *state) appendChunk(pc *pendingChunk) uint32 {
 	st.chunkIdx.Add(slot, &pc.doc, []string{engine.SourceFacet(pc.source)})
 	if pc.hidden {
 		st.hidden.Add(slot)
+		st.chunkIdx.Hide(slot, true)
 	}
 	st.space.addChunk(slot)
 	st.next.addChunk(slot)
