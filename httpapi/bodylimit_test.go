@@ -243,3 +243,84 @@ func TestUploadUnreadWithoutCredentials(t *testing.T) {
 		t.Fatalf("stored %d documents", docs)
 	}
 }
+
+// TestIdleBodiesHoldNoOneUp: 200 connections from one client that send the
+// headers of a chunked POST and no body (the issue's case: 64 such held
+// every POST off for 60 s) take only that client's share of the body
+// budget: another client's POST and an admin's — even from the same
+// address — go through at once; the flooding client's next POST gets 429;
+// and the idle bodies end with 408 after bodyFirstBytes.
+func TestIdleBodiesHoldNoOneUp(t *testing.T) {
+	ts := start(t)
+	host := strings.TrimPrefix(ts.url, "http://")
+	from := func(last byte) *net.Dialer {
+		return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, last)}}
+	}
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 200 {
+		c, err := from(10).Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "POST /api/ask HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", host)
+	}
+	time.Sleep(300 * time.Millisecond)
+	post := func(d *net.Dialer, path, body string, header ...string) int {
+		t.Helper()
+		client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		req, _ := http.NewRequest("POST", ts.url+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if status := post(from(2), "/api/ask", `{"question":"how do retries work?"}`); status != 200 {
+		t.Errorf("another client's question: %d", status)
+	}
+	if status := post(from(10), "/api/sources", `{"name":"Docs","type":"web","config":{"urls":["https://example.org/"]}}`, bearer...); status != 201 {
+		t.Errorf("an admin's POST from the flooding address: %d", status)
+	}
+	if status := post(from(10), "/api/ask", `{"question":"how do retries work?"}`); status != 429 {
+		t.Errorf("the flooding client's next POST: %d, want 429", status)
+	}
+	// The idle bodies past the client's share were refused at once; those
+	// within it (8 of 1 MiB) end by themselves, long before the read
+	// timeout.
+	var held []*bufio.Reader
+	refused := 0
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		r := bufio.NewReader(c)
+		line, err := r.ReadString('\n')
+		switch {
+		case err == nil && strings.Contains(line, " 429 "):
+			refused++
+		case isTimeout(err):
+			held = append(held, r)
+			c.SetReadDeadline(time.Now().Add(bodyFirstBytes + 5*time.Second))
+		default:
+			t.Errorf("an idle body: %q %v", line, err)
+		}
+	}
+	if len(held) != maxClientBytes/maxAPIBody || refused != len(conns)-len(held) {
+		t.Errorf("%d idle bodies held, %d refused; want %d held", len(held), refused, maxClientBytes/maxAPIBody)
+	}
+	for _, r := range held {
+		if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, " 408 ") {
+			t.Errorf("an idle body within the share: %q %v, want 408", line, err)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -27,13 +26,23 @@ import (
 //     spool file the handler reads as the body (spool.go); for anyone else
 //     the body is never read (the route's auth check answers);
 //   - every other route takes at most maxAPIBody, read here into memory
-//     before the handler runs, within a server-wide budget of body bytes in
-//     flight (beyond it: 503 with Retry-After);
+//     before the handler runs, within a budget of body bytes in flight
+//     (bodyBudget): one client holds at most its share (beyond: 429), all
+//     clients together the whole (beyond: 503), and callers with admin
+//     credentials draw on a reserve of their own;
+//   - a body must arrive at a pace (paced): its first bytes within
+//     bodyFirstBytes, then bodyMinRate on average, or the request ends
+//     with 408 — an idle or trickling body does not hold its share for
+//     the whole read timeout;
 //   - compressed request bodies are refused (415): a small body must not
 //     inflate past its bound.
 const (
 	maxAPIBody       = 1 << 20
-	maxInFlightBytes = 64 << 20
+	maxInFlightBytes = 64 << 20 // all clients together
+	maxClientBytes   = 8 << 20  // one client (an address, as the rate limiter counts them)
+	adminBodyReserve = 16 << 20 // callers with admin credentials, beside the others'
+	bodyFirstBytes   = 5 * time.Second
+	bodyMinRate      = 16 << 10 // bytes a second, on average
 	// maxDrain: a body announced over its bound is read and dropped, up to
 	// this size, so the client can read the 413 (closing on unread data
 	// resets the connection under it); a larger one closes at once.
@@ -55,18 +64,45 @@ func uploadRoute(path string) bool {
 	return false
 }
 
-// bodyBudget counts the body bytes being read or held by requests.
-type bodyBudget struct{ used atomic.Int64 }
-
-func (b *bodyBudget) take(n int64) bool {
-	if b.used.Add(n) > maxInFlightBytes {
-		b.used.Add(-n)
-		return false
-	}
-	return true
+// bodyBudget counts the body bytes being read or held by requests: in all,
+// per client, and the admins' reserve.
+type bodyBudget struct {
+	mu       sync.Mutex
+	used     int64
+	admin    int64
+	byClient map[clientKey]int64
 }
 
-func (b *bodyBudget) give(n int64) { b.used.Add(-n) }
+// take reserves n bytes for a request of client (an admin's from the
+// reserve while it lasts), and returns the release of the reservation, or
+// the status refusing it: 429 past the client's share, 503 past the whole.
+func (b *bodyBudget) take(client clientKey, admin bool, n int64) (release func(), status int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if admin && b.admin+n <= adminBodyReserve {
+		b.admin += n
+		return func() { b.mu.Lock(); b.admin -= n; b.mu.Unlock() }, 0
+	}
+	switch {
+	case b.byClient[client]+n > maxClientBytes:
+		return nil, fasthttp.StatusTooManyRequests
+	case b.used+n > maxInFlightBytes:
+		return nil, fasthttp.StatusServiceUnavailable
+	}
+	if b.byClient == nil {
+		b.byClient = map[clientKey]int64{}
+	}
+	b.byClient[client] += n
+	b.used += n
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.used -= n
+		if b.byClient[client] -= n; b.byClient[client] <= 0 {
+			delete(b.byClient, client)
+		}
+	}, 0
+}
 
 // admitBody reads the request's body within its route's bound, or answers
 // and returns false. The caller calls release when the request is done.
@@ -96,18 +132,24 @@ func (s *Server) admitBody(ctx *fasthttp.RequestCtx) (release func(), ok bool) {
 	if announced > 0 {
 		reserve = int64(announced)
 	}
-	if !s.bodies.take(reserve) {
+	release, status := s.bodies.take(keyOf(s.clientIP(ctx)), s.auth.bearerOK(ctx) || s.auth.basicOK(ctx), reserve)
+	switch status {
+	case fasthttp.StatusTooManyRequests:
+		ctx.Response.Header.Set("Retry-After", "5")
+		writeError(ctx, fasthttp.StatusTooManyRequests, "too many request bodies are being received from your address; finish or close them, then try again")
+		ctx.SetConnectionClose()
+		return none, false
+	case fasthttp.StatusServiceUnavailable:
 		ctx.Response.Header.Set("Retry-After", "5")
 		writeError(ctx, fasthttp.StatusServiceUnavailable, "too many request bodies are being received; try again in a few seconds")
 		ctx.SetConnectionClose()
 		return none, false
 	}
-	release = func() { s.bodies.give(reserve) }
 	stream := ctx.RequestBodyStream()
 	if stream == nil { // the body was read with the headers
 		return release, true
 	}
-	body, err := io.ReadAll(io.LimitReader(stream, maxAPIBody+1))
+	body, err := io.ReadAll(io.LimitReader(paced(ctx, stream), maxAPIBody+1))
 	if err == nil && len(body) > maxAPIBody {
 		err = errBodyTooLarge
 	}
@@ -200,7 +242,7 @@ func (s *Server) admitUpload(ctx *fasthttp.RequestCtx, announced int) (release f
 	if stream == nil { // read with the headers, within fasthttp's MaxRequestBodySize
 		return func() {}, true
 	}
-	body, err := spool(stream, limit)
+	body, err := spool(paced(ctx, stream), limit)
 	if err != nil {
 		s.refuseRead(ctx, err, tooLarge)
 		return func() {}, false
@@ -275,4 +317,29 @@ func (c *limitedConn) Close() error {
 		c.l.mu.Unlock()
 	})
 	return c.Conn.Close()
+}
+
+// pacedReader reads a request body, moving the connection's read deadline
+// with what has arrived: the first bytes within bodyFirstBytes of the
+// start, then bodyMinRate on average. A read past the deadline fails with
+// a timeout (408).
+type pacedReader struct {
+	r     io.Reader
+	conn  net.Conn
+	start time.Time
+	n     int64
+}
+
+// paced returns the body stream r of ctx's request, paced.
+func paced(ctx *fasthttp.RequestCtx, r io.Reader) io.Reader {
+	return &pacedReader{r: r, conn: ctx.Conn(), start: time.Now()}
+}
+
+func (p *pacedReader) Read(b []byte) (int, error) {
+	if p.conn != nil {
+		p.conn.SetReadDeadline(p.start.Add(bodyFirstBytes + time.Duration(p.n)*time.Second/bodyMinRate))
+	}
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	return n, err
 }
