@@ -100,7 +100,7 @@ func RecoveryHint(dir string, le *LossError) string {
 		"To recover: restore a backup into an empty data dir (sift restore --data-dir NEW_DIR BACKUP_FILE); "+
 		"or accept the loss and start with the writes up to %d: sift serve --accept-data-loss (or SIFT_ACCEPT_DATA_LOSS=1), "+
 		"which moves the files it cannot replay to %s",
-		le.Reached, le.Lost(), dir, le.Reached, filepath.Join(dir, "lost-<time>"))
+		le.Reached, le.Lost(), dir, le.Reached, filepath.Join(dir, "lost-<time>-*"))
 }
 
 // acceptLoss starts with what the log replayed (Options.AcceptDataLoss):
