@@ -37,6 +37,7 @@ type config struct {
 	SnapshotInterval time.Duration
 	FreshWait        time.Duration // how long a search waits for the semantic index to reach earlier writes; 0 = not at all
 	Demo             bool
+	AcceptDataLoss   bool // start even when the log cannot replay every acknowledged write
 	LogLevel         string
 	SiteName         string
 	SiteDescription  string
@@ -130,6 +131,8 @@ func parseServe(args []string) (*config, error) {
 	b.duration(&c.FreshWait, "fresh-wait", "FRESH_WAIT", semantic.DefaultFreshWait,
 		"how long semantic search and answers wait at most for the index to reach the writes acknowledged before them; 0 = not at all (they say \"stale\")")
 	b.bool(&c.Demo, "demo", "SIFT_DEMO", false, "load the bundled demo content when the data dir is empty")
+	b.bool(&c.AcceptDataLoss, "accept-data-loss", "SIFT_ACCEPT_DATA_LOSS", false,
+		"start even when the log cannot replay every acknowledged write: serve what replays, log the loss at ERROR, move the rest to DATA_DIR/lost-*; only for the start-up that needs it")
 	b.str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
 	b.str(&c.SiteName, "site-name", "SITE_NAME", "", "the instance's name in pages, OpenGraph and llms.txt (default the BASE_URL host; the console's setting wins)")
 	b.str(&c.SiteDescription, "site-description", "SITE_DESCRIPTION", "", "a sentence on what the instance holds, for the home page and llms.txt")

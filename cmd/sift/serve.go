@@ -45,7 +45,7 @@ func serve(args []string) error {
 	}
 	log := newLogger(cfg.LogLevel)
 	metrics := httpapi.NewMetrics()
-	opts := engine.Options{DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log}
+	opts := engine.Options{DataDir: cfg.DataDir, SnapshotInterval: cfg.SnapshotInterval, Logger: log, AcceptDataLoss: cfg.AcceptDataLoss}
 	sopts := semantic.Options{FreshWait: cfg.FreshWait}
 	if sopts.FreshWait == 0 {
 		sopts.FreshWait = -1 // FRESH_WAIT=0: never wait
