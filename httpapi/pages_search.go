@@ -41,10 +41,7 @@ type suggestion struct {
 // searchView fills data's hits, filters and, when nothing matched,
 // suggestions for the search q with the filter parameters params.
 func (s *Server) searchView(data *homeData, q string, params url.Values) {
-	names := map[string]string{}
-	for _, src := range s.eng.Sources() {
-		names[src.ID] = src.Name
-	}
+	names := s.publicSourceNames()
 	data.Hits = interleave(data.Result, names)
 	r := data.Result
 	data.Two = len(r.Messages) > 0 && len(r.Documents) > 0
@@ -64,6 +61,22 @@ func (s *Server) searchView(data *homeData, q string, params url.Values) {
 	if data.Empty = r.TotalMessages+r.TotalDocuments == 0; data.Empty {
 		data.Suggestions = suggestions(q, parts, params, data.Filters)
 	}
+}
+
+// publicSourceNames maps the sources a caller without credentials may see
+// (a visible source, or one with visible content) to their names; a
+// filter naming another shows its id as given, as for a source that does
+// not exist.
+func (s *Server) publicSourceNames() map[string]string {
+	names := map[string]string{}
+	for _, src := range s.eng.Sources() {
+		if !src.Hidden() {
+			names[src.ID] = src.Name
+		} else if st := s.eng.SourceStats(src.ID, false); st.Channels+st.Documents > 0 {
+			names[src.ID] = src.Name
+		}
+	}
+	return names
 }
 
 // interleave lists a search's messages and documents alternately.

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -411,7 +412,58 @@ func (w *privacyWorld) checkAll(t *testing.T) {
 	t.Helper()
 	w.checkAdmin(t)
 	w.checkPublic(t)
+	w.checkAbsentAlike(t)
 	w.checkPrivileged(t)
+}
+
+// sourceHidden reports whether nothing of a source shows to callers
+// without credentials.
+func (w *privacyWorld) sourceHidden(id string) bool {
+	for _, p := range privacyPlaces {
+		if p.source == id && p.kind != placeSource && !w.hidden(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// durations are the timings in answers, which differ from call to call.
+var timings = regexp.MustCompile(`"durationMs":[0-9.e-]+`)
+
+// checkAbsentAlike: to a caller without credentials, a filter naming a
+// source that shows nothing answers exactly as one naming no source at all
+// (the id echoed, never the name), on the pages, the API and MCP.
+func (w *privacyWorld) checkAbsentAlike(t *testing.T) {
+	t.Helper()
+	const absent = "no-such-source"
+	answer := func(path string) string {
+		r := w.ts.get(t, path)
+		return fmt.Sprint(r.status, " ", timings.ReplaceAllString(string(r.body), ""))
+	}
+	mcpSearch := func(id string) string {
+		r := w.ts.do(t, "POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"`+privacyProbe+`","source":"`+id+`"}}}`),
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		return fmt.Sprint(r.status, " ", string(r.body))
+	}
+	for _, id := range privacySourceIDs {
+		if !w.sourceHidden(id) {
+			continue
+		}
+		for _, path := range []string{"/?q=source:%s", "/?q=" + privacyProbe + "+source:%s", "/?q=" + privacyProbe + "&source=%s",
+			"/api/search?q=" + privacyProbe + "&source=%s", "/api/semantic-search?hyde=0&q=" + privacyProbe + "&source=%s"} {
+			if w.searchBearer && !strings.HasPrefix(path, "/api/semantic") {
+				continue
+			}
+			got, want := answer(fmt.Sprintf(path, id)), answer(fmt.Sprintf(path, absent))
+			if strings.ReplaceAll(got, id, absent) != want {
+				t.Errorf("LEAK: GET %s (no credentials) answers otherwise than for a source that does not exist:\n%.400s\nvs\n%.400s",
+					fmt.Sprintf(path, id), got, want)
+			}
+		}
+		if got, want := mcpSearch(id), mcpSearch(absent); strings.ReplaceAll(got, id, absent) != want {
+			t.Errorf("LEAK: the MCP search tool answers otherwise for hidden source %s than for one that does not exist:\n%.300s\nvs\n%.300s", id, got, want)
+		}
+	}
 }
 
 // checkAdmin compares the admin channel lists with the model: every
