@@ -445,6 +445,24 @@ func (w *privacyWorld) checkAbsentAlike(t *testing.T) {
 			"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
 		return fmt.Sprint(r.status, " ", string(r.body))
 	}
+	// A hidden channel's or document's slug answers as an absent one.
+	for _, p := range privacyPlaces {
+		slug := w.slugs[p.marker]
+		if !w.hidden(p) || slug == "" || p.kind == placeAuthor {
+			continue
+		}
+		paths := []string{"/c/%s", "/api/channels/%s/messages", "/t/%s"}
+		if p.kind == placeDocument {
+			paths = []string{"/d/%s", "/api/documents/%s"}
+		}
+		for _, path := range paths {
+			got, want := answer(fmt.Sprintf(path, slug)), answer(fmt.Sprintf(path, "no-such-slug"))
+			if strings.ReplaceAll(got, slug, "no-such-slug") != want {
+				t.Errorf("LEAK: GET %s (no credentials) answers otherwise than for a slug that does not exist (%s):\n%.300s\nvs\n%.300s",
+					fmt.Sprintf(path, slug), p.desc, got, want)
+			}
+		}
+	}
 	for _, id := range privacySourceIDs {
 		if !w.sourceHidden(id) {
 			continue
