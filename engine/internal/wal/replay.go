@@ -77,7 +77,30 @@ func (w *Log) ReplayWith(o ReplayOptions, fn func(seq uint64, kind uint8, payloa
 	if err := rp.run(); err != nil {
 		return Replayed{}, err
 	}
+	if err := rp.syncLast(); err != nil {
+		return Replayed{}, err
+	}
 	return rp.res, nil
+}
+
+// syncLast syncs the segment holding the last record read: a process that
+// crashed may have written records it never synced, and the state about
+// to be served, and the segment the caller names after it, build on them.
+// A segment named N must only ever exist once every record before N is
+// durable.
+func (rp *replay) syncLast() error {
+	if rp.w.readOnly || rp.w.noSync || rp.lastPath == "" {
+		return nil
+	}
+	f, err := os.Open(rp.lastPath)
+	if err != nil {
+		return fmt.Errorf("open wal segment to sync: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync replayed wal segment: %w", err)
+	}
+	return nil
 }
 
 // replay is one run of ReplayWith.
@@ -223,12 +246,7 @@ func (rp *replay) short() *LossError {
 func (rp *replay) lose(le *LossError, later int) error {
 	le.Reached = rp.reached()
 	le.Acked = max(le.Acked, le.To, rp.o.Acked)
-	for _, s := range rp.segs[later:] {
-		le.Later = append(le.Later, s.Path)
-		ev, last := describeSegment(s)
-		le.Evidence = append(le.Evidence, ev)
-		le.Acked = max(le.Acked, last)
-	}
+	laterEvidence(le, rp.segs[later:])
 	if rp.o.Acked > le.Reached && rp.o.AckedBy != "" {
 		le.Evidence = append(le.Evidence, fmt.Sprintf("%s shows writes up to %d were acknowledged", rp.o.AckedBy, rp.o.Acked))
 	}
