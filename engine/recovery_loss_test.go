@@ -265,3 +265,49 @@ func TestTornTailWithDamagedSnapshotRecovers(t *testing.T) {
 		t.Fatalf("want a fallback and a cut tail logged:\n%s", logs.String())
 	}
 }
+
+// TestCheckDataDirAgreesWithOpen: CheckDataDir says what Open does — the
+// same missing records, the same torn tail — and changes nothing; it
+// notes a server holding the directory.
+func TestCheckDataDirAgreesWithOpen(t *testing.T) {
+	for _, c := range lossCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			h := writeLossHistory(t, dir)
+			flipByte(t, snapshotPath(dir, h.s2), -1)
+			c.damage(t, dir, h)
+			before := dirState(t, dir)
+			chk, err := CheckDataDir(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, openErr := Open(Options{DataDir: dir, NoSync: true})
+			var le *LossError
+			if !errors.As(openErr, &le) || chk.Lost == nil || chk.Lost.Error() != le.Error() || chk.Severity() != 2 {
+				t.Fatalf("check says %v (severity %d), Open %v", chk.Lost, chk.Severity(), openErr)
+			}
+			if chk.Loads == nil || chk.Loads.Seq != h.s1 || chk.Snapshots[0].Err == nil {
+				t.Fatalf("check loads %+v", chk.Loads)
+			}
+			if after := dirState(t, dir); !equalState(after, before) {
+				t.Fatal("the check changed the data dir")
+			}
+		})
+	}
+	dir := t.TempDir()
+	h := writeLossHistory(t, dir)
+	segs := withRecords(t, dir)
+	f, _ := os.OpenFile(segs[len(segs)-1].Path, os.O_APPEND|os.O_WRONLY, 0)
+	f.Write([]byte{200, 0, 0, 0, 1})
+	f.Close()
+	chk, err := CheckDataDir(dir, nil)
+	if err != nil || chk.Cut == nil || chk.Cut.File != segs[len(segs)-1].Path || chk.Severity() != 1 ||
+		chk.Reaches != h.seqs[len(h.seqs)-1] || chk.InUse {
+		t.Fatalf("a torn tail: %+v, %v", chk, err)
+	}
+	e := openDir(t, dir)
+	defer e.Close()
+	if chk, err = CheckDataDir(dir, nil); err != nil || !chk.InUse || chk.Severity() != 0 {
+		t.Fatalf("beside a server, after it cut the tail: %+v, %v", chk, err)
+	}
+}

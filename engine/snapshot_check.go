@@ -88,19 +88,17 @@ func (c *DirCheck) Severity() int {
 // CheckDataDir reads every snapshot and log segment of dir the way start-up
 // does and says what start-up would do: serve every acknowledged write,
 // fall back to an older snapshot, cut a torn tail, or refuse. It changes
-// nothing. It holds dir's lock shared while it reads, so no server starts
-// meanwhile; when a server holds it already, it reads anyway and says so
-// (InUse). newFollower, when not nil, gives a fresh follower to validate
-// each snapshot's section with. The error is for a directory that cannot
-// be read at all. It reads every file whole: O(data dir) time, the largest
-// snapshot's state in memory.
+// nothing and takes no lock, so a server can start meanwhile; InUse says
+// that one held the directory when the check began (its log may then grow
+// while it is read). newFollower, when not nil, gives a fresh follower to
+// validate each snapshot's section with. The error is for a directory that
+// cannot be read at all. It reads every file whole: O(data dir) time, one
+// snapshot's state in memory at a time.
 func CheckDataDir(dir string, newFollower func() Follower) (*DirCheck, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("data dir %s: not a directory to read", dir)
 	}
-	c := &DirCheck{Dir: dir}
-	unlock := c.lock()
-	defer unlock()
+	c := &DirCheck{Dir: dir, InUse: dirInUse(dir)}
 	files, err := snapshotFiles(dir)
 	if err != nil {
 		return nil, err
@@ -120,17 +118,14 @@ func CheckDataDir(dir string, newFollower func() Follower) (*DirCheck, error) {
 	return c, nil
 }
 
-// lock takes dir's lock shared, or notes that a server holds it. It
-// returns the release.
-func (c *DirCheck) lock() func() {
-	f, err := os.Open(filepath.Join(c.Dir, lockName))
+// dirInUse reports whether a process holds dir's lock exclusively: a server.
+func dirInUse(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, lockName))
 	if err != nil {
-		return func() {}
+		return false
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		c.InUse = true
-	}
-	return func() { f.Close() }
+	defer f.Close() // closing releases a lock taken here
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) != nil
 }
 
 func checkSnapshotFile(sf snapFile, newFollower func() Follower) SnapshotCheck {
