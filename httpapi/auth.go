@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"net/url"
 
 	"github.com/valyala/fasthttp"
 )
@@ -114,13 +115,18 @@ func (s *Server) bearer(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 
 // crossSite reports whether a browser says the request comes from another
 // site: Sec-Fetch-Site other than same-origin or none (typed, bookmarked),
-// or an Origin other than BASE_URL's and the request's own host. Clients
-// that are not browsers send neither and pass.
+// or an Origin other than BASE_URL's and the request's own host — or, from
+// a browser that sends neither, a Referer whose origin is another's.
+// Clients that are not browsers send none of them and pass.
 func (s *Server) crossSite(ctx *fasthttp.RequestCtx) bool {
-	if site := string(ctx.Request.Header.Peek("Sec-Fetch-Site")); site != "" && site != "same-origin" && site != "none" {
+	site := string(ctx.Request.Header.Peek("Sec-Fetch-Site"))
+	if site != "" && site != "same-origin" && site != "none" {
 		return true
 	}
 	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" && site == "" {
+		origin = refererOrigin(string(ctx.Request.Header.Peek("Referer")))
+	}
 	if origin == "" {
 		return false
 	}
@@ -142,4 +148,18 @@ func (s *Server) challenge(ctx *fasthttp.RequestCtx, msg string) {
 		ctx.Response.Header.Add("WWW-Authenticate", `Bearer realm="sift"`)
 	}
 	writeError(ctx, fasthttp.StatusUnauthorized, "%s", msg)
+}
+
+// refererOrigin is the origin (scheme://host) of a Referer, "" when there
+// is none; one that does not parse as an absolute URL is its own origin,
+// which matches none of the server's.
+func refererOrigin(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	u, err := url.Parse(ref)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ref
+	}
+	return u.Scheme + "://" + u.Host
 }

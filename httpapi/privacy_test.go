@@ -1246,12 +1246,16 @@ func TestCrossSiteAdmin(t *testing.T) {
 		{"Sec-Fetch-Site", "same-site"},
 		{"Origin", "null"},
 		{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"},
+		{"Referer", "https://evil.example/page"}, // a browser sending only a Referer
+		{"Referer", "not a url"},
 	}
 	allowed := [][]string{
 		{"Sec-Fetch-Site", "same-origin", "Origin", w.ts.url},
 		{"Origin", w.ts.url},
 		{"Sec-Fetch-Site", "none"},
 		nil, // not a browser
+		{"Referer", w.ts.url + "/dashboard"},
+		{"Sec-Fetch-Site", "same-origin", "Referer", "https://evil.example/"}, // Sec-Fetch-Site speaks for the browser
 	}
 	for i, c := range cases {
 		path := strings.ReplaceAll(c.path, "{doc}", docID)

@@ -198,17 +198,20 @@ func trimSpace(b []byte) []byte {
 // RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds until
 // the bucket is full); a refused one is a 429 with Retry-After.
 func (s *Server) public(h fasthttp.RequestHandler) fasthttp.RequestHandler {
-	if s.limiter == nil {
-		return h
-	}
 	return func(ctx *fasthttp.RequestCtx) {
 		if s.auth.bearerOK(ctx) || s.auth.basicOK(ctx) {
 			h(ctx)
 			return
 		}
+		// Wrong credentials are refused whatever the limit: a client is
+		// told, not silently served as anonymous.
 		if _, hasBearer := credentials(ctx, "Bearer"); hasBearer && s.auth.hasBearer {
 			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="sift"`)
 			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
+			return
+		}
+		if s.limiter == nil {
+			h(ctx)
 			return
 		}
 		if retry, ok := s.spend(ctx); !ok {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -196,4 +197,21 @@ func TestIPv4AndIPv6KeysDiffer(t *testing.T) {
 	if keyOf(net.ParseIP("2a01:203:0:4::1")) != keyOf(net.ParseIP("2a01:203:0:4:ffff::9")) {
 		t.Fatal("one /64 is one client")
 	}
+}
+
+// TestWrongTokenWithoutLimit: with the public tier unlimited
+// (PUBLIC_RATE_LIMIT=0), a wrong Bearer token is still refused with 401
+// rather than served as anonymous.
+func TestWrongTokenWithoutLimit(t *testing.T) {
+	ts := start(t, func(o *Options) { o.PublicRateLimit = 0 })
+	for _, path := range []string{"/api/semantic-search?q=retry", "/api/documents", "/api/search?q=retry"} {
+		r := ts.get(t, path, "Authorization", "Bearer wrong")
+		if r.status != 401 || r.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("GET %s with a wrong token: %d %s", path, r.status, r.body)
+		}
+		if r := ts.get(t, path); r.status != 200 {
+			t.Errorf("GET %s without a token: %d", path, r.status)
+		}
+	}
+	wantError(t, ts.do(t, "POST", "/api/ask", strings.NewReader(`{"question":"retry?"}`), "Content-Type", "application/json", "Authorization", "Bearer wrong"), 401)
 }
