@@ -92,7 +92,7 @@ func (c *DirCheck) Severity() int {
 // that one held the directory when the check began (its log may then grow
 // while it is read). newFollower, when not nil, gives a fresh follower to
 // validate each snapshot's section with. The error is for a directory that
-// cannot be read at all. It reads every file whole: O(data dir) time, one
+// cannot be read at all, or holds nothing of Sift's. It reads every file whole: O(data dir) time, one
 // snapshot's state in memory at a time.
 func CheckDataDir(dir string, newFollower func() Follower) (*DirCheck, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -113,6 +113,9 @@ func CheckDataDir(dir string, newFollower func() Follower) (*DirCheck, error) {
 	}
 	for _, s := range segs {
 		c.Segments = append(c.Segments, checkSegmentFile(s))
+	}
+	if _, err := os.Stat(filepath.Join(dir, lockName)); err != nil && len(files) == 0 && len(segs) == 0 {
+		return nil, fmt.Errorf("data dir %s holds no Sift data (no %s file, no snapshot, no log)", dir, lockName)
 	}
 	c.replay(ch)
 	return c, nil

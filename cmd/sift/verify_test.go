@@ -224,6 +224,9 @@ func TestVerifyDataDir(t *testing.T) {
 	if _, code := verifyExit(t, "--data-dir", filepath.Join(d.dir, "nothing")); code != 2 {
 		t.Fatalf("a missing data dir: exit %d", code)
 	}
+	if out, code := verifyExit(t, "--data-dir", t.TempDir()); code != 2 || !strings.Contains(out, "holds no Sift data") {
+		t.Fatalf("a directory that is no data dir: exit %d\n%s", code, out)
+	}
 }
 
 func appendTo(t *testing.T, path string, b []byte) {
