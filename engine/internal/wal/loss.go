@@ -64,25 +64,49 @@ func span(what string, from, to uint64) string {
 	return fmt.Sprintf("%ss %d to %d", what, from, to)
 }
 
-// describeSegment says what a segment after a break holds, for a
-// LossError's evidence, and the last write it shows.
-func describeSegment(s Segment) (string, uint64) {
+// laterEvidence adds to le the segments after the break: their paths, and
+// what they hold as evidence of the writes after it.
+func laterEvidence(le *LossError, later []Segment) {
+	var first, last uint64
+	for _, s := range later {
+		le.Later = append(le.Later, s.Path)
+		lo, hi, note := readLater(s)
+		if note != "" {
+			le.Evidence = append(le.Evidence, note)
+		}
+		if lo != 0 && first == 0 {
+			first = lo
+		}
+		last = max(last, hi)
+	}
+	le.Acked = max(le.Acked, last)
+	switch {
+	case first == 0:
+	case len(later) == 1:
+		le.Evidence = append(le.Evidence, fmt.Sprintf("%s holds %s", later[0].Path, span("record", first, last)))
+	default:
+		le.Evidence = append(le.Evidence, fmt.Sprintf("the %d segments from %s to %s hold %s",
+			len(later), later[0].Path, later[len(later)-1].Path, span("record", first, last)))
+	}
+}
+
+// readLater reads a segment after a break: the first record it holds (0:
+// none) and the last write it shows (its records, or its name), and a note
+// when it is damaged or unreadable.
+func readLater(s Segment) (first, last uint64, note string) {
 	f, err := os.Open(s.Path)
 	if err != nil {
-		return fmt.Sprintf("%s cannot be read: %v", s.Path, err), s.First - 1
+		return 0, s.First - 1, fmt.Sprintf("%s cannot be read: %v", s.Path, err)
 	}
 	defer f.Close()
 	info, err := InspectSegment(f, s.Path, s.First, nil)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("%s cannot be read: %v", s.Path, err), s.First - 1
-	case info.Records == 0:
-		return fmt.Sprintf("%s, empty, is named after record %d", s.Path, s.First), s.First - 1
+		return 0, s.First - 1, fmt.Sprintf("%s cannot be read: %v", s.Path, err)
 	case info.Damage != nil:
-		return fmt.Sprintf("%s holds %s before damage at offset %d", s.Path, span("record", info.First, info.Last), info.Damage.Offset),
-			max(info.Last, info.AfterLast)
+		note = fmt.Sprintf("%s is damaged too, at offset %d", s.Path, info.Damage.Offset)
 	}
-	return fmt.Sprintf("%s holds %s", s.Path, span("record", info.First, info.Last)), info.Last
+	return info.First, max(s.First-1, info.Last, info.AfterLast), note
 }
 
 // SetAside moves what e says cannot be replayed out of the log into the

@@ -215,7 +215,7 @@ func TestLossErrorSays(t *testing.T) {
 	_, err := w.ReplayWith(ReplayOptions{Acked: 9, AckedBy: "snapshot-9.sift (damaged: checksum)"}, func(uint64, uint8, []byte) error { return nil })
 	msg := err.Error()
 	for _, want := range []string{"acknowledged writes 4 to 12 cannot be replayed", "records 4 to 6 are missing",
-		segmentPath(dir, 1), segmentPath(dir, 7) + " holds records 7 to 9", segmentPath(dir, 10) + " holds records 10 to 12",
+		segmentPath(dir, 1), "the 2 segments from " + segmentPath(dir, 7) + " to " + segmentPath(dir, 10) + " hold records 7 to 12",
 		"snapshot-9.sift (damaged: checksum) shows writes up to 9"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
