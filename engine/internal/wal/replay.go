@@ -184,7 +184,12 @@ func (rp *replay) damaged(i int, end int64, ce *CorruptionError) (stop bool, err
 	if err != nil {
 		return true, fmt.Errorf("read damaged wal segment: %w", err)
 	}
-	if first, last := recordsAfter(b, end, segLast); first != 0 {
+	first, last := recordsAfter(b, end, segLast)
+	if first != 0 && max(last, rp.o.Acked) <= rp.o.After {
+		rp.skip(ce, "skipping damage in a write-ahead log segment the snapshot already holds", last)
+		return true, nil
+	}
+	if first != 0 {
 		return true, rp.lose(&LossError{From: segLast + 1, To: max(first-1, segLast+1), Acked: last, Damage: ce,
 			Break: fmt.Sprintf("%v, and valid records %d to %d follow it: the log is damaged, not torn", ce, first, last)}, i+1)
 	}

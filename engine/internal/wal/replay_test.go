@@ -90,6 +90,8 @@ func TestReplayDecides(t *testing.T) {
 			damage: func(t *testing.T, dir string) { appendBytes(t, seg(dir, 4), []byte{200, 0, 0, 0, 1, 2}) }},
 		{name: "damage before valid records", from: 5, to: 6, acked: 12, last: 4,
 			damage: func(t *testing.T, dir string) { flip(t, seg(dir, 4), HeaderSize+recordBytes+20) }},
+		{name: "damage before valid records the snapshot holds", o: ReplayOptions{After: 12, Acked: 12}, last: 10, skipped: 1,
+			damage: func(t *testing.T, dir string) { flip(t, seg(dir, 10), HeaderSize+recordBytes+20) }},
 		{name: "damage before valid records in the last segment", from: 11, to: 11, acked: 12, last: 10,
 			damage: func(t *testing.T, dir string) { flip(t, seg(dir, 10), HeaderSize+recordBytes+20) }},
 	} {
