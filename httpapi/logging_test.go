@@ -71,8 +71,17 @@ func TestRedact(t *testing.T) {
 	}
 	f("Authorization: Bearer abc\r\nHost: x", "Authorization: [redacted]\r\nHost: x")
 	f(`contents: "GET / HTTP/1.1\r\nauthorization: Basic YWI6Y2Q=\r\nCookie: s=1\r\n"`, `contents: "GET / HTTP/1.1\r\nauthorization: [redacted]\r\nCookie: [redacted]\r\n"`)
-	f("/api/x?q=1&token=s3cret&b=2", "/api/x?q=1&token=[redacted]&b=2")
+	f("/api/x?q=1&token=s3cret&limit=2", "/api/x?q=1&token=[redacted]&limit=2")
 	f("nothing here", "nothing here")
+	// Allow-lists: any header or parameter not known safe.
+	f(`buf="GET /x?q=ok&secret=a&auth=b&sig=c&x-api-key=d HTTP/1.1\r\nHost: h\r\nX-Auth-Token: t1\r\nPrivate-Token: t2\r\nX-Access-Token: t3\r\n"`,
+		`buf="GET /x?q=ok&secret=[redacted]&auth=[redacted]&sig=[redacted]&x-api-key=[redacted] HTTP/1.1\r\nHost: h\r\nX-Auth-Token: [redacted]\r\nPrivate-Token: [redacted]\r\nX-Access-Token: [redacted]\r\n"`)
+	// A quote in a credential does not end it.
+	f(`buf="GET / HTTP/1.1\r\nAuthorization: Bearer x\"SECRET\r\n"`, `buf="GET / HTTP/1.1\r\nAuthorization: [redacted]\r\n"`)
+	f(`fetch failed (Authorization: Bearer x"SECRET) at /v1`, `fetch failed (Authorization: [redacted]`)
+	f("GET /x?token=ab\"SECRET HTTP/1.1", "GET /x?token=[redacted] HTTP/1.1")
+	// An error's own words stay.
+	f("semantic: read postings: segment 7 unreadable", "semantic: read postings: segment 7 unreadable")
 }
 
 func TestLogEvery(t *testing.T) {
@@ -160,4 +169,29 @@ func TestInternalErrorLogged(t *testing.T) {
 	if id := r.header.Get("X-Request-Id"); len(id) != 16 {
 		t.Errorf("request id %q", id)
 	}
+}
+
+// FuzzRedact: whatever surrounds it, a credential in a header line or a
+// token parameter never survives redaction.
+func FuzzRedact(f *testing.F) {
+	f.Add("GET / HTTP/1.1", "Host: a", "s3cretvalue")
+	f.Add(`buf="GET /x?q=1`, `\"x`, "zzTOPsecret9")
+	f.Fuzz(func(t *testing.T, before, after, secret string) {
+		if len(secret) < 8 || strings.Trim(secret, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+			return
+		}
+		if strings.Contains(before, secret) || strings.Contains(after, secret) {
+			return
+		}
+		for _, in := range []string{
+			before + "\r\nAuthorization: Bearer " + secret + after,
+			before + `\r\nX-Auth-Token: ` + secret + after,
+			before + "?token=" + secret + after,
+			before + " (Authorization: Basic " + secret + after,
+		} {
+			if out := redact(in); strings.Contains(out, secret) {
+				t.Fatalf("redact(%q) = %q keeps the secret", in, out)
+			}
+		}
+	})
 }

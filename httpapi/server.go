@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -324,18 +323,4 @@ type fasthttpLogger struct{ log *slog.Logger }
 
 func (l fasthttpLogger) Printf(format string, args ...any) {
 	l.log.Debug("fasthttp", "msg", redact(strings.TrimSpace(fmt.Sprintf(format, args...))))
-}
-
-// Credentials a request may carry, in a header or a query parameter.
-var (
-	secretHeaders = regexp.MustCompile(`(?i)((?:proxy-)?authorization|cookie|x-api-key|api-key|api-username)\s*:[^\r\n\\"]*`)
-	secretParams  = regexp.MustCompile(`(?i)([?&](?:token|key|api_key|apikey|access_token|password)=)[^&\s"']*`)
-)
-
-// redact blanks credentials out of text bound for a log: a request dump
-// fasthttp logs on a malformed request carries its headers (as raw lines or
-// quoted, "\r\n" escaped).
-func redact(s string) string {
-	s = secretHeaders.ReplaceAllString(s, "$1: [redacted]")
-	return secretParams.ReplaceAllString(s, "${1}[redacted]")
 }

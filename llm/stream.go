@@ -89,7 +89,7 @@ func (c *Client) Stream(ctx context.Context, msgs []Message, maxTokens int, onTo
 			return fmt.Errorf("chat completion: decode stream event: %w", err)
 		}
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
-			return fmt.Errorf("chat completion: %w", &oai.APIError{Status: 502, Message: oai.ErrorMessage(data)})
+			return fmt.Errorf("chat completion: %w", &oai.APIError{Status: 502, Message: oai.ErrorMessage(data, c.c.Key)})
 		}
 		if chunk.Usage != nil {
 			usage = chunk.Usage

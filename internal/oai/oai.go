@@ -12,8 +12,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sift-search/sift/internal/httpretry"
 	"github.com/sift-search/sift/internal/textcut"
@@ -105,7 +107,7 @@ func (c *Client) do(ctx context.Context, hc *http.Client, path string, in any) (
 			Retries: c.MaxRetries, Backoff: c.Backoff, MaxBackoff: 30 * time.Second, Jitter: 0.5,
 			MaxRetryAfter: 30 * time.Second,
 		},
-		Refused: func(status int, b []byte) error { return &APIError{Status: status, Message: ErrorMessage(b)} },
+		Refused: func(status int, b []byte) error { return &APIError{Status: status, Message: ErrorMessage(b, c.Key)} },
 	}
 	return rc.Do(ctx, func() (*http.Response, error) { return c.send(ctx, hc, path, body) })
 }
@@ -142,8 +144,18 @@ func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
 
 // ErrorMessage extracts the message of an error body in any of the shapes
 // servers use: {"error":{"message"}}, {"error":"…"}, {"message"}, or text;
-// at most maxMessage bytes of valid UTF-8.
-func ErrorMessage(body []byte) string {
+// at most maxMessage bytes of valid UTF-8, with credentials blanked: the
+// secrets given (the key the client sent) and whatever looks like a key,
+// since a server may echo the key it refused.
+func ErrorMessage(body []byte, secrets ...string) string {
+	if msg := bound(scrub(errorText(body), secrets)); msg != "" {
+		return msg
+	}
+	return "(empty body)"
+}
+
+// errorText is the message of an error body, whole.
+func errorText(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -152,21 +164,38 @@ func ErrorMessage(body []byte) string {
 		var inner struct {
 			Message string `json:"message"`
 		}
-		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
-			return bound(inner.Message)
+		if json.Unmarshal(v.Error, &inner) == nil && strings.TrimSpace(inner.Message) != "" {
+			return inner.Message
 		}
 		var s string
-		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return bound(s)
+		if json.Unmarshal(v.Error, &s) == nil && strings.TrimSpace(s) != "" {
+			return s
 		}
-		if v.Message != "" {
-			return bound(v.Message)
+		if strings.TrimSpace(v.Message) != "" {
+			return v.Message
 		}
 	}
-	if msg := bound(string(body)); msg != "" {
-		return msg
+	return string(body)
+}
+
+// keyLike is what may be a credential in a server's words: a Bearer
+// token, an "sk-" key, or a long run of letters and digits holding both.
+var keyLike = regexp.MustCompile(`(?i)bearer\s+\S+|\bsk-[A-Za-z0-9_-]{6,}|[A-Za-z0-9_-]{24,}`)
+
+// scrub blanks secrets and key-like runs out of msg.
+func scrub(msg string, secrets []string) string {
+	for _, s := range secrets {
+		if len(s) >= 4 {
+			msg = strings.ReplaceAll(msg, s, "[redacted]")
+		}
 	}
-	return "(empty body)"
+	return keyLike.ReplaceAllStringFunc(msg, func(m string) string {
+		if strings.HasPrefix(strings.ToLower(m), "bearer") || strings.HasPrefix(m, "sk-") ||
+			strings.ContainsAny(m, "0123456789") && strings.IndexFunc(m, unicode.IsLetter) >= 0 {
+			return "[redacted]"
+		}
+		return m
+	})
 }
 
 // maxMessage bounds the model server's error messages Sift repeats.

@@ -51,3 +51,20 @@ func FuzzErrorMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorMessageScrubbed: a server that echoes the key it refused, or
+// anything key-like, does not get it into Sift's errors and logs.
+func TestErrorMessageScrubbed(t *testing.T) {
+	key := "local-ollama-key-2731"
+	for body, want := range map[string]string{
+		`{"error":{"message":"Incorrect API key provided: local-ollama-key-2731."}}`: "Incorrect API key provided: [redacted].",
+		`{"error":"invalid token sk-proj-abcDEF123456"}`:                             "invalid token [redacted]",
+		`unauthorized: Bearer abc.def.ghi was refused`:                               "unauthorized: [redacted] was refused",
+		`{"message":"bad key 0123456789abcdefABCDEF0123456789"}`:                     "bad key [redacted]",
+		`{"error":{"message":"model text-embedding-3-small not found"}}`:             "model text-embedding-3-small not found",
+	} {
+		if got := ErrorMessage([]byte(body), key); got != want {
+			t.Errorf("%q: %q, want %q", body, got, want)
+		}
+	}
+}
