@@ -247,6 +247,14 @@ func (s *Server) admitUpload(ctx *fasthttp.RequestCtx, announced int) (release f
 		s.refuseRead(ctx, err, tooLarge)
 		return func() {}, false
 	}
+	if boundary := string(ctx.Request.Header.MultipartFormBoundary()); boundary != "" {
+		if err := body.checkParts(boundary); err != nil {
+			body.close()
+			status, msg := errorStatus(err)
+			s.refuse(ctx, status, msg)
+			return func() {}, false
+		}
+	}
 	body.install(&ctx.Request)
 	return body.close, true
 }

@@ -594,3 +594,18 @@ func TestHomeResultPages(t *testing.T) {
 		t.Fatal("the source filter let messages of another source through")
 	}
 }
+
+// TestDeepMarkdownPage: a Markdown document nested past mdtext.MaxDepth is
+// shown as plain text, escaped, and its page answers.
+func TestDeepMarkdownPage(t *testing.T) {
+	ts := start(t)
+	content := strings.Repeat("> ", 50_000) + "<b>deep</b> end"
+	docs, err := ts.eng.PutDocuments([]engine.Document{{Title: "Deep", Content: content, Format: engine.FormatMarkdown}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := htmlGet(t, ts, "/d/"+docs[0].Slug)
+	if r.status != 200 || !strings.Contains(string(r.body), "&lt;b&gt;deep&lt;/b&gt; end") || strings.Contains(string(r.body), "<blockquote>") {
+		t.Fatalf("status %d, %d bytes", r.status, len(r.body))
+	}
+}

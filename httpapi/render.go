@@ -10,6 +10,8 @@ import (
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
+
+	"github.com/sift-search/sift/internal/mdtext"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
@@ -42,6 +44,9 @@ var levelOne = strings.NewReplacer("<h1", "<h2", "</h1>", "</h2>")
 // GitHub's ids (see headingIDs). link, if not nil, maps each link's
 // destination to the one shown (see docLinker).
 func renderMarkdown(src, title string, link func(dest string) string) template.HTML {
+	if mdtext.TooDeep(src) {
+		return renderText(src) // not parsed: see mdtext.MaxDepth
+	}
 	ids := headingIDs{used: make(map[string]bool), next: make(map[string]int)}
 	if first, rest, _ := strings.Cut(strings.TrimLeft(src, "\n"), "\n"); strings.TrimSpace(strings.TrimPrefix(first, "# ")) == title && strings.HasPrefix(first, "# ") {
 		src = rest

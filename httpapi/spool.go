@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"os"
 
 	"github.com/valyala/fasthttp"
@@ -58,6 +59,42 @@ func spool(r io.Reader, limit int) (*spooled, error) {
 	return sp, nil
 }
 
+// maxUploadParts bounds the parts of a multipart upload: 100 files and a
+// few fields fit; thousands of empty parts only cost the server time.
+const maxUploadParts = 128
+
+// checkParts counts the parts of a multipart body without keeping them,
+// and fails past maxUploadParts (a body that is not well formed is left
+// for the handler to refuse in its words).
+func (sp *spooled) checkParts(boundary string) error {
+	r, err := sp.reader()
+	if err != nil {
+		return err
+	}
+	mr := multipart.NewReader(r, boundary)
+	for n := 0; ; n++ {
+		p, err := mr.NextPart()
+		if err != nil {
+			return nil
+		}
+		p.Close()
+		if n == maxUploadParts {
+			return &sizeErr{fmt.Sprintf("a multipart upload has at most %d parts", maxUploadParts)}
+		}
+	}
+}
+
+// reader reads the spooled body from its start.
+func (sp *spooled) reader() (io.Reader, error) {
+	if sp.file == nil {
+		return bytes.NewReader(sp.mem), nil
+	}
+	if _, err := sp.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return sp.file, nil
+}
+
 // install makes the spooled body the request's body, as the handlers read
 // it (PostBody, MultipartForm); the request's own stream was read whole.
 func (sp *spooled) install(req *fasthttp.Request) {
@@ -65,6 +102,7 @@ func (sp *spooled) install(req *fasthttp.Request) {
 		req.SetBodyRaw(sp.mem)
 		return
 	}
+	sp.file.Seek(0, io.SeekStart)
 	req.SetBodyStream(noClose{sp.file}, int(sp.size))
 }
 

@@ -33,6 +33,9 @@ var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Striket
 // spaces. Link texts and code are kept; link destinations, images, raw
 // HTML and thematic breaks are dropped. O(len(md)).
 func Plain(src string) string {
+	if TooDeep(src) {
+		return strings.TrimSpace(strings.ToValidUTF8(src, "\uFFFD")) // not parsed: see MaxDepth
+	}
 	source := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(source))
 	w := writer{source: source, b: make([]byte, 0, len(src))}

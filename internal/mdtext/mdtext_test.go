@@ -2,6 +2,7 @@ package mdtext
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -103,4 +104,56 @@ func BenchmarkPlain(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestTooDeep: Markdown nested past MaxDepth — block quotes, lists by
+// marker or by indentation, brackets — is plain text, cheaply; real
+// documents are not.
+func TestTooDeep(t *testing.T) {
+	nestedList := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(strings.Repeat("  ", i) + "- x\n")
+		}
+		return b.String()
+	}
+	for src, want := range map[string]bool{
+		strings.Repeat(">", 50_000) + " x":                                 true,
+		strings.Repeat("> ", 50_000) + "x":                                 true,
+		strings.Repeat("- ", 50_000) + "x":                                 true,
+		strings.Repeat("1. ", 50_000) + "x":                                true,
+		nestedList(500):                                                    true,
+		strings.Repeat("[", 50_000) + "x" + strings.Repeat("](u)", 50_000): true,
+		nestedList(10):                                                     false,
+		"> quote\n> > nested\n\n- a\n  - b\n    - c\n":                     false,
+		"    code block\n        deeper code\n":                            false,
+		"[a] [b] [c] " + strings.Repeat("[x](y) ", 1000):                   false,
+		"1999. was a year\n2. item":                                        false,
+	} {
+		if got := TooDeep(src); got != want {
+			t.Errorf("TooDeep(%.40q…) = %v, want %v", src, got, want)
+		}
+	}
+	// A deep text costs what its size costs.
+	src := nestedList(5000)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	Plain(src)
+	runtime.ReadMemStats(&m1)
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4*uint64(len(src)) {
+		t.Errorf("Plain of a 25 MB list nested 5,000 deep allocated %d MB", alloc>>20)
+	}
+}
+
+func FuzzTooDeep(f *testing.F) {
+	f.Add("> > - 1. x")
+	f.Add("[[[a]]]")
+	f.Fuzz(func(t *testing.T, src string) {
+		if TooDeep(src) {
+			if got := Plain(src); len(got) > len(src)*3+3 {
+				t.Fatalf("plain fallback of %q grew to %d bytes", src, len(got))
+			}
+		}
+	})
 }
