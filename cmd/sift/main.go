@@ -4,7 +4,7 @@
 //	sift serve [flags]                         run the service
 //	sift backup --data-dir DIR --out FILE      write a snapshot of DIR (offline), or of the cluster with STORE=weaviate
 //	sift restore --data-dir DIR FILE           install a backup into an empty DIR (a cluster: restore, then migrate)
-//	sift verify FILE                           check a snapshot or backup and say what it holds
+//	sift verify FILE | --data-dir DIR          check a snapshot, backup, log segment or data dir; exit 0/1/2 by severity
 //	sift import --data-dir DIR --source ID FILE  import a chat export (offline)
 //	sift migrate --data-dir DIR --to weaviate --weaviate-url URL  copy DIR into a cluster (offline, resumable)
 //	sift mcp --url URL [--key KEY]             MCP tools over stdio, through a server
@@ -29,8 +29,9 @@ commands:
             (STORE=weaviate: of the cluster WEAVIATE_URL and WEAVIATE_NAMESPACE name, while it serves)
   restore   install a backup into an empty data dir: sift restore --data-dir DIR FILE
             (refused with STORE=weaviate: restore into a data dir, then sift migrate it into the cluster)
-  verify    check every checksum of a snapshot or backup and print what it holds:
-            sift verify FILE
+  verify    check a snapshot, backup or log segment, or a whole data dir, and print
+            what it holds and what start-up would do (exit 0 sound, 1 recoverable
+            damage, 2 lost writes): sift verify FILE | sift verify --data-dir DIR
   import    import a chat export into an offline data dir:
             sift import --data-dir DIR --source ID [--name NAME] FILE
             (DiscordChatExporter JSON, Slack export zip, Telegram result.json)
@@ -75,6 +76,10 @@ func main() {
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
+	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		os.Exit(int(status))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sift:", err)

@@ -48,10 +48,16 @@ func verify(args []string) error {
 		fmt.Fprintln(os.Stderr, "sift:", err)
 	}
 	if code != 0 {
-		os.Exit(code)
+		return exitStatus(code)
 	}
 	return nil
 }
+
+// exitStatus is an error whose words were printed already: the command
+// ends with that status and says nothing more.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func runVerify(args []string) (int, error) {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
