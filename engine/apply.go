@@ -163,7 +163,7 @@ func (st *state) putChannel(c *Channel) bool {
 		return true
 	}
 	if _, taken := st.chanSlug[c.Slug]; taken || c.Slug == "" {
-		c.Slug = uniqueSlug(c.Name, "channel", slugsIn(st.chanSlug))
+		c.Slug = slugFor(c.Name, "channel", st.newChannelSlugKey(c, nil), slugsIn(st.chanSlug))
 	}
 	n := uint32(len(st.chans))
 	ch := *c
@@ -225,7 +225,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 				d.Slug, d.CreatedAt = st.docs[old].Slug, st.docs[old].CreatedAt
 				st.deleteDocument(old)
 			} else if _, taken := st.docSlug[d.Slug]; taken || d.Slug == "" {
-				d.Slug = uniqueSlug(d.Title, "doc", slugsIn(st.docSlug))
+				d.Slug = slugFor(d.Title, "doc", st.newDocumentSlugKey(&d), slugsIn(st.docSlug))
 			}
 			slot := uint32(len(st.docs))
 			st.docs = append(st.docs, &d)

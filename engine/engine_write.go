@@ -328,7 +328,7 @@ func (e *Engine) putChannels(chs []Channel, keepSlugs bool) ([]Channel, error) {
 			continue
 		}
 		if used := slugsIn(e.st.chanSlug, taken); !keepSlugs || !ValidSlug(c.Slug) || used(c.Slug) {
-			c.Slug = uniqueSlug(c.Name, "channel", used)
+			c.Slug = slugFor(c.Name, "channel", e.st.newChannelSlugKey(c, out), used)
 		}
 		taken[c.Slug] = 0
 		if c.CreatedAt.IsZero() {
@@ -543,7 +543,7 @@ func (e *Engine) putDocuments(docs []Document, keepSlugs bool) ([]Document, erro
 				continue
 			}
 			if used := slugsIn(e.st.docSlug, taken); !keepSlugs || !ValidSlug(d.Slug) || used(d.Slug) {
-				d.Slug = uniqueSlug(d.Title, "doc", used)
+				d.Slug = slugFor(d.Title, "doc", e.st.newDocumentSlugKey(d), used)
 			}
 			taken[d.Slug] = 0
 			if d.CreatedAt.IsZero() {

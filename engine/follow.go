@@ -72,16 +72,18 @@ type feed struct {
 }
 
 // changed records that the write being applied changed ref. Consecutive
-// changes of one record coalesce, so a bulk import into one channel is a
-// handful of entries, not one per message. A nil feed records nothing.
+// changes of one record by one write coalesce, so a bulk import into one
+// channel is a handful of entries, not one per message. A change of an
+// earlier write is never moved to the write being applied: Changes holds
+// that write back until it is whole, and would hold the acknowledged
+// change back with it (a channel written to without a pause would never
+// reach the follower). A nil feed records nothing.
 func (f *feed) changed(kind ChangeKind, ref uint32) {
 	if f == nil {
 		return
 	}
 	f.mu.Lock()
-	if n := len(f.buf); n > 0 && f.buf[n-1].Kind == kind && f.buf[n-1].Ref == ref {
-		f.buf[n-1].Seq = f.cur
-	} else {
+	if n := len(f.buf); n == 0 || f.buf[n-1] != (Change{Seq: f.cur, Kind: kind, Ref: ref}) {
 		f.buf = append(f.buf, Change{Seq: f.cur, Kind: kind, Ref: ref})
 	}
 	f.mu.Unlock()

@@ -39,11 +39,17 @@ func CheckDocument(d *Document, now time.Time) error { return checkDocument(d, n
 // LastOfEachID keeps, of documents with the same id, the last one.
 func LastOfEachID(docs []Document) []Document { return lastOfEachID(docs) }
 
-// UniqueSlug returns the slug of name, or of fallback when name has none,
-// made unique by a numeric suffix among the slugs taken reports.
-func UniqueSlug(name, fallback string, taken func(string) bool) string {
-	return uniqueSlug(name, fallback, taken)
+// SlugFor returns the slug of a new record as the memory store gives it:
+// the slug of name (fallback when it has none) made unique by a numeric
+// suffix among the slugs taken reports; a record hidden from callers
+// without credentials when it is made (hiddenKey: ChannelSlugKey or the
+// document's id; "" for a visible one) gets a suffix of its key first.
+func SlugFor(name, fallback, hiddenKey string, taken func(string) bool) string {
+	return slugFor(name, fallback, hiddenKey, taken)
 }
+
+// ChannelSlugKey is the key a hidden channel's slug suffix derives from.
+func ChannelSlugKey(sourceID, channelID string) string { return sourceID + "\x00" + channelID }
 
 // CleanName drops control characters from a name and trims it.
 func CleanName(s string) string { return cleanName(s) }

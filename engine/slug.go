@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/base32"
 	"strconv"
 	"strings"
 
@@ -46,9 +48,24 @@ func slugify(name string, maxBytes int) string {
 // uniqueSlug returns the slug of name, or of fallback when name has none,
 // made unique by a numeric suffix among the slugs taken reports.
 func uniqueSlug(name, fallback string, taken func(string) bool) string {
+	return slugFor(name, fallback, "", taken)
+}
+
+// slugFor returns the slug of a new record: the slug of name (fallback
+// when it has none) made unique among those taken reports. A record hidden
+// from callers without credentials when it is made (hiddenKey, its key,
+// not empty) gets a suffix derived from its key after the name's slug, so
+// it never takes a plain name: whether a public channel is "help" or
+// "help-2" depends on the public records alone, and tells nothing of the
+// private ones. A record keeps its slug when its visibility changes.
+func slugFor(name, fallback, hiddenKey string, taken func(string) bool) string {
 	base := Slugify(name)
 	if base == "" {
 		base = fallback
+	}
+	if hiddenKey != "" {
+		sum := sha256.Sum256([]byte(hiddenKey))
+		base += "-" + strings.ToLower(base32.StdEncoding.EncodeToString(sum[:5]))[:6]
 	}
 	return firstFree(base, taken)
 }
@@ -104,4 +121,34 @@ func ValidSlug(s string) bool {
 		}
 	}
 	return true
+}
+
+// newChannelSlugKey is the hiddenKey of slugFor for new channel c, written
+// with the channels of batch (its parent may be among them): its key when
+// it is hidden, else "". The caller holds a lock of the state.
+func (st *state) newChannelSlugKey(c *Channel, batch []Channel) string {
+	parent := func(id string) *Channel {
+		for i := range batch {
+			if batch[i].SourceID == c.SourceID && batch[i].ID == id {
+				return &batch[i]
+			}
+		}
+		if n, ok := st.chanKey[recKey{c.SourceID, id}]; ok {
+			return st.chans[n]
+		}
+		return nil
+	}
+	if channelHiddenBy(st.sources[c.SourceID], c, parent) {
+		return ChannelSlugKey(c.SourceID, c.ID)
+	}
+	return ""
+}
+
+// newDocumentSlugKey is the hiddenKey of slugFor for new document d: its
+// id when its source is hidden, else "".
+func (st *state) newDocumentSlugKey(d *Document) string {
+	if sourceHidden(st.sources[d.SourceID]) {
+		return d.ID
+	}
+	return ""
 }

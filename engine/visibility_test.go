@@ -93,7 +93,7 @@ func TestVisibilityRules(t *testing.T) {
 	if _, n := e.Documents(0, 10, false); n != 1 {
 		t.Errorf("public document list holds %d", n)
 	}
-	if d, _ := e.DocumentBySlug("private-doc"); !d.Hidden {
+	if d, _ := e.Document(DocumentID("p", "b.md")); !d.Hidden {
 		t.Error("the private source's document is not hidden")
 	}
 

@@ -163,7 +163,8 @@ func TestReadDocumentPrivacy(t *testing.T) {
 			}
 		}
 	}
-	wantError(t, ts.get(t, "/api/documents/"+d.ID, "Authorization", "Bearer wrong"), 404)
+	// A wrong token is refused as such, not served as anonymous.
+	wantError(t, ts.get(t, "/api/documents/"+d.ID, "Authorization", "Bearer wrong"), 401)
 }
 
 // ids lists the ids of a window's messages.

@@ -229,11 +229,12 @@ func (s *Store) release(ctx context.Context, kind, slug string) error {
 }
 
 // claimSlug returns a slug of name (fallback when it has none) that owner
-// holds: the first free one after those taken says are used.
-func (s *Store) claimSlug(ctx context.Context, kind, name, fallback, owner string, taken func(string) bool) (string, error) {
+// holds: the first free one after those taken says are used, as
+// engine.SlugFor makes it (hiddenKey: the record's, when it is hidden).
+func (s *Store) claimSlug(ctx context.Context, kind, name, fallback, hiddenKey, owner string, taken func(string) bool) (string, error) {
 	lost := map[string]bool{}
 	for range 1000 {
-		slug := engine.UniqueSlug(name, fallback, func(x string) bool { return lost[x] || taken(x) })
+		slug := engine.SlugFor(name, fallback, hiddenKey, func(x string) bool { return lost[x] || taken(x) })
 		ok, err := s.claim(ctx, kind, slug, owner)
 		if err != nil {
 			return "", err

@@ -82,7 +82,7 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 			// dir's) is claimed when free; else one of its name.
 			slug, err := s.claimGiven(ctx, "c", c.Slug, channelOwner(c.SourceID, c.ID), used)
 			if err == nil && slug == "" {
-				slug, err = s.claimSlug(ctx, "c", c.Name, "channel", channelOwner(c.SourceID, c.ID), used)
+				slug, err = s.claimSlug(ctx, "c", c.Name, "channel", newChannelSlugKey(cat, c, out), channelOwner(c.SourceID, c.ID), used)
 			}
 			if err != nil {
 				return nil, err
@@ -209,4 +209,21 @@ func (s *Store) SourceChannels(sourceID string) ([]engine.ChannelInfo, []string,
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	return out, slices.Clone(src.ExcludedChannels), nil
+}
+
+// newChannelSlugKey is the hiddenKey of engine.SlugFor for new channel c,
+// written with the channels of batch: its key when it is hidden, else "".
+func newChannelSlugKey(cat *catalog, c *engine.Channel, batch []engine.Channel) string {
+	parent := func(id string) *engine.Channel {
+		for i := range batch {
+			if batch[i].SourceID == c.SourceID && batch[i].ID == id {
+				return &batch[i]
+			}
+		}
+		return cat.chans[chanKey{c.SourceID, id}]
+	}
+	if engine.ChannelHiddenBy(cat.sources[c.SourceID], c, parent) {
+		return engine.ChannelSlugKey(c.SourceID, c.ID)
+	}
+	return ""
 }

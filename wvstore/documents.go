@@ -110,7 +110,11 @@ func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) 
 			// A given slug (a migration's) is claimed when free.
 			slug, err := s.claimGiven(ctx, "d", d.Slug, documentOwner(d.ID), used)
 			if err == nil && slug == "" {
-				slug, err = s.claimSlug(ctx, "d", d.Title, "doc", documentOwner(d.ID), used)
+				hiddenKey := ""
+				if cat.sources[d.SourceID].Hidden() {
+					hiddenKey = d.ID
+				}
+				slug, err = s.claimSlug(ctx, "d", d.Title, "doc", hiddenKey, documentOwner(d.ID), used)
 			}
 			if err != nil {
 				return nil, err

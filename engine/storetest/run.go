@@ -85,6 +85,7 @@ var tests = []test{
 
 	// Visibility and what an operator controls.
 	{"VisibilityDefaults", testVisibilityDefaults},
+	{"SlugsIgnorePrivate", testSlugsIgnorePrivate},
 	{"VisibilityCounts", testVisibilityCounts},
 	{"VisibilityChannelOverrides", testVisibilityOverrides},
 	{"VisibilityDisabledSource", testVisibilityDisabled},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func testVisibilityDefaults(t *testing.T, h Harness) {
 			t.Errorf("channel %s: Hidden %v, want %v", c.id, ch.Hidden, c.hidden)
 		}
 	}
-	if d, _ := s.DocumentBySlug("private-doc"); !d.Hidden {
+	if d, _ := s.Document(engine.DocumentID("p", "b.md")); !d.Hidden {
 		t.Error("the private source's document is not Hidden")
 	}
 	if d, _ := s.Document(engine.DocumentID("s", "a.md")); d.Hidden {
@@ -477,5 +478,39 @@ func testSettings(t *testing.T, h Harness) {
 	got["site_name"] = "changed"
 	if again := s.Settings(); !maps.Equal(again, want) {
 		t.Errorf("changing a read changed the store: %v", again)
+	}
+}
+
+// testSlugsIgnorePrivate: a public channel or document gets the slug of
+// its name whether or not a private one of the same name exists — a
+// private record's slug carries a suffix of its key, so it never takes a
+// plain name, and a public record's "-2" would otherwise tell of it.
+func testSlugsIgnorePrivate(t *testing.T, h Harness) {
+	slugs := func(withPrivate bool) (channel, doc string) {
+		s := h.Open(t)
+		mustPutSource(t, s, engine.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
+		mustPutSource(t, s, engine.Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate})
+		if withPrivate {
+			mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "dm", Name: "handbook", Private: true},
+				engine.Channel{SourceID: "p", ID: "room", Name: "handbook"})
+			mustPutDocuments(t, s, engine.Document{SourceID: "p", Key: "h.md", Title: "Handbook", Content: "private text"})
+		}
+		mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "pub", Name: "handbook"})
+		mustPutDocuments(t, s, engine.Document{SourceID: "s", Key: "h.md", Title: "Handbook", Content: "public text"})
+		ch := mustChannel(t, s, "s", "pub")
+		d, _ := s.Document(engine.DocumentID("s", "h.md"))
+		if withPrivate {
+			for _, id := range []string{"dm"} {
+				if c := mustChannel(t, s, "s", id); c.Slug == "handbook" || !strings.HasPrefix(c.Slug, "handbook-") {
+					t.Errorf("private channel %s: slug %q", id, c.Slug)
+				}
+			}
+		}
+		return ch.Slug, d.Slug
+	}
+	c0, d0 := slugs(false)
+	c1, d1 := slugs(true)
+	if c0 != "handbook" || c1 != c0 || d0 != "handbook" || d1 != d0 {
+		t.Errorf("public slugs without private records %q, %q; with them %q, %q", c0, d0, c1, d1)
 	}
 }
