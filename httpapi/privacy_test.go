@@ -1384,3 +1384,45 @@ func TestPrivacyFixtureMarkers(t *testing.T) {
 		t.Errorf("the probe %s is in the fixture", privacyProbe)
 	}
 }
+
+// TestPrivateRecordsLeaveNoTrace: through the API, what private records
+// hold changes nothing an anonymous caller reads — a public document's
+// score for a word is the same before and after private documents
+// holding the word are added, and a public channel's slug is the same
+// whether or not a private channel of its name exists.
+func TestPrivateRecordsLeaveNoTrace(t *testing.T) {
+	world := func(private bool) (score float64, slug string) {
+		ts := start(t)
+		ts.eng.PutSource(engine.Source{ID: "pub", Name: "Pub", Type: "slack", Enabled: true})
+		ts.eng.PutSource(engine.Source{ID: "priv", Name: "Priv", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate})
+		if private {
+			ts.eng.PutChannels([]engine.Channel{{SourceID: "pub", ID: "d1", Name: "handbook", Private: true}})
+		}
+		ts.eng.PutChannels([]engine.Channel{{SourceID: "pub", ID: "c1", Name: "handbook"}})
+		ts.eng.PutMessages([]engine.Message{{SourceID: "pub", ChannelID: "c1", ID: "m1", Author: "ana", Content: "the zorbax rollout is done", Timestamp: time.Now()}})
+		ts.eng.PutDocuments([]engine.Document{{SourceID: "pub", Key: "a", Title: "Guide", Content: "zorbax setup guide for everyone"}})
+		if private {
+			var docs []engine.Document
+			for i := range 20 {
+				docs = append(docs, engine.Document{SourceID: "priv", Key: fmt.Sprint(i), Title: "Secret", Content: strings.Repeat("zorbax salary ", i+1)})
+			}
+			ts.eng.PutDocuments(docs)
+		}
+		var out struct {
+			Messages  []struct{ ChannelSlug string }
+			Documents []struct{ Score float64 }
+		}
+		if err := json.Unmarshal(ts.get(t, "/api/search?q=zorbax").body, &out); err != nil || len(out.Documents) != 1 || len(out.Messages) != 1 {
+			t.Fatalf("search: %v %+v", err, out)
+		}
+		return out.Documents[0].Score, out.Messages[0].ChannelSlug
+	}
+	s0, slug0 := world(false)
+	s1, slug1 := world(true)
+	if s0 != s1 {
+		t.Errorf("a public document's score %v without private documents holding the word, %v with them", s0, s1)
+	}
+	if slug0 != "handbook" || slug1 != slug0 {
+		t.Errorf("a public channel's slug %q without a private channel of its name, %q with one", slug0, slug1)
+	}
+}
