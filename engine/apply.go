@@ -62,7 +62,7 @@ func (p analyzerPool) Put(a *analyzer) {
 func (a *analyzer) addField(d *index.Doc, text string, pos uint32, weight uint8) uint32 {
 	a.toks = a.Append(a.toks[:0], text, pos)
 	for _, t := range a.toks {
-		d.Add(t.Term, t.Pos, weight, t.Flags&tokenizer.Whole == 0)
+		d.AddWord(t.Term, t.Word, t.Pos, weight, t.Flags&tokenizer.Whole == 0)
 	}
 	return tokenizer.NextPos(a.toks, pos)
 }

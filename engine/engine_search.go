@@ -33,6 +33,9 @@ type SearchRequest struct {
 	Before  time.Time
 	// Private includes what callers without credentials may not see.
 	Private bool
+	// NoTypos turns typo tolerance off (typos=false): words match only as
+	// written (and stemmed).
+	NoTypos bool
 }
 
 // MessageHit is a found message with its channel and source.
@@ -61,6 +64,16 @@ type SearchResult struct {
 	Documents      []DocumentHit
 	TotalMessages  int
 	TotalDocuments int
+	// Corrections name the query words found in no record the caller may
+	// see, and the words their typo-tolerant matches were found as.
+	Corrections []Correction
+}
+
+// Correction is a query word searched as the words it is one or two
+// typos away from.
+type Correction struct {
+	Word    string   // as the query has it (folded)
+	Matches []string // words of the index it was matched as, most frequent first
 }
 
 // compiled is a parsed query analysed into index terms.

@@ -28,6 +28,7 @@ const (
 // Token is one term occurrence.
 type Token struct {
 	Term  string // folded; stemmed for ordinary words and compound parts
+	Word  string // the folded word Term is a stem of; empty when Term is the word
 	Start int32  // byte offset of the occurrence in the text
 	End   int32
 	Pos   uint32 // word position, for phrase queries
@@ -116,8 +117,8 @@ func (a *Analyzer) emitCompound(dst []Token, text string, start, end int, pos ui
 		return dst, pos
 	}
 	if len(parts) == 1 && parts[0].start == start && parts[0].end == end {
-		if t, f, ok := a.word(text[start:end]); ok {
-			dst = append(dst, Token{Term: t, Start: int32(start), End: int32(end), Pos: pos, Flags: f})
+		if t, w, f, ok := a.word(text[start:end]); ok {
+			dst = append(dst, Token{Term: t, Word: w, Start: int32(start), End: int32(end), Pos: pos, Flags: f})
 		}
 		return dst, pos + 1
 	}
@@ -127,23 +128,27 @@ func (a *Analyzer) emitCompound(dst []Token, text string, start, end int, pos ui
 		}
 	}
 	for i, p := range parts {
-		if t, f, ok := a.word(text[p.start:p.end]); ok {
-			dst = append(dst, Token{Term: t, Start: int32(p.start), End: int32(p.end), Pos: pos + uint32(i), Flags: f | Part})
+		if t, w, f, ok := a.word(text[p.start:p.end]); ok {
+			dst = append(dst, Token{Term: t, Word: w, Start: int32(p.start), End: int32(p.end), Pos: pos + uint32(i), Flags: f | Part})
 		}
 	}
 	return dst, pos + uint32(len(parts))
 }
 
-// word folds, stop-checks and stems one word.
-func (a *Analyzer) word(w string) (term string, f Flags, ok bool) {
+// word folds, stop-checks and stems one word; word is the folded form when
+// the term is a stem of it.
+func (a *Analyzer) word(w string) (term, word string, f Flags, ok bool) {
 	folded := a.fold(w)
 	if len(folded) > a.opts.MaxTermBytes || folded == "" {
-		return "", 0, false
+		return "", "", 0, false
 	}
 	if IsStopWord(folded) {
-		return folded, Stop, true
+		return folded, "", Stop, true
 	}
-	return a.stem(folded), 0, true
+	if s := a.stem(folded); s != folded {
+		return s, folded, 0, true
+	}
+	return folded, "", 0, true
 }
 
 // fold returns the folded form of w, without allocating when w is already

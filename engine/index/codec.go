@@ -14,8 +14,9 @@ import (
 )
 
 // codecVersion is the version of the encoding written by Encode; see
-// docs/format.md. Version 1 (no positions flag, always positions) is read.
-const codecVersion = 2
+// docs/format.md. Versions 1 (no positions flag, always positions) and 2
+// (no written forms of stems) are read.
+const codecVersion = 3
 
 // termsPerBlock and blockBytes bound the blocks Encode emits (a single
 // postings list may still make a bigger one).
@@ -51,7 +52,7 @@ func (ix *Index) Encode(emit func(block []byte) error) error {
 		e.B = e.B[:0]
 		end := start
 		for ; end < len(ix.lists) && end-start < termsPerBlock && len(e.B) < blockBytes; end++ {
-			if err := appendList(&e, ix.terms[end], &ix.lists[end]); err != nil {
+			if err := appendList(&e, ix.terms[end], ix.lex.words[uint32(end)], &ix.lists[end]); err != nil {
 				return err
 			}
 		}
@@ -74,8 +75,9 @@ func (ix *Index) Encode(emit func(block []byte) error) error {
 	return emit(e.B)
 }
 
-func appendList(e *bin.Enc, term string, p *plist) error {
+func appendList(e *bin.Enc, term, word string, p *plist) error {
 	e.String(term)
+	e.String(word)
 	e.Uvarint(uint64(p.n))
 	if p.docs == nil {
 		prev := uint32(0)
@@ -155,7 +157,7 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 			return nil, fmt.Errorf("%w: term block of %d", ErrCorrupt, c)
 		}
 		for ; c > 0 && d.Err == nil; c-- {
-			if err := ix.decodeList(&d); err != nil {
+			if err := ix.decodeList(&d, v); err != nil {
 				return nil, err
 			}
 		}
@@ -195,8 +197,12 @@ func (ix *Index) veilDeleted() {
 	}
 }
 
-func (ix *Index) decodeList(d *bin.Dec) error {
+func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	term := d.String()
+	var word string
+	if version >= 3 {
+		word = d.String()
+	}
 	n := d.Uvarint()
 	if d.Err != nil || n == 0 || n > uint64(ix.next) {
 		return fmt.Errorf("%w: term %q: %d postings", ErrCorrupt, term, n)
@@ -235,9 +241,8 @@ func (ix *Index) decodeList(d *bin.Dec) error {
 	if err := p.buildSkip(ix.opts.NoPositions); err != nil {
 		return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
 	}
-	ix.dict[term] = uint32(len(ix.lists))
-	ix.lists = append(ix.lists, p)
-	ix.terms = append(ix.terms, term)
+	li := ix.newTerm(term, word)
+	ix.lists[li] = p
 	return nil
 }
 

@@ -23,6 +23,7 @@ func (ix *Index) Compacted() *Index {
 		total:  ix.total,
 		next:   ix.next,
 		veil:   veiled{ids: ix.veil.ids.Clone(), gone: roaring.New(), live: ix.veil.live, lens: ix.veil.lens},
+		lex:    newLexicon(),
 	}
 	var buf [256]uint32
 	for li := range ix.lists {
@@ -55,9 +56,14 @@ func (ix *Index) Compacted() *Index {
 			}
 		}
 		if dst.n > 0 {
-			out.dict[ix.terms[li]] = uint32(len(out.lists))
+			nli := uint32(len(out.lists))
+			out.dict[ix.terms[li]] = nli
 			out.lists = append(out.lists, dst)
 			out.terms = append(out.terms, ix.terms[li])
+			out.lex.add(nli, ix.terms[li])
+			if w, ok := ix.lex.words[uint32(li)]; ok {
+				out.lex.words[nli] = w
+			}
 		}
 	}
 	for name, bm := range maps.All(ix.facets) {

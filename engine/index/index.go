@@ -35,6 +35,7 @@ type Index struct {
 	next   uint32 // every id added so far is below next
 	dead   int    // deleted documents whose postings remain (see Compact)
 	veil   veiled // what public searches leave out (hidden.go)
+	lex    lexicon
 }
 
 // New returns an empty Index.
@@ -45,6 +46,7 @@ func New(opts Options) *Index {
 		live:   roaring.New(),
 		facets: make(map[string]*roaring.Bitmap),
 		veil:   newVeiled(),
+		lex:    newLexicon(),
 	}
 }
 
@@ -56,6 +58,7 @@ type Doc struct {
 
 type occ struct {
 	term   string
+	word   string // as written (folded), when term is a stem of it
 	pos    uint32
 	weight uint8
 }
@@ -68,7 +71,13 @@ func (d *Doc) Reset() { d.occ, d.Length = d.occ[:0], 0 }
 // to the document's length (tokens overlapping another at the same position,
 // such as a compound kept whole beside its parts, do not).
 func (d *Doc) Add(term string, pos uint32, weight uint8, counted bool) {
-	d.occ = append(d.occ, occ{term, pos, weight})
+	d.AddWord(term, "", pos, weight, counted)
+}
+
+// AddWord is Add for a term that is a stem of word: the index keeps one
+// written form of each stem for completions.
+func (d *Doc) AddWord(term, word string, pos uint32, weight uint8, counted bool) {
+	d.occ = append(d.occ, occ{term, word, pos, weight})
 	if counted {
 		d.Length += uint32(weight)
 	}
@@ -125,7 +134,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 	d.group()
 	var positions []uint32
 	for i := 0; i < len(d.occ); {
-		t := d.occ[i].term
+		t, word := d.occ[i].term, d.occ[i].word
 		tf := uint32(0)
 		positions = positions[:0]
 		for ; i < len(d.occ) && d.occ[i].term == t; i++ {
@@ -136,11 +145,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 		}
 		li, ok := ix.dict[t]
 		if !ok {
-			li = uint32(len(ix.lists))
-			t = strings.Clone(t)
-			ix.dict[t] = li
-			ix.lists = append(ix.lists, plist{})
-			ix.terms = append(ix.terms, t)
+			li = ix.newTerm(t, word)
 		}
 		if ix.opts.NoPositions {
 			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)))

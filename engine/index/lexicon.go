@@ -1,0 +1,147 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// lexicon groups the terms of an Index by their first rune and their
+// length in runes, the two things a typo-tolerant lookup keeps fixed or
+// bounds: a word matches a term one or two edits away only if both start
+// alike and their lengths differ by at most the edits. A lookup reads the
+// few buckets that can hold a match, not the whole dictionary. It also
+// keeps, for terms that are stems, a word they were written as, so
+// completions read as words.
+type lexicon struct {
+	buckets map[lexKey][]uint32 // term ids, in creation order
+	words   map[uint32]string   // term id -> a surface form, when it differs from the term
+	maxLen  int                 // longest term, in runes
+}
+
+type lexKey struct {
+	first rune
+	n     uint16 // length in runes, capped
+}
+
+// maxLexLen caps the length a term is bucketed under: longer terms share
+// the last bucket (no typo lookup reaches them; completions still do).
+const maxLexLen = 64
+
+func newLexicon() lexicon {
+	return lexicon{buckets: make(map[lexKey][]uint32), words: make(map[uint32]string)}
+}
+
+func keyOf(term string) (lexKey, bool) {
+	r, _ := utf8.DecodeRuneInString(term)
+	if r == utf8.RuneError {
+		return lexKey{}, false
+	}
+	return lexKey{r, uint16(min(utf8.RuneCountInString(term), maxLexLen))}, true
+}
+
+// add files term id under its key.
+func (l *lexicon) add(id uint32, term string) {
+	k, ok := keyOf(term)
+	if !ok {
+		return
+	}
+	l.buckets[k] = append(l.buckets[k], id)
+	l.maxLen = max(l.maxLen, int(k.n))
+}
+
+// newTerm adds t to the dictionary with an empty postings list and returns
+// its id. word is how it was written, when that differs from t.
+func (ix *Index) newTerm(t, word string) uint32 {
+	li := uint32(len(ix.lists))
+	t = strings.Clone(t)
+	ix.dict[t] = li
+	ix.lists = append(ix.lists, plist{})
+	ix.terms = append(ix.terms, t)
+	ix.lex.add(li, t)
+	if word != "" && word != t {
+		ix.lex.words[li] = strings.Clone(word)
+	}
+	return li
+}
+
+// Word returns how term was written (a surface form of a stem), or term
+// itself when no other form is known.
+func (ix *Index) Word(term string) string {
+	if li, ok := ix.dict[term]; ok {
+		if w, ok := ix.lex.words[li]; ok {
+			return w
+		}
+	}
+	return term
+}
+
+// Completion is a term that starts with what a caller typed.
+type Completion struct {
+	Word string // how it is written
+	Term string // the index term
+	DF   int    // documents holding it that the caller may see
+}
+
+// MaxCompletions bounds what Complete returns.
+const MaxCompletions = 64
+
+// Complete returns up to k terms (or their written forms) that start with
+// prefix, a folded word, in the most documents first: those visible to a
+// public caller only when public. Terms of no visible document are left
+// out. O(terms sharing prefix's first rune).
+func (ix *Index) Complete(prefix string, public bool, k int) []Completion {
+	k = min(k, MaxCompletions)
+	first, ok := keyOf(prefix)
+	if !ok || k <= 0 {
+		return nil
+	}
+	st := ix.statsFor(&Query{Public: public})
+	var out []Completion
+	for n := int(first.n); n <= ix.lex.maxLen; n++ {
+		for _, li := range ix.lex.buckets[lexKey{first.first, uint16(n)}] {
+			term := ix.terms[li]
+			word, stemmed := ix.lex.words[li]
+			if !strings.HasPrefix(term, prefix) && !(stemmed && strings.HasPrefix(word, prefix)) {
+				continue
+			}
+			df := int(st.df(&ix.lists[li]))
+			if df == 0 || ix.liveDF(&ix.lists[li]) == 0 {
+				continue
+			}
+			if !stemmed {
+				word = term
+			}
+			out = append(out, Completion{Word: word, Term: term, DF: df})
+		}
+	}
+	slices.SortFunc(out, func(a, b Completion) int {
+		if c := cmp.Compare(b.DF, a.DF); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Word, b.Word)
+	})
+	return out[:min(len(out), k)]
+}
+
+// liveDF counts the live documents of a postings list, up to 1: whether
+// any document holding the term is still there (deleted ones keep their
+// postings until Compact).
+func (ix *Index) liveDF(p *plist) int {
+	if ix.dead == 0 {
+		return int(p.n)
+	}
+	if p.docs != nil {
+		if p.docs.Intersects(ix.live) {
+			return 1
+		}
+		return 0
+	}
+	for _, id := range p.small {
+		if ix.lens[id] != 0 {
+			return 1
+		}
+	}
+	return 0
+}
