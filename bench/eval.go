@@ -14,6 +14,10 @@ type Rankings struct {
 	BM25    map[string][]string // GET /api/search: BM25 over documents
 	Vectors map[string][]string // the embedder alone: semantic search by vectors only, no query expansion
 	Fused   map[string][]string // GET /api/semantic-search: BM25 and vectors fused, with pseudo-relevance feedback
+
+	// With RunTypos: the typo-injected queries ranked as BM25 is, with
+	// typo tolerance (the default) and without (typos=false).
+	Typos, TyposOff map[string][]string
 }
 
 // Run indexes a dataset into an in-memory engine (eo) as documents (title
@@ -22,6 +26,14 @@ type Rankings struct {
 // (the engine's) and /api/semantic-search (the semantic index's),
 // returning each query's top 100 BEIR ids.
 func Run(ds *Dataset, eo engine.Options, so semantic.Options) (*Rankings, error) {
+	return RunTypos(ds, eo, so, nil)
+}
+
+// RunTypos is Run that also ranks typoed, the dataset's queries with
+// typos (TypoQueries), as the BM25 ranking is — the same engine, the same
+// request — with typo tolerance and without, into Typos and TyposOff.
+// A nil typoed ranks no more than Run.
+func RunTypos(ds *Dataset, eo engine.Options, so semantic.Options, typoed []BEIRQuery) (*Rankings, error) {
 	e, x, err := semantic.Open(eo, so)
 	if err != nil {
 		return nil, err
@@ -44,5 +56,18 @@ func Run(ds *Dataset, eo engine.Options, so semantic.Options) (*Rankings, error)
 	if err := x.Wait(ctx); err != nil {
 		return nil, err
 	}
-	return rankAll(ctx, ds, e, x, beirID)
+	r, err := rankAll(ctx, ds, e, x, beirID)
+	if err != nil || typoed == nil {
+		return r, err
+	}
+	r.Typos, r.TyposOff = map[string][]string{}, map[string][]string{}
+	for _, q := range typoed {
+		if r.Typos[q.ID], err = searchBM25(e, q.Text, false); err != nil {
+			return nil, err
+		}
+		if r.TyposOff[q.ID], err = searchBM25(e, q.Text, true); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }

@@ -83,20 +83,16 @@ func RunWeaviate(ds *Dataset, opts wvstore.Options) (*Rankings, error) {
 
 // rankAll ranks every query of ds as Run does, through a store's Search
 // and a semantic layer's Search.
-func rankAll(ctx context.Context, ds *Dataset, st interface {
-	Search(engine.SearchRequest) (*engine.SearchResult, error)
-}, x interface {
+func rankAll(ctx context.Context, ds *Dataset, st searcher, x interface {
 	Search(context.Context, semantic.Request) (*semantic.Result, error)
 }, beirID map[string]string) (*Rankings, error) {
 	r := &Rankings{BM25: map[string][]string{}, Vectors: map[string][]string{}, Fused: map[string][]string{}}
 	for _, q := range ds.Queries {
-		res, err := st.Search(engine.SearchRequest{Query: q.Text, Limit: engine.MaxSearchLimit})
+		ids, err := searchBM25(st, q.Text, false)
 		if err != nil {
-			return nil, fmt.Errorf("search %q: %w", q.Text, err)
+			return nil, err
 		}
-		for _, h := range res.Documents {
-			r.BM25[q.ID] = append(r.BM25[q.ID], h.Key)
-		}
+		r.BM25[q.ID] = ids
 		for _, m := range []struct {
 			mode semantic.Mode
 			hyde bool
@@ -116,6 +112,26 @@ func rankAll(ctx context.Context, ds *Dataset, st interface {
 		}
 	}
 	return r, nil
+}
+
+// searcher is a store's full-text search, the engine's or wvstore's.
+type searcher interface {
+	Search(engine.SearchRequest) (*engine.SearchResult, error)
+}
+
+// searchBM25 ranks a query as GET /api/search does for a caller without
+// credentials (q and limit, typos=false when noTypos), returning the BEIR
+// ids of the top MaxSearchLimit documents.
+func searchBM25(st searcher, q string, noTypos bool) ([]string, error) {
+	res, err := st.Search(engine.SearchRequest{Query: q, Limit: engine.MaxSearchLimit, NoTypos: noTypos})
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", q, err)
+	}
+	var ids []string
+	for _, h := range res.Documents {
+		ids = append(ids, h.Key)
+	}
+	return ids, nil
 }
 
 // SettleSemantic runs the cluster's semantic indexer until it has nothing

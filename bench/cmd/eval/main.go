@@ -3,7 +3,10 @@
 // full-text search (BM25), the built-in embedder alone, and the fused
 // ranking of semantic search. With -weaviate (or -weaviate-url) it ranks
 // the same way on a Weaviate cluster (wvstore) too and prints both stores
-// side by side.
+// side by side. Unless -typos=false it also ranks each dataset's queries
+// with typos in them (bench.TypoQueries, seeded by -typo-seed) by BM25,
+// with the engine's typo tolerance and without, next to the clean BM25
+// ranking; -print-typos shows a dataset's typo'd queries.
 package main
 
 import (
@@ -29,6 +32,9 @@ func main() {
 	wv := flag.Bool("weaviate", false, "also rank on a 1-node Weaviate cluster started on loopback (the tests' pinned weaviate-server), memory and Weaviate side by side")
 	wvURL := flag.String("weaviate-url", "", "also rank on the Weaviate cluster at this REST address (collections Eval<dataset><time>, dropped afterwards)")
 	wvWait := flag.Duration("weaviate-wait", 0, "with -weaviate: rank again this long after indexing (Weaviate v1.35.2's BM25 with a limit misses top hits until its memtables are flushed, about a minute)")
+	typos := flag.Bool("typos", true, "also rank the queries with typos (bench.TypoQueries) by BM25, with typo tolerance and without (memory store only)")
+	typoSeed := flag.Int64("typo-seed", 23, "seed of the typos")
+	printTypos := flag.String("print-typos", "", "print this dataset's queries and their typo'd forms, and exit")
 	flag.Parse()
 	if (*wv || *wvURL != "") && (*hashing || *tw > 0) {
 		fmt.Fprintln(os.Stderr, "eval: -hashing and -title-weight apply to the memory store only; not with -weaviate")
@@ -46,6 +52,9 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(1)
+	}
+	if *printTypos != "" {
+		os.Exit(showTypos(sets, *printTypos, *typoSeed))
 	}
 	opts := engine.DefaultOptions()
 	if *k1 > 0 {
@@ -77,9 +86,18 @@ func main() {
 		stop()
 		os.Exit(code)
 	}
-	fmt.Printf("%-10s %-22s %6s %8s %8s %10s %8s\n", "dataset", "ranking", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
+	header := fmt.Sprintf("%-10s %-22s %6s %8s %8s %10s %8s", "dataset", "ranking", "docs", "queries", "nDCG@10", "recall@100", "MRR@10")
+	if *typos {
+		header += fmt.Sprintf(" %12s", "nDCG/clean")
+		typoStats(sets, *typoSeed)
+	}
+	fmt.Println(header)
 	for _, ds := range sets {
-		r, err := bench.Run(ds, opts, sopts)
+		var typoed []bench.BEIRQuery
+		if *typos {
+			typoed = bench.TypoQueries(ds.Queries, *typoSeed)
+		}
+		r, err := bench.RunTypos(ds, opts, sopts, typoed)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
 			os.Exit(1)
@@ -91,7 +109,56 @@ func main() {
 			m := bench.Evaluate(ds.Qrels, row.run)
 			fmt.Printf("%-10s %-22s %6d %8d %8.4f %10.4f %8.4f\n", ds.Name, row.name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10)
 		}
+		if !*typos {
+			continue
+		}
+		clean := bench.Evaluate(ds.Qrels, r.BM25)
+		for _, row := range []struct {
+			name string
+			run  map[string][]string
+		}{{"bm25, typos", r.Typos}, {"bm25, typos off", r.TyposOff}} {
+			m := bench.Evaluate(ds.Qrels, row.run)
+			ratio := 0.0
+			if clean.NDCG10 > 0 {
+				ratio = m.NDCG10 / clean.NDCG10
+			}
+			fmt.Printf("%-10s %-22s %6d %8d %8.4f %10.4f %8.4f %12.3f\n", ds.Name, row.name, len(ds.Docs), m.Queries, m.NDCG10, m.Recall100, m.MRR10, ratio)
+		}
 	}
+}
+
+// typoStats tells on stderr how many queries and words get typos.
+func typoStats(sets []*bench.Dataset, seed int64) {
+	for _, ds := range sets {
+		queries, words := 0, 0
+		for _, q := range ds.Queries {
+			if _, edits := bench.TypoQuery(q.ID, q.Text, seed); len(edits) > 0 {
+				queries++
+				words += len(edits)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "eval: %s: typos (seed %d) in %d of %d queries, %d words\n", ds.Name, seed, queries, len(ds.Queries), words)
+	}
+}
+
+// showTypos prints the queries of the dataset named name, each with its
+// typo'd form and the edits, and returns the exit code.
+func showTypos(sets []*bench.Dataset, name string, seed int64) int {
+	for _, ds := range sets {
+		if ds.Name != name {
+			continue
+		}
+		for _, q := range ds.Queries {
+			typoed, edits := bench.TypoQuery(q.ID, q.Text, seed)
+			fmt.Printf("%-5s %s\n%-5s %s\n", q.ID, q.Text, "→", typoed)
+			for _, e := range edits {
+				fmt.Printf("%-5s %s → %s (%s at %d)\n", "", e.Word, e.Typo, e.Kind, e.Pos)
+			}
+		}
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "eval: no dataset %q; there are %v\n", name, bench.SortedNames(sets))
+	return 2
 }
 
 // sideBySide ranks every dataset on the memory store and on the cluster
