@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
+	github.com/abadojack/whatlanggo v1.0.1
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
 	github.com/fasthttp/router v1.5.4

@@ -21,6 +21,7 @@ type analyzer struct {
 	toks  []tokenizer.Token
 	lower []byte // highlight's lowered text
 	docs  [applyChunk]index.Doc
+	langs [applyChunk]string
 	fac   []string
 }
 
@@ -67,11 +68,54 @@ func (a *analyzer) addField(d *index.Doc, text string, pos uint32, weight uint8)
 	return tokenizer.NextPos(a.toks, pos)
 }
 
-// analyzeDocument fills d from a document's title (weighted) and body.
+// analyzeDocument fills d from a document's title (weighted) and body, in
+// the default analysis.
 func (a *analyzer) analyzeDocument(d *index.Doc, doc *Document, titleWeight uint8) {
 	d.Reset()
 	next := a.addField(d, doc.Title, 0, titleWeight)
 	a.addField(d, doc.Content, next+titleGap, 1)
+}
+
+// analyzeMessage fills d from a message's content in its language, which
+// it returns ("" for the default).
+func (a *analyzer) analyzeMessage(d *index.Doc, content string) string {
+	lang := tokenizer.Detect(content)
+	a.SetLanguage(lang)
+	d.Reset()
+	a.addField(d, content, 0, 1)
+	a.SetLanguage("")
+	return lang
+}
+
+// analyzeDocumentIn is analyzeDocument in the document's language, which
+// it returns ("" for the default).
+func (a *analyzer) analyzeDocumentIn(d *index.Doc, doc *Document, titleWeight uint8) string {
+	lang := documentLanguage(doc)
+	a.SetLanguage(lang)
+	a.analyzeDocument(d, doc, titleWeight)
+	a.SetLanguage("")
+	return lang
+}
+
+// documentLanguage detects a document's language from its title and the
+// start of its body.
+func documentLanguage(doc *Document) string {
+	body := doc.Content
+	if len(body) > 2048 {
+		body = body[:2048]
+	}
+	return tokenizer.Detect(doc.Title + "\n" + body)
+}
+
+// langFacet tags the records of a language other than the default.
+func langFacet(lang string) string { return "l:" + lang }
+
+// withLang appends lang's facet to facets, unless lang is the default.
+func withLang(facets []string, lang string) []string {
+	if lang == "" {
+		return facets
+	}
+	return append(facets, langFacet(lang))
 }
 
 // writeAnalyzer returns the analyzer of writers; the caller holds writeMu.
@@ -179,8 +223,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 	for start := 0; start < len(msgs); start += applyChunk {
 		batch := msgs[start:min(start+applyChunk, len(msgs))]
 		for i := range batch {
-			a.docs[i].Reset()
-			a.addField(&a.docs[i], batch[i].Content, 0, 1)
+			a.langs[i] = a.analyzeMessage(&a.docs[i], batch[i].Content)
 		}
 		e.mu.Lock()
 		for i := range batch {
@@ -200,7 +243,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 			if st.hid.chans.Contains(ch) {
 				st.msgIdx.Hide(slot, true) // before Add, which finds it hidden
 			}
-			a.fac = messageFacets(a.fac[:0], m, ch)
+			a.fac = withLang(messageFacets(a.fac[:0], m, ch), a.langs[i])
 			st.msgIdx.Add(slot, &a.docs[i], a.fac)
 		}
 		e.mu.Unlock()
@@ -213,7 +256,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 	for start := 0; start < len(docs); start += applyChunk {
 		batch := docs[start:min(start+applyChunk, len(docs))]
 		for i := range batch {
-			a.analyzeDocument(&a.docs[i], &batch[i], e.opts.TitleWeight)
+			a.langs[i] = a.analyzeDocumentIn(&a.docs[i], &batch[i], e.opts.TitleWeight)
 		}
 		e.mu.Lock()
 		for i := range batch {
@@ -231,7 +274,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 			st.docs = append(st.docs, &d)
 			st.docID[d.ID] = slot
 			st.docSlug[d.Slug] = slot
-			st.docIdx.Add(slot, &a.docs[i], []string{sourceFacet(d.SourceID)})
+			st.docIdx.Add(slot, &a.docs[i], withLang([]string{sourceFacet(d.SourceID)}, a.langs[i]))
 			d.Hidden = false
 			if sourceHidden(st.sources[d.SourceID]) {
 				st.docIdx.Hide(slot, true)

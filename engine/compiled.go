@@ -50,7 +50,7 @@ func CompileSearch(req SearchRequest) (*CompiledSearch, error) {
 		return nil, invalidf("q: give a search term, a phrase or a filter")
 	}
 	a := searchAnalyzers.Get()
-	c := a.compile(&pq)
+	c := a.compile(&pq, !req.NoTypos)
 	searchAnalyzers.Put(a)
 	if len(c.q.Phrases) > index.MaxPhrases || len(c.q.Exclude)+len(c.q.ExcludePhrases) > maxExclusions {
 		return nil, invalidf("q: at most %d phrases and %d exclusions", index.MaxPhrases, maxExclusions)

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -47,6 +48,8 @@ type MessageHit struct {
 	SourceType  string
 	Score       float64
 	Highlight   string // HTML: escaped plain text (see mdtext) with <mark> around matches
+
+	lang string // the language the message is analysed in
 }
 
 // DocumentHit is a found document.
@@ -56,6 +59,7 @@ type DocumentHit struct {
 	Highlight string // HTML, as MessageHit's; of the plain text of Markdown
 
 	stored *Document // the record, the plain-text cache's key
+	lang   string    // the language the document is analysed in
 }
 
 // SearchResult holds both ranked lists and how many matched in all.
@@ -80,12 +84,15 @@ type Correction struct {
 type compiled struct {
 	q     index.Query
 	marks map[string]bool // terms to highlight
+	words []string        // each ranked term's word as the query has it
 }
 
 // compile analyses the text parts of pq. Stop words are dropped from the
 // ranked terms unless the query holds nothing else; phrases keep them.
-func (a *analyzer) compile(pq *ParsedQuery) compiled {
+// With typos, words long enough ask for typo-tolerant matches (typoEdits).
+func (a *analyzer) compile(pq *ParsedQuery, typos bool) compiled {
 	c := compiled{marks: map[string]bool{}}
+	c.q.NotTypo = tokenizer.IsAnyStopWord
 	a.toks = a.Append(a.toks[:0], pq.Text, 0)
 	allStop := true
 	for _, t := range a.toks {
@@ -100,7 +107,12 @@ func (a *analyzer) compile(pq *ParsedQuery) compiled {
 			continue
 		}
 		if _, seen := weights[t.Term]; !seen {
-			c.q.Terms = append(c.q.Terms, index.Term{Text: t.Term})
+			term := index.Term{Text: t.Term, Word: t.Word}
+			if typos {
+				term.Edits = typoEdits(t)
+			}
+			c.q.Terms = append(c.q.Terms, term)
+			c.words = append(c.words, pq.Text[t.Start:t.End])
 		}
 		weights[t.Term]++
 		c.marks[t.Term] = true
@@ -131,6 +143,31 @@ func (a *analyzer) compile(pq *ParsedQuery) compiled {
 	return c
 }
 
+// typoEdits is how many typos a match of the query word t may have: one
+// for terms of 5 to 8 letters, two from 9; none for stop words, words
+// with digits, identifiers kept whole and CJK bigrams.
+func typoEdits(t tokenizer.Token) uint8 {
+	if t.Flags&(tokenizer.Stop|tokenizer.Whole|tokenizer.CJK) != 0 {
+		return 0
+	}
+	// The term is counted, not the word: a stem is what is matched, and
+	// two edits in a stem of five letters would match anything.
+	n := 0
+	for _, r := range t.Term {
+		if unicode.IsDigit(r) {
+			return 0
+		}
+		n++
+	}
+	switch {
+	case n >= 9:
+		return 2
+	case n >= 5:
+		return 1
+	}
+	return 0
+}
+
 // phraseTerms returns the terms of s at consecutive positions: compounds
 // contribute their parts, which is how they are indexed position by position.
 func (a *analyzer) phraseTerms(s string) []string {
@@ -159,19 +196,36 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	defer searchAnalyzers.Put(a)
 
 	res := &SearchResult{}
+	var tn typoNotes
 	e.mu.RLock()
-	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private)
-	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private)
+	a.inLanguages(&c, e.st.languages(!req.Private))
+	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private, &tn)
+	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private, &tn)
 	e.mu.RUnlock()
+	res.Corrections = tn.corrections(c.q.Terms)
+	if len(tn.matched) > 0 {
+		marks := make(map[string]bool, len(c.marks)+len(tn.matched))
+		for t := range c.marks {
+			marks[t] = true
+		}
+		for t := range tn.matched {
+			marks[t] = true
+		}
+		c.marks = marks
+	}
 
 	for i := range res.Messages {
-		res.Messages[i].Highlight = a.highlight(mdtext.PlainChat(res.Messages[i].Content), c.marks, highlightChars)
+		m := &res.Messages[i]
+		a.SetLanguage(m.lang)
+		m.Highlight = a.highlight(mdtext.PlainChat(m.Content), c.marks, highlightChars)
 	}
 	for i := range res.Documents {
 		d := &res.Documents[i]
+		a.SetLanguage(d.lang)
 		d.Highlight = a.highlight(e.plain.text(d.stored), c.marks, highlightChars)
 		d.stored = nil
 	}
+	a.SetLanguage("")
 	return res, nil
 }
 
@@ -198,7 +252,7 @@ func timeWindow(pq *ParsedQuery, ts func(uint32) int64) func(uint32) bool {
 }
 
 // searchMessages runs c over messages. The caller holds mu.RLock.
-func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int, private bool) ([]MessageHit, int) {
+func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]MessageHit, int) {
 	st := e.st
 	var filters []*roaring.Bitmap
 	if pq.Source != "" {
@@ -224,11 +278,12 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	q.Recency = ts
 	q.Tie = func(a, b uint32) int { return strings.Compare(st.msgs[a].id, st.msgs[b].id) } // as wvstore's sort
 	r := st.msgIdx.Search(&q, offset+limit)
+	tn.add(st.msgIdx, r.Typos)
 	hits := make([]MessageHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
 		m := st.message(h.ID)
 		ch := st.chans[st.msgs[h.ID].channel]
-		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score)}
+		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score), lang: st.languageOf(st.msgIdx, h.ID)}
 		if src := st.sources[ch.SourceID]; src != nil {
 			hit.SourceName, hit.SourceType = src.Name, src.Type
 		}
@@ -239,7 +294,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 
 // searchDocuments runs c over documents. The caller holds mu.RLock.
 // Documents have no channel or author, so those filters exclude them all.
-func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int, private bool) ([]DocumentHit, int) {
+func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]DocumentHit, int) {
 	st := e.st
 	if pq.Channel != "" || pq.From != "" {
 		return []DocumentHit{}, 0
@@ -254,9 +309,10 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	q.Recency = ts
 	q.Tie = func(a, b uint32) int { return strings.Compare(st.docs[a].ID, st.docs[b].ID) }
 	r := st.docIdx.Search(&q, offset+limit)
+	tn.add(st.docIdx, r.Typos)
 	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
-		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score), stored: st.docs[h.ID]})
+		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score), stored: st.docs[h.ID], lang: st.languageOf(st.docIdx, h.ID)})
 	}
 	return hits, r.Total
 }

@@ -222,7 +222,7 @@ func (x *Analyzer) Document(d *index.Doc, title, body string, titleWeight uint8)
 // else.
 func QueryTerms(text string) []index.Term {
 	a := searchAnalyzers.Get()
-	c := a.compile(&ParsedQuery{Text: text})
+	c := a.compile(&ParsedQuery{Text: text}, false)
 	searchAnalyzers.Put(a)
 	return c.q.Terms
 }

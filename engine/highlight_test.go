@@ -20,7 +20,7 @@ func fullSpans(a *analyzer, text string, marks map[string]bool) []span {
 // marksOf analyses a query into the terms a search would mark.
 func marksOf(a *analyzer, q string) map[string]bool {
 	pq, _ := ParseQuery(q)
-	return a.compile(&pq).marks
+	return a.compile(&pq, false).marks
 }
 
 func TestMatchSpansAsFullAnalysis(t *testing.T) {

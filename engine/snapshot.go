@@ -35,7 +35,7 @@ const (
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
 	// another one has its indexes rebuilt from the records at load.
-	analyzerVersion = "sift-tokenizer-1"
+	analyzerVersion = "sift-tokenizer-2"
 )
 
 const (
@@ -655,16 +655,15 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 			continue
 		}
 		m := st.message(uint32(i))
-		d.Reset()
-		a.addField(d, r.content, 0, 1)
-		a.fac = messageFacets(a.fac[:0], &m, r.channel)
+		lang := a.analyzeMessage(d, r.content)
+		a.fac = withLang(messageFacets(a.fac[:0], &m, r.channel), lang)
 		st.msgIdx.Add(uint32(i), d, a.fac)
 	}
 	for i, doc := range st.docs {
 		if doc == nil {
 			continue
 		}
-		a.analyzeDocument(d, doc, titleWeight)
-		st.docIdx.Add(uint32(i), d, []string{sourceFacet(doc.SourceID)})
+		lang := a.analyzeDocumentIn(d, doc, titleWeight)
+		st.docIdx.Add(uint32(i), d, withLang([]string{sourceFacet(doc.SourceID)}, lang))
 	}
 }

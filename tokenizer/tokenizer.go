@@ -20,8 +20,10 @@ const (
 	Whole
 	// Part marks one word of a compound, at consecutive positions.
 	Part
-	// CJK marks a character bigram (or a lone character) of Han, Hiragana or
-	// Katakana text, which is written without spaces.
+	// CJK marks a character bigram (or a lone character) of Han, Hiragana,
+	// Katakana, Hangul or Thai text: scripts written without spaces between
+	// words, or (Hangul) with particles attached to them, so a word is found
+	// inside a longer run.
 	CJK
 )
 
@@ -55,6 +57,7 @@ type Analyzer struct {
 	folds *cache // word -> folded form, for words that change
 	buf   []byte
 	parts []span
+	lang  string // "" for English; else a key of stemmers (SetLanguage)
 }
 
 type span struct{ start, end int }
@@ -138,6 +141,9 @@ func (a *Analyzer) emitCompound(dst []Token, text string, start, end int, pos ui
 // word folds, stop-checks and stems one word; word is the folded form when
 // the term is a stem of it.
 func (a *Analyzer) word(w string) (term, word string, f Flags, ok bool) {
+	if a.lang != "" {
+		return a.wordIn(w)
+	}
 	folded := a.fold(w)
 	if len(folded) > a.opts.MaxTermBytes || folded == "" {
 		return "", "", 0, false
@@ -241,7 +247,7 @@ func classOf(r rune) class {
 	switch {
 	case r == utf8.RuneError:
 		return clsSep
-	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 0x30FC:
+	case isSegmented(r):
 		return clsCJK
 	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
 		return clsWord

@@ -62,7 +62,7 @@ func (ix *Index) Compacted() *Index {
 			out.terms = append(out.terms, ix.terms[li])
 			out.lex.add(nli, ix.terms[li])
 			if w, ok := ix.lex.words[uint32(li)]; ok {
-				out.lex.words[nli] = w
+				out.lex.addWord(nli, w)
 			}
 		}
 	}

@@ -204,3 +204,26 @@ func (ix *Index) DocFreq(term string) int {
 	}
 	return 0
 }
+
+// HasFacet reports whether a live document is tagged f: one a public
+// search may see, when public.
+func (ix *Index) HasFacet(f string, public bool) bool {
+	bm := ix.facets[f]
+	if bm == nil {
+		return false
+	}
+	n := bm.AndCardinality(ix.live)
+	if n == 0 || !public {
+		return n > 0
+	}
+	if veil := ix.veil.public(); veil != nil {
+		return n > roaring.And(bm, ix.live).AndCardinality(veil)
+	}
+	return true
+}
+
+// Tagged reports whether document id is tagged f.
+func (ix *Index) Tagged(f string, id uint32) bool {
+	bm := ix.facets[f]
+	return bm != nil && bm.Contains(id)
+}

@@ -15,9 +15,10 @@ import (
 // keeps, for terms that are stems, a word they were written as, so
 // completions read as words.
 type lexicon struct {
-	buckets map[lexKey][]uint32 // term ids, in creation order
-	words   map[uint32]string   // term id -> a surface form, when it differs from the term
-	maxLen  int                 // longest term, in runes
+	buckets     map[lexKey][]uint32 // term ids, in creation order
+	words       map[uint32]string   // term id -> a surface form, when it differs from the term
+	wordBuckets map[lexKey][]uint32 // term ids by their surface form's key
+	maxLen      int                 // longest term, in runes
 }
 
 type lexKey struct {
@@ -30,7 +31,7 @@ type lexKey struct {
 const maxLexLen = 64
 
 func newLexicon() lexicon {
-	return lexicon{buckets: make(map[lexKey][]uint32), words: make(map[uint32]string)}
+	return lexicon{buckets: make(map[lexKey][]uint32), words: make(map[uint32]string), wordBuckets: make(map[lexKey][]uint32)}
 }
 
 func keyOf(term string) (lexKey, bool) {
@@ -51,6 +52,16 @@ func (l *lexicon) add(id uint32, term string) {
 	l.maxLen = max(l.maxLen, int(k.n))
 }
 
+// addWord keeps word as the written form of term id.
+func (l *lexicon) addWord(id uint32, word string) {
+	k, ok := keyOf(word)
+	if !ok {
+		return
+	}
+	l.words[id] = word
+	l.wordBuckets[k] = append(l.wordBuckets[k], id)
+}
+
 // newTerm adds t to the dictionary with an empty postings list and returns
 // its id. word is how it was written, when that differs from t.
 func (ix *Index) newTerm(t, word string) uint32 {
@@ -61,7 +72,7 @@ func (ix *Index) newTerm(t, word string) uint32 {
 	ix.terms = append(ix.terms, t)
 	ix.lex.add(li, t)
 	if word != "" && word != t {
-		ix.lex.words[li] = strings.Clone(word)
+		ix.lex.addWord(li, strings.Clone(word))
 	}
 	return li
 }

@@ -20,12 +20,13 @@ type Query struct {
 	Phrases        [][]string // each must occur at consecutive positions
 	Exclude        []string
 	ExcludePhrases [][]string
-	Filter         *roaring.Bitmap       // when non-nil, only these ids
-	Deny           *roaring.Bitmap       // when non-nil, never these ids (read, not changed)
-	Accept         func(id uint32) bool  // when non-nil, a further test per candidate
-	Recency        func(id uint32) int64 // breaks score ties and orders unranked results (newest first); id order when nil
-	Tie            func(a, b uint32) int // orders hits equal in score and recency (negative: a first); id order when nil
-	Public         bool                  // for callers who may not see hidden documents
+	Filter         *roaring.Bitmap        // when non-nil, only these ids
+	Deny           *roaring.Bitmap        // when non-nil, never these ids (read, not changed)
+	Accept         func(id uint32) bool   // when non-nil, a further test per candidate
+	Recency        func(id uint32) int64  // breaks score ties and orders unranked results (newest first); id order when nil
+	Tie            func(a, b uint32) int  // orders hits equal in score and recency (negative: a first); id order when nil
+	Public         bool                   // for callers who may not see hidden documents
+	NotTypo        func(term string) bool // when non-nil, terms never taken as a typo match (stop words)
 }
 
 // MaxPhrases bounds the required phrases of a query; callers reject more.
@@ -36,10 +37,24 @@ const MaxPhrases = 16
 // common words cannot cost a scan of the index per word.
 const MaxTerms = 128
 
-// Term is a ranked query term with its query-side weight (1 for a plain term).
+// Term is a ranked query term with its query-side weight (1 for a plain
+// term). A document scores for a term by the best of its matches: Text,
+// the other analyses of the same word (Alts), and the dictionary terms
+// within Edits typos of Text or of Word, each typo weighing less
+// (TypoWeight) and never more than an exact match of the word would.
 type Term struct {
 	Text   string
 	Weight float32
+	Alts   []string // the word's stems in other languages
+	Word   string   // the folded word Text is a stem of, when it differs
+	Edits  uint8    // typos a match may have: 0, 1 or 2
+}
+
+// TypoUse tells how a query term with Edits was matched (Result.Typos).
+type TypoUse struct {
+	Text    string   // the term's Text
+	ExactDF int      // documents holding Text or an Alt, as the query sees them
+	Matches []string // the typo matches that hold documents, nearest first
 }
 
 // Hit is one ranked document.
@@ -53,6 +68,7 @@ type Hit struct {
 type Result struct {
 	Hits  []Hit
 	Total int
+	Typos []TypoUse // one per term with Edits
 }
 
 // scratch is the per-query working memory, pooled: a dense score
@@ -67,6 +83,8 @@ type scratch struct {
 	buf     [256]uint32
 	pos     [][]uint32
 	curs    []cursor
+	best    []float32 // a term's best match per document (scoreGroup)
+	touched []uint32  // the documents best holds a score for
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -157,9 +175,19 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 			sc.req[id]++
 		}
 	}
+	var typos []TypoUse
 	for _, t := range terms {
+		if t.Weight <= 0 {
+			continue
+		}
+		if len(t.Alts) > 0 || t.Edits > 0 {
+			if u, ok := ix.scoreGroup(q, &t, &st, sc); ok {
+				typos = append(typos, u)
+			}
+			continue
+		}
 		li, ok := ix.dict[t.Text]
-		if !ok || t.Weight <= 0 {
+		if !ok {
 			continue
 		}
 		pl := &ix.lists[li]
@@ -214,7 +242,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 			top.offer(id, s)
 		}
 	}
-	return Result{Hits: top.sorted(), Total: total}
+	return Result{Hits: top.sorted(), Total: total, Typos: typos}
 }
 
 // clear zeroes what an abandoned query accumulated over n documents.

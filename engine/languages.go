@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/tokenizer"
+)
+
+// Records are analysed in their language (tokenizer.Detect): its stemmer
+// and stop words. A query is analysed in the default analysis and, word by
+// word, in every other language records the caller may see are written
+// in; a document then scores for a word by the best of its analyses.
+
+// languages returns the languages other than the default that records
+// hold, only visible records counted when public. The caller holds
+// mu.RLock.
+func (st *state) languages(public bool) []string {
+	var out []string
+	for _, lang := range tokenizer.Languages() {
+		if lang == tokenizer.English {
+			continue
+		}
+		if st.msgIdx.HasFacet(langFacet(lang), public) || st.docIdx.HasFacet(langFacet(lang), public) {
+			out = append(out, lang)
+		}
+	}
+	return out
+}
+
+// languageOf returns the language record id of ix is analysed in. The
+// caller holds mu.RLock.
+func (st *state) languageOf(ix *index.Index, id uint32) string {
+	for _, lang := range tokenizer.Languages() {
+		if lang != tokenizer.English && ix.Tagged(langFacet(lang), id) {
+			return lang
+		}
+	}
+	return ""
+}
+
+// inLanguages adds to c's ranked terms their analyses in langs, as
+// alternatives, and drops words that are stop words in one of them
+// (unless nothing else would be left).
+func (a *analyzer) inLanguages(c *compiled, langs []string) {
+	if len(langs) == 0 || len(c.words) != len(c.q.Terms) {
+		return
+	}
+	terms := make([]index.Term, 0, len(c.q.Terms))
+	var marks map[string]bool
+	for i, t := range c.q.Terms {
+		stop := false
+		t.Alts = nil
+		for _, lang := range langs {
+			alt, isStop := a.TermIn(c.words[i], lang)
+			if isStop {
+				stop = true
+				break
+			}
+			if alt != t.Text && alt != "" && !contains(t.Alts, alt) {
+				t.Alts = append(t.Alts, alt)
+			}
+		}
+		if stop {
+			continue
+		}
+		if len(t.Alts) > 0 && marks == nil {
+			marks = make(map[string]bool, len(c.marks)+4)
+			for m := range c.marks {
+				marks[m] = true
+			}
+		}
+		for _, alt := range t.Alts {
+			marks[alt] = true
+		}
+		terms = append(terms, t)
+	}
+	if len(terms) == 0 && len(c.q.Phrases) == 0 {
+		return // only stop words: keep them all, as compile does
+	}
+	c.q.Terms = terms
+	if marks != nil {
+		c.marks = marks
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
