@@ -217,14 +217,17 @@ func builtEngine(b *testing.B, n int) *builtCorpus {
 }
 
 // latencies runs queries b.N times and reports p50, p99 and the mean.
-func latencies(b *testing.B, e *engine.Engine, queries []string) {
+func latencies(b *testing.B, e *engine.Engine, queries []string) { latenciesWith(b, e, queries, false) }
+
+// latenciesWith is latencies with typo tolerance on or off.
+func latenciesWith(b *testing.B, e *engine.Engine, queries []string, noTypos bool) {
 	lat := make([]time.Duration, 0, b.N)
 	hits := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := time.Now()
-		r, err := e.Search(engine.SearchRequest{Query: queries[i%len(queries)], Limit: 20})
+		r, err := e.Search(engine.SearchRequest{Query: queries[i%len(queries)], Limit: 20, NoTypos: noTypos})
 		lat = append(lat, time.Since(t))
 		if err != nil {
 			b.Fatal(err)
@@ -255,6 +258,30 @@ func BenchmarkQuery(b *testing.B) {
 			skipLarge(b, n)
 			c := builtEngine(b, n)
 			latencies(b, c.e, queriesFor(NewSynth(7, vocabSize, channels), c.sample, 5000))
+		})
+	}
+}
+
+// BenchmarkQueryTypos: BenchmarkQuery's queries, clean and with one-edit
+// typos in up to two words (Typo, seed 23), with typo tolerance on (the
+// default) and off.
+func BenchmarkQueryTypos(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			c := builtEngine(b, n)
+			clean := queriesFor(NewSynth(7, vocabSize, channels), c.sample, 5000)
+			typoed := make([]string, len(clean))
+			for i, q := range clean {
+				typoed[i] = Typo(strconv.Itoa(i), q, 23)
+			}
+			for _, run := range []struct {
+				name    string
+				queries []string
+				off     bool
+			}{{"clean/on", clean, false}, {"clean/off", clean, true}, {"typos/on", typoed, false}, {"typos/off", typoed, true}} {
+				b.Run(run.name, func(b *testing.B) { latenciesWith(b, c.e, run.queries, run.off) })
+			}
 		})
 	}
 }

@@ -76,8 +76,8 @@ type SearchResult struct {
 // Correction is a query word searched as the words it is one or two
 // typos away from.
 type Correction struct {
-	Word    string   // as the query has it (folded)
-	Matches []string // words of the index it was matched as, most frequent first
+	Word    string   `json:"word"`    // as the query has it (folded)
+	Matches []string `json:"matches"` // words of the index it was matched as, most frequent first
 }
 
 // compiled is a parsed query analysed into index terms.

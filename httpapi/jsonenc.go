@@ -190,7 +190,26 @@ func (s *Server) writeSearch(ctx *fasthttp.RequestCtx, out *searchJSON) {
 		buf = appendJSONString(jsonField(buf, false, "highlight"), d.Highlight)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, "]}\n"...)
+	buf = append(buf, ']')
+	if len(out.Corrections) > 0 {
+		buf = append(buf, `,"corrections":[`...)
+		for i, c := range out.Corrections {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSONString(jsonField(append(buf, '{'), true, "word"), c.Word)
+			buf = append(jsonField(buf, false, "matches"), '[')
+			for j, m := range c.Matches {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = appendJSONString(buf, m)
+			}
+			buf = append(buf, "]}"...)
+		}
+		buf = append(buf, ']')
+	}
+	buf = append(buf, "}\n"...)
 	*pb = buf
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.SetContentType("application/json; charset=utf-8")

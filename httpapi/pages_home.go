@@ -42,7 +42,9 @@ type homeData struct {
 	Suggestions []suggestion    // then, wider searches
 	Prev        string          // links to the previous and next results, if any
 	Next        string
-	From, To    int // the results shown, 1-based
+	From, To    int                 // the results shown, 1-based
+	Corrections []engine.Correction // query words found only with typos
+	ExactHref   string              // the same search without typo tolerance
 }
 
 // pageAnswer is an answer cut into text and citation links.
@@ -116,7 +118,18 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 			data.Source, data.Keep = req.Source, maps.Clone(params)
 			data.Keep.Del("source")
 			s.searchView(&data, req.Query, params)
-			resultPages(&data, req, params)
+			paging := params
+			if req.NoTypos {
+				paging = maps.Clone(params)
+				paging.Set("typos", "false")
+				data.Keep.Set("typos", "false")
+			}
+			resultPages(&data, req, paging)
+			if data.Corrections = data.Result.Corrections; len(data.Corrections) > 0 {
+				exact := maps.Clone(params)
+				exact.Set("typos", "false")
+				data.ExactHref = searchLink(req.Query, exact, 0)
+			}
 		}
 	} else if len(ctx.QueryArgs().Peek("q")) > 0 {
 		data.Error = err.Error()

@@ -71,3 +71,17 @@ func decodeOne(body []byte, v any) error {
 	}
 	return nil
 }
+
+// boolParam reads a boolean parameter: true/false (or 1/0), def when absent.
+func boolParam(ctx *fasthttp.RequestCtx, name string, def bool) (bool, error) {
+	switch v := string(ctx.QueryArgs().Peek(name)); v {
+	case "":
+		return def, nil
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	default:
+		return def, paramErr("%s must be true or false", name)
+	}
+}

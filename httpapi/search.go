@@ -42,8 +42,9 @@ type documentJSON struct {
 }
 
 type searchJSON struct {
-	Messages  []messageJSON  `json:"messages"`
-	Documents []documentJSON `json:"documents"`
+	Messages    []messageJSON       `json:"messages"`
+	Documents   []documentJSON      `json:"documents"`
+	Corrections []engine.Correction `json:"corrections,omitempty"` // written by writeSearch
 }
 
 // searchRequest reads and validates the parameters of GET /api/search.
@@ -67,7 +68,11 @@ func searchRequest(ctx *fasthttp.RequestCtx) (engine.SearchRequest, error) {
 	if req.After, err = dateParam(ctx, "after"); err != nil {
 		return req, err
 	}
-	req.Before, err = dateParam(ctx, "before")
+	if req.Before, err = dateParam(ctx, "before"); err != nil {
+		return req, err
+	}
+	typos, err := boolParam(ctx, "typos", true)
+	req.NoTypos = !typos
 	return req, err
 }
 
@@ -112,7 +117,10 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.stats.record("GET /api/search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
-	out := searchJSON{Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents))}
+	out := searchJSON{
+		Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents)),
+		Corrections: res.Corrections,
+	}
 	for _, m := range res.Messages {
 		user := m.Author
 		if user == "" {

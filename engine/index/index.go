@@ -139,6 +139,9 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 		positions = positions[:0]
 		for ; i < len(d.occ) && d.occ[i].term == t; i++ {
 			tf += uint32(d.occ[i].weight)
+			if d.occ[i].word == "" {
+				word = "" // written as itself here
+			}
 			if n := len(positions); n == 0 || positions[n-1] != d.occ[i].pos {
 				positions = append(positions, d.occ[i].pos)
 			}
@@ -146,6 +149,8 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 		li, ok := ix.dict[t]
 		if !ok {
 			li = ix.newTerm(t, word)
+		} else if word == "" {
+			ix.lex.isWord(li) // written as itself: shown as itself
 		}
 		if ix.opts.NoPositions {
 			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -15,10 +16,43 @@ import (
 // keeps, for terms that are stems, a word they were written as, so
 // completions read as words.
 type lexicon struct {
-	buckets     map[lexKey][]uint32 // term ids, in creation order
-	words       map[uint32]string   // term id -> a surface form, when it differs from the term
-	wordBuckets map[lexKey][]uint32 // term ids by their surface form's key
-	maxLen      int                 // longest term, in runes
+	buckets     map[lexKey]*bucket // terms, in creation order
+	words       map[uint32]string  // term id -> a surface form, when it differs from the term
+	wordBuckets map[lexKey]*bucket // terms by their surface form
+	maxLen      int                // longest term, in runes
+}
+
+// bucket holds the terms of one key and their text packed end to end, so
+// a lookup reads one contiguous stretch of memory rather than a string
+// header and a string per term.
+type bucket struct {
+	ids  []uint32
+	ends []uint32 // end of each text in text
+	text []byte
+}
+
+func (b *bucket) add(id uint32, s string) {
+	b.ids = append(b.ids, id)
+	b.text = append(b.text, s...)
+	b.ends = append(b.ends, uint32(len(b.text)))
+}
+
+// at returns the id and text of entry i.
+func (b *bucket) at(i int) (uint32, []byte) {
+	start := uint32(0)
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	return b.ids[i], b.text[start:b.ends[i]]
+}
+
+func addTo(m map[lexKey]*bucket, k lexKey, id uint32, s string) {
+	b := m[k]
+	if b == nil {
+		b = &bucket{}
+		m[k] = b
+	}
+	b.add(id, s)
 }
 
 type lexKey struct {
@@ -31,12 +65,15 @@ type lexKey struct {
 const maxLexLen = 64
 
 func newLexicon() lexicon {
-	return lexicon{buckets: make(map[lexKey][]uint32), words: make(map[uint32]string), wordBuckets: make(map[lexKey][]uint32)}
+	return lexicon{buckets: make(map[lexKey]*bucket), words: make(map[uint32]string), wordBuckets: make(map[lexKey]*bucket)}
 }
 
+// keyOf returns the bucket of a term made of letters (and apostrophes);
+// numbers, identifiers and compounds kept whole have none: they are
+// neither corrected into nor completed.
 func keyOf(term string) (lexKey, bool) {
 	r, _ := utf8.DecodeRuneInString(term)
-	if r == utf8.RuneError {
+	if r == utf8.RuneError || !wordLike(term) {
 		return lexKey{}, false
 	}
 	return lexKey{r, uint16(min(utf8.RuneCountInString(term), maxLexLen))}, true
@@ -48,7 +85,7 @@ func (l *lexicon) add(id uint32, term string) {
 	if !ok {
 		return
 	}
-	l.buckets[k] = append(l.buckets[k], id)
+	addTo(l.buckets, k, id, term)
 	l.maxLen = max(l.maxLen, int(k.n))
 }
 
@@ -59,7 +96,16 @@ func (l *lexicon) addWord(id uint32, word string) {
 		return
 	}
 	l.words[id] = word
-	l.wordBuckets[k] = append(l.wordBuckets[k], id)
+	addTo(l.wordBuckets, k, id, word)
+}
+
+// isWord records that term id was written as itself somewhere: its
+// written form is then the term. (Its place in wordBuckets stays; lookups
+// there skip terms without a written form.)
+func (l *lexicon) isWord(id uint32) {
+	if len(l.words) > 0 {
+		delete(l.words, id)
+	}
 }
 
 // newTerm adds t to the dictionary with an empty postings list and returns
@@ -111,7 +157,17 @@ func (ix *Index) Complete(prefix string, public bool, k int) []Completion {
 	st := ix.statsFor(&Query{Public: public})
 	var out []Completion
 	for n := int(first.n); n <= ix.lex.maxLen; n++ {
-		for _, li := range ix.lex.buckets[lexKey{first.first, uint16(n)}] {
+		b := ix.lex.buckets[lexKey{first.first, uint16(n)}]
+		if b == nil {
+			continue
+		}
+		for i, li := range b.ids {
+			_, text := b.at(i)
+			if len(text) < len(prefix) || string(text[:len(prefix)]) != prefix {
+				if _, stemmed := ix.lex.words[li]; !stemmed {
+					continue
+				}
+			}
 			term := ix.terms[li]
 			word, stemmed := ix.lex.words[li]
 			if !strings.HasPrefix(term, prefix) && !(stemmed && strings.HasPrefix(word, prefix)) {
@@ -155,4 +211,24 @@ func (ix *Index) liveDF(p *plist) int {
 		}
 	}
 	return 0
+}
+
+// wordLike reports whether term is made of letters, marks and apostrophes.
+func wordLike(term string) bool {
+	for i := 0; i < len(term); {
+		c := term[i]
+		if c < utf8.RuneSelf {
+			if ('a' > c || c > 'z') && c != '\'' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(term[i:])
+		if !unicode.IsLetter(r) && !unicode.IsMark(r) {
+			return false
+		}
+		i += w
+	}
+	return true
 }

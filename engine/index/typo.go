@@ -42,12 +42,16 @@ type typoMatch struct {
 // term was stemmed from, against the written forms the lexicon keeps),
 // sharing its first letter, nearest first and then in the most documents;
 // term itself is not among them.
-func (ix *Index) typoMatches(term, word string, edits int) []typoMatch {
-	if edits <= 0 {
+//
+// Only terms in more than minDF documents (deleted and hidden ones
+// included: an upper bound of what a query counts) are considered.
+func (ix *Index) typoMatches(term, word string, edits int, minDF int) []typoMatch {
+	if edits <= 0 || minDF >= len(ix.lens) {
 		return nil
 	}
 	var out []typoMatch
 	var qbuf, cbuf [maxLexLen]rune
+	exact, hasExact := ix.dict[term]
 	scan := func(q string, fromWords bool) {
 		qr := runesOf(qbuf[:0], q)
 		if len(qr) == 0 || len(qr) >= maxLexLen {
@@ -58,17 +62,28 @@ func (ix *Index) typoMatches(term, word string, edits int) []typoMatch {
 			buckets = ix.lex.wordBuckets
 		}
 		for n := max(len(qr)-edits, 1); n <= len(qr)+edits; n++ {
-			for _, li := range buckets[lexKey{qr[0], uint16(n)}] {
-				cand := ix.terms[li]
-				if fromWords {
-					cand = ix.lex.words[li]
+			b := buckets[lexKey{qr[0], uint16(n)}]
+			if b == nil {
+				continue
+			}
+			for i := range b.ids {
+				li, text := b.at(i)
+				if hasExact && li == exact {
+					continue
 				}
-				if cand == q || ix.terms[li] == term || hasDigit(cand) {
-					continue // numbers and identifiers with digits are never a typo's match
+				// Which test first: a word the index holds rules out
+				// most terms by their frequency; one it lacks, by spelling.
+				if minDF > 0 && int(ix.lists[li].n) <= minDF {
+					continue
 				}
-				if d := osaWithin(qr, runesOf(cbuf[:0], cand), edits); d <= edits {
-					out = append(out, typoMatch{li, uint8(d)})
+				d := osaWithin(qr, runesOfBytes(cbuf[:0], text), edits)
+				if d > edits || (minDF == 0 && ix.lists[li].n == 0) {
+					continue
 				}
+				if fromWords && ix.lex.words[li] != string(text) {
+					continue // written as itself since: the term was scanned
+				}
+				out = append(out, typoMatch{li, uint8(d)})
 			}
 		}
 	}
@@ -105,6 +120,22 @@ func runesOf(dst []rune, s string) []rune {
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
+		dst = append(dst, r)
+		i += w
+	}
+	return dst
+}
+
+// runesOfBytes is runesOf for bytes.
+func runesOfBytes(dst []rune, s []byte) []rune {
+	for i := 0; i < len(s) && len(dst) < maxLexLen; {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			dst = append(dst, rune(c))
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRune(s[i:])
 		dst = append(dst, r)
 		i += w
 	}
@@ -204,7 +235,7 @@ func (ix *Index) scoreGroup(q *Query, t *Term, st *stats, sc *scratch) (TypoUse,
 		members = append(members, groupMember{li, w * (k1 + 1) * t.Weight})
 	}
 	var use TypoUse
-	for _, m := range ix.typoMatches(t.Text, t.Word, int(t.Edits)) {
+	for _, m := range ix.typoMatches(t.Text, t.Word, int(t.Edits), exactDF*TypoRatio) {
 		if seen(m.li) {
 			continue
 		}
@@ -256,13 +287,4 @@ func (ix *Index) scoreGroup(q *Query, t *Term, st *stats, sc *scratch) (TypoUse,
 	}
 	sc.touched = touched[:0]
 	return use, t.Edits > 0
-}
-
-func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if '0' <= s[i] && s[i] <= '9' {
-			return true
-		}
-	}
-	return false
 }

@@ -73,7 +73,7 @@ func TestTypoMatches(t *testing.T) {
 	}
 	got := func(q string, edits int) []string {
 		var out []string
-		for _, m := range ix.typoMatches(q, "", edits) {
+		for _, m := range ix.typoMatches(q, "", edits, 0) {
 			out = append(out, ix.terms[m.li])
 		}
 		slices.Sort(out)
