@@ -22,6 +22,7 @@ func (s *Server) routes() *router.Router {
 	page("/healthz", s.health)
 
 	r.GET("/api/search", s.searchAccess(s.search))
+	r.GET("/api/suggest", s.suggestAccess(s.suggest)) // its own buckets, not the public tier's
 	r.GET("/api/semantic-search", s.public(s.semanticSearch))
 	r.POST("/api/ask", s.public(s.askHandler(askForm{})))
 	r.POST("/api/v1/ask", s.bearer(s.askHandler(askForm{v1: true})))
