@@ -146,6 +146,24 @@ func TestBrowserSuggest(t *testing.T) {
 	if err != nil || !strings.HasPrefix(v.Value, "how to conf") || v.Value == "how to conf" || !strings.Contains(v.Search, "q=how+to+conf") {
 		t.Fatalf("Enter on a word: %+v %v", v, err)
 	}
+	// On a phone the list stays within the screen.
+	var fits bool
+	err = chromedp.Run(ctx,
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(ts.url+"/"),
+		chromedp.WaitVisible("#q", chromedp.ByID),
+		chromedp.Click("#q", chromedp.ByID),
+		chromedp.SendKeys("#q", "sched", chromedp.ByID),
+		waitFor("suggestions on a phone", func() bool { return !v.Hidden && len(v.Options) > 0 }),
+		chromedp.Evaluate(`(() => { const r = document.getElementById("q-suggestions").getBoundingClientRect();
+			return r.left >= 0 && r.right <= innerWidth && document.documentElement.scrollWidth <= innerWidth; })()`, &fits),
+		shot("suggest-mobile"),
+		chromedp.KeyEvent(kb.Escape),
+		shot("suggest-mobile-closed"),
+	)
+	if err != nil || !fits {
+		t.Fatalf("on a phone: fits %v, %v", fits, err)
+	}
 }
 
 // pressEnter presses Enter where a page navigates away on it: the key

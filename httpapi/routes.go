@@ -7,7 +7,8 @@ import (
 
 // routes is the whole route table. Access: s.public (no credentials, the
 // public tier's rate limit unless admin credentials lift it), s.search
-// (SEARCH_ACCESS decides), s.bearer (the API key), s.admin (Basic Auth or
+// (SEARCH_ACCESS decides), s.suggestAccess (as s.search, with buckets of
+// its own), s.bearer (the API key), s.admin (Basic Auth or
 // Bearer); pages and the health check are open and not limited (but the
 // home page's server-side answers, which share the public tier's buckets).
 func (s *Server) routes() *router.Router {
