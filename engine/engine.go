@@ -89,6 +89,9 @@ type Engine struct {
 	lastWrite atomic.Int64 // unix nanoseconds of the last write
 	plain     *plainCache  // documents' plain text, for snippets
 
+	titleMu  sync.Mutex  // guards titleTab
+	titleTab *titleTable // channels and documents by title, for Suggest
+
 	noFinalSnapshot bool // Close writes none (a failed Open)
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"net"
@@ -13,17 +14,20 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// limiter is the public tier's rate limit: a token bucket per client
-// (golang.org/x/time/rate) holding perMinute tokens, refilled at perMinute
-// a minute. A client is an IPv4 address or an IPv6 /64 (one host's share of
+// limiter is a rate limit: a token bucket per client
+// (golang.org/x/time/rate) holding burst tokens, refilled at every a second
+// — the public tier's holds perMinute tokens, refilled at perMinute a
+// minute; suggestions have a bucket of their own (suggestLimiter). A client is an IPv4 address or an IPv6 /64 (one host's share of
 // a network). Memory stays bounded: a bucket that has refilled is the same
 // as a new one and is dropped by a sweep, and the table holds at most
 // maxClients buckets — beyond that a random bucket of the shard makes room
 // (under a flood of distinct addresses some clients may get a fresh
 // bucket early; none is ever refused wrongly).
 type limiter struct {
-	perMinute  int
+	perMinute  int // the public tier's: burst and refill per minute
+	burst      int
 	every      rate.Limit
+	what       string // the limit in words, for 429s: "10 requests per minute"
 	maxPerPart int
 	seed       maphash.Seed
 	parts      [limiterParts]limiterPart
@@ -42,9 +46,19 @@ type limiterPart struct {
 type clientKey [9]byte
 
 func newLimiter(perMinute, maxClients int) *limiter {
+	l := newBucketLimiter(rate.Limit(float64(perMinute)/60), perMinute, maxClients)
+	l.perMinute = perMinute
+	l.what = strconv.Itoa(perMinute) + " requests per minute"
+	return l
+}
+
+// newBucketLimiter is a limiter whose buckets hold burst tokens, refilled
+// at every a second.
+func newBucketLimiter(every rate.Limit, burst, maxClients int) *limiter {
 	l := &limiter{
-		perMinute:  perMinute,
-		every:      rate.Limit(float64(perMinute) / 60),
+		burst:      burst,
+		every:      every,
+		what:       fmt.Sprintf("%g requests per second (burst %d)", float64(every), burst),
 		maxPerPart: max(1, maxClients/limiterParts),
 		seed:       maphash.MakeSeed(),
 		now:        time.Now,
@@ -94,14 +108,14 @@ func (l *limiter) allow(ip net.IP) verdict {
 			}
 			delete(p.buckets, k)
 		}
-		b = rate.NewLimiter(l.every, l.perMinute)
+		b = rate.NewLimiter(l.every, l.burst)
 		p.buckets[k] = b
 	}
 	ok := b.AllowN(now, 1)
 	tokens := b.TokensAt(now)
 	p.mu.Unlock()
 	v := verdict{ok: ok, remaining: max(0, int(math.Floor(tokens)))}
-	v.reset = l.wait(float64(l.perMinute) - tokens)
+	v.reset = l.wait(float64(l.burst) - tokens)
 	if !ok {
 		v.retryAfter = l.wait(1 - tokens)
 	}
@@ -121,7 +135,7 @@ func (l *limiter) wait(n float64) time.Duration {
 func (l *limiter) sweep(p *limiterPart, now time.Time) {
 	p.lastSweep = now
 	for k, b := range p.buckets {
-		if b.TokensAt(now) >= float64(l.perMinute) {
+		if b.TokensAt(now) >= float64(l.burst) {
 			delete(p.buckets, k)
 		}
 	}
@@ -198,6 +212,11 @@ func trimSpace(b []byte) []byte {
 // RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds until
 // the bucket is full); a refused one is a 429 with Retry-After.
 func (s *Server) public(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return s.limited(s.limiter, h)
+}
+
+// limited is public with the buckets of l (nil: no limit).
+func (s *Server) limited(l *limiter, h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if s.auth.bearerOK(ctx) || s.auth.basicOK(ctx) {
 			h(ctx)
@@ -210,13 +229,13 @@ func (s *Server) public(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			writeError(ctx, fasthttp.StatusUnauthorized, "the Bearer token is not valid (send none to use the public tier)")
 			return
 		}
-		if s.limiter == nil {
+		if l == nil {
 			h(ctx)
 			return
 		}
-		if retry, ok := s.spend(ctx); !ok {
-			writeError(ctx, fasthttp.StatusTooManyRequests, "rate limit of %d requests per minute exceeded; retry in %d s, or send the Bearer token",
-				s.limiter.perMinute, retry)
+		if retry, ok := s.spendOn(ctx, l); !ok {
+			writeError(ctx, fasthttp.StatusTooManyRequests, "rate limit of %s exceeded; retry in %d s, or send the Bearer token",
+				l.what, retry)
 			return
 		}
 		h(ctx)
@@ -227,9 +246,14 @@ func (s *Server) public(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 // headers; when none is left it sets Retry-After and returns the seconds to
 // wait and false.
 func (s *Server) spend(ctx *fasthttp.RequestCtx) (retry int, ok bool) {
-	v := s.limiter.allow(s.clientIP(ctx))
+	return s.spendOn(ctx, s.limiter)
+}
+
+// spendOn is spend from the buckets of l.
+func (s *Server) spendOn(ctx *fasthttp.RequestCtx, l *limiter) (retry int, ok bool) {
+	v := l.allow(s.clientIP(ctx))
 	hd := &ctx.Response.Header
-	hd.Set("RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
+	hd.Set("RateLimit-Limit", strconv.Itoa(l.burst))
 	hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
 	hd.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(v.reset)))
 	if v.ok {

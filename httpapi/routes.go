@@ -7,7 +7,8 @@ import (
 
 // routes is the whole route table. Access: s.public (no credentials, the
 // public tier's rate limit unless admin credentials lift it), s.search
-// (SEARCH_ACCESS decides), s.bearer (the API key), s.admin (Basic Auth or
+// (SEARCH_ACCESS decides), s.suggestAccess (as s.search, with buckets of
+// its own), s.bearer (the API key), s.admin (Basic Auth or
 // Bearer); pages and the health check are open and not limited (but the
 // home page's server-side answers, which share the public tier's buckets).
 func (s *Server) routes() *router.Router {
@@ -22,6 +23,7 @@ func (s *Server) routes() *router.Router {
 	page("/healthz", s.health)
 
 	r.GET("/api/search", s.searchAccess(s.search))
+	r.GET("/api/suggest", s.suggestAccess(s.suggest)) // its own buckets, not the public tier's
 	r.GET("/api/semantic-search", s.public(s.semanticSearch))
 	r.POST("/api/ask", s.public(s.askHandler(askForm{})))
 	r.POST("/api/v1/ask", s.bearer(s.askHandler(askForm{v1: true})))

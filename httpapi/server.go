@@ -19,6 +19,7 @@ import (
 
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
+	"golang.org/x/time/rate"
 )
 
 // Options configure a Server.
@@ -42,6 +43,11 @@ type Options struct {
 	// 100,000).
 	PublicRateLimit  int
 	RateLimitClients int
+	// SuggestRateLimit is GET /api/suggest's own limit, in requests per
+	// second per client with a burst of twice as many (0 = the default,
+	// 20; negative = no limit). It applies only while PublicRateLimit
+	// does, and spends nothing of the public tier's bucket.
+	SuggestRateLimit int
 	// Semantic serves GET /api/semantic-search, the MCP semantic_search
 	// tool and the semantic index's state in health, metrics and the
 	// dashboard (required; the semantic.Index following the same store,
@@ -94,6 +100,7 @@ type Server struct {
 	semantic Semantic
 	asker    Asker
 	limiter  *limiter // nil when the public tier is not limited
+	suggests *limiter // GET /api/suggest's buckets; nil when not limited
 	crawler  Crawler
 	console  *console // the dashboard console's anti-CSRF key and flashes
 	stop     chan struct{}
@@ -132,6 +139,9 @@ func New(eng Store, opts Options) *Server {
 	s.asker = opts.Asker
 	if opts.PublicRateLimit > 0 {
 		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))
+		if perSecond := cmp.Or(opts.SuggestRateLimit, defaultSuggestRate); perSecond > 0 {
+			s.suggests = newBucketLimiter(rate.Limit(perSecond), 2*perSecond, cmp.Or(opts.RateLimitClients, 100_000))
+		}
 	}
 	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
@@ -173,6 +183,9 @@ func (s *Server) Serve(ln net.Listener) error {
 					return
 				case <-t.C:
 					s.limiter.sweepAll()
+					if s.suggests != nil {
+						s.suggests.sweepAll()
+					}
 				}
 			}
 		}()

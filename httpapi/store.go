@@ -61,9 +61,14 @@ type Content interface {
 	DeleteDocument(id string) error
 }
 
-// Searcher ranks messages and documents by words.
+// Searcher ranks messages and documents by words, and completes a query
+// being typed.
 type Searcher interface {
 	Search(req engine.SearchRequest) (*engine.SearchResult, error)
+	// Suggest completes the last word of a query (a store may have no
+	// word completions) and matches the titles of channels and documents
+	// (engine.MatchTitle), among what the caller may see.
+	Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error)
 }
 
 // Instance is the state of the whole store, for health, metrics and the

@@ -23,6 +23,7 @@ type config struct {
 	AdminUser        string
 	AdminPassword    string
 	PublicRateLimit  int
+	SuggestRateLimit int
 	SearchAccess     string
 	MetricsAccess    string
 	LLMBaseURL       string
@@ -116,6 +117,7 @@ func parseServe(args []string) (*config, error) {
 	b.str(&c.AdminUser, "admin-user", "ADMIN_USER", "", "Basic Auth user for admin endpoints and the dashboard")
 	b.str(&c.AdminPassword, "admin-password", "ADMIN_PASSWORD", "", "Basic Auth password (prefer the env var)")
 	b.int(&c.PublicRateLimit, "public-rate-limit", "PUBLIC_RATE_LIMIT", 10, "requests per minute per IP on public API endpoints; 0 = off")
+	b.int(&c.SuggestRateLimit, "suggest-rate-limit", "SUGGEST_RATE_LIMIT", 20, "requests per second per IP on GET /api/suggest (burst twice as many), apart from the public limit; 0 = off")
 	b.str(&c.SearchAccess, "search-access", "SEARCH_ACCESS", "public", "who may call GET /api/search: public or bearer")
 	b.str(&c.MetricsAccess, "metrics-access", "METRICS_ACCESS", "admin", "who may read GET /metrics: admin or public")
 	b.str(&c.LLMBaseURL, "llm-base-url", "LLM_BASE_URL", "", "OpenAI-compatible chat API; unset = extractive answerer")
@@ -181,6 +183,9 @@ func (c *config) validate(b *binder) {
 	}
 	if c.PublicRateLimit < 0 {
 		bad("public rate limit %d must be 0 (off) or more", c.PublicRateLimit)
+	}
+	if c.SuggestRateLimit < 0 || c.SuggestRateLimit > 10000 {
+		bad("suggest rate limit %d must be from 0 (off) to 10000", c.SuggestRateLimit)
 	}
 	if c.MaxUploadBytes < 1024 {
 		bad("max upload bytes %d must be at least 1024", c.MaxUploadBytes)

@@ -84,7 +84,7 @@ func serve(args []string) error {
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
-		PublicRateLimit: cfg.PublicRateLimit, Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, log)), Crawler: runner,
+		PublicRateLimit: cfg.PublicRateLimit, SuggestRateLimit: suggestRate(cfg.SuggestRateLimit), Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, log)), Crawler: runner,
 		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -177,4 +177,13 @@ Sift %s is running.
 
 `, version, base, base, url.QueryEscape("webhook signature"), base, base, base, base, url.QueryEscape("DST double run"),
 		base, url.QueryEscape("jobs run twice when the clocks change"), base, base, base)
+}
+
+// suggestRate is SUGGEST_RATE_LIMIT as httpapi.Options takes it (0 = off
+// there is negative).
+func suggestRate(perSecond int) int {
+	if perSecond == 0 {
+		return -1
+	}
+	return perSecond
 }

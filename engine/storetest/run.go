@@ -82,6 +82,8 @@ var tests = []test{
 	{"SearchHighlights", testSearchHighlights},
 	{"SearchInvalid", testSearchInvalid},
 	{"SearchFollowsWrites", testSearchFollowsWrites},
+	{"SuggestTitles", testSuggestTitles},
+	{"SuggestInvalid", testSuggestInvalid},
 
 	// Visibility and what an operator controls.
 	{"VisibilityDefaults", testVisibilityDefaults},

@@ -54,6 +54,10 @@ type Store interface {
 
 	// Full-text search.
 	Search(req engine.SearchRequest) (*engine.SearchResult, error)
+	// Suggest completes a query being typed. Word completions are the
+	// store's own (a store may have none); titles match as
+	// engine.MatchTitle says, visibility respected.
+	Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error)
 
 	// What an operator controls.
 	SetChannelVisibility(sourceID, channelID, vis string) (engine.ChannelInfo, error)

@@ -135,3 +135,172 @@
   params.delete("page");
   location.replace(location.pathname + "?" + params.toString() + h);
 })();
+
+(function searchSuggest() {
+  // Suggestions under the search box (GET /api/suggest), as an ARIA
+  // combobox with a listbox: arrows move, Enter picks, Escape closes. A
+  // word completes the query and searches; a channel or document opens its
+  // page. When typing pauses, the results below are fetched and replaced
+  // in place (the page's own HTML), so the box keeps focus. Without this
+  // script the form submits as usual.
+  const input = document.getElementById("q");
+  const form = input && input.form;
+  const results = document.getElementById("search-results");
+  if (!form || !results) return;
+  const list = document.createElement("ul");
+  list.id = "q-suggestions";
+  list.className = "suggest";
+  list.setAttribute("role", "listbox");
+  list.setAttribute("aria-label", "Suggestions");
+  list.hidden = true;
+  const status = document.createElement("p");
+  status.className = "visually-hidden";
+  status.setAttribute("role", "status");
+  input.after(list, status);
+  input.setAttribute("role", "combobox");
+  input.setAttribute("aria-autocomplete", "list");
+  input.setAttribute("aria-controls", list.id);
+  input.setAttribute("aria-expanded", "false");
+  input.autocomplete = "off";
+
+  let items = [], active = -1, asked = null, typing = 0, pause = 0, searched = input.value.trim();
+
+  input.addEventListener("input", () => {
+    clearTimeout(typing);
+    clearTimeout(pause);
+    typing = setTimeout(suggest, 120);
+    pause = setTimeout(searchInPlace, 300);
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (list.hidden) {
+        if (items.length) open();
+        else suggest();
+        e.preventDefault();
+        return;
+      }
+      const n = items.length;
+      move(e.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n - 1 : active - 1));
+      e.preventDefault();
+    } else if (e.key === "Enter" && !list.hidden && active >= 0) {
+      e.preventDefault();
+      pick(items[active]);
+    } else if (e.key === "Escape" && !list.hidden) {
+      e.preventDefault(); // close the list, keep the text
+      close();
+    }
+  });
+  input.addEventListener("blur", () => setTimeout(close, 100));
+  form.addEventListener("submit", () => { clearTimeout(pause); close(); });
+  list.addEventListener("mousedown", (e) => e.preventDefault()); // keep the focus in the box
+  list.addEventListener("click", (e) => {
+    const li = e.target.closest("[role=option]");
+    if (li) pick(items[Number(li.dataset.i)]);
+  });
+
+  async function suggest() {
+    const q = input.value;
+    if (asked) asked.abort();
+    if (!q.trim()) { show([], q); return; }
+    const ctl = new AbortController();
+    asked = ctl;
+    try {
+      // Without credentials: the page shows what anyone may see.
+      const res = await fetch("/api/suggest?q=" + encodeURIComponent(q), { credentials: "omit", signal: ctl.signal });
+      if (!res.ok) throw new Error(String(res.status));
+      const body = await res.json();
+      if (input.value === q) show(body.suggestions || [], q);
+    } catch (err) {
+      if (!ctl.signal.aborted) show([], q);
+    }
+  }
+
+  function show(suggestions, q) {
+    items = suggestions;
+    active = -1;
+    input.removeAttribute("aria-activedescendant");
+    list.replaceChildren(...items.map((s, i) => option(s, i, q)));
+    if (items.length && document.activeElement === input) open();
+    else close();
+    status.textContent = items.length ? items.length + (items.length === 1 ? " suggestion" : " suggestions") + ", use the arrow keys" : "";
+  }
+
+  function option(s, i, q) {
+    const li = document.createElement("li");
+    li.id = "q-opt-" + i;
+    li.dataset.i = i;
+    li.setAttribute("role", "option");
+    li.setAttribute("aria-selected", "false");
+    const text = document.createElement("span");
+    text.className = "s-text";
+    if (s.kind === "word" && s.text.toLowerCase().startsWith(q.toLowerCase())) {
+      const rest = document.createElement("b");
+      rest.textContent = s.text.slice(q.length);
+      text.append(q, rest);
+    } else {
+      text.textContent = s.text;
+    }
+    li.append(text);
+    if (s.kind !== "word") {
+      const kind = document.createElement("span");
+      kind.className = "s-kind";
+      kind.textContent = (s.kind === "channel" ? "Channel" : "Document") + (s.source ? " · " + s.source : "");
+      li.append(" ", kind);
+    }
+    return li;
+  }
+
+  function move(i) {
+    if (active >= 0) list.children[active].setAttribute("aria-selected", "false");
+    active = i;
+    const li = list.children[i];
+    li.setAttribute("aria-selected", "true");
+    input.setAttribute("aria-activedescendant", li.id);
+    li.scrollIntoView({ block: "nearest" });
+  }
+
+  function open() {
+    list.hidden = false;
+    input.setAttribute("aria-expanded", "true");
+  }
+
+  function close() {
+    list.hidden = true;
+    input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
+    if (active >= 0 && list.children[active]) list.children[active].setAttribute("aria-selected", "false");
+    active = -1;
+  }
+
+  function pick(s) {
+    close();
+    if (s.kind === "word") {
+      input.value = s.text;
+      clearTimeout(pause);
+      form.requestSubmit();
+    } else {
+      location.assign(new URL(s.url, location.href).pathname);
+    }
+  }
+
+  // searchInPlace fetches the results page of the form as it stands and
+  // puts its results in place of these, keeping the box and its focus.
+  async function searchInPlace() {
+    const q = input.value.trim();
+    if (!q || q === searched) return;
+    searched = q;
+    const url = form.action.split("?")[0] + "?" + new URLSearchParams(new FormData(form));
+    try {
+      const res = await fetch(url);
+      if (!res.ok && res.status !== 400) return;
+      const page = new DOMParser().parseFromString(await res.text(), "text/html");
+      const fresh = page.getElementById("search-results");
+      if (!fresh || input.value.trim() !== q) return;
+      results.replaceChildren(...Array.from(fresh.childNodes)); // a copy: moving them empties the live list
+      document.title = page.title;
+      history.replaceState(null, "", url);
+    } catch (err) {
+      // The next pause tries again; submitting the form still works.
+    }
+  }
+})();
