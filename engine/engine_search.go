@@ -85,6 +85,7 @@ type compiled struct {
 	q     index.Query
 	marks map[string]bool // terms to highlight
 	words []string        // each ranked term's word as the query has it
+	langs []string        // the languages besides English it is analysed in
 }
 
 // compile analyses the text parts of pq. Stop words are dropped from the
@@ -198,7 +199,8 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	res := &SearchResult{}
 	var tn typoNotes
 	e.mu.RLock()
-	a.inLanguages(&c, e.st.languages(!req.Private))
+	c.langs = e.st.languages(!req.Private)
+	a.inLanguages(&c, c.langs)
 	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private, &tn)
 	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private, &tn)
 	e.mu.RUnlock()
@@ -283,7 +285,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
 		m := st.message(h.ID)
 		ch := st.chans[st.msgs[h.ID].channel]
-		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score), lang: st.languageOf(st.msgIdx, h.ID)}
+		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score), lang: languageOf(st.msgIdx, h.ID, c.langs)}
 		if src := st.sources[ch.SourceID]; src != nil {
 			hit.SourceName, hit.SourceType = src.Name, src.Type
 		}
@@ -312,7 +314,7 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	tn.add(st.docIdx, r.Typos)
 	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
-		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score), stored: st.docs[h.ID], lang: st.languageOf(st.docIdx, h.ID)})
+		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score), stored: st.docs[h.ID], lang: languageOf(st.docIdx, h.ID, c.langs)})
 	}
 	return hits, r.Total
 }

@@ -16,6 +16,7 @@ type state struct {
 	rules     map[string]*sourceRules // by source id; see visibility.go
 	settings  map[string]string       // the instance's settings (site name, …)
 	hid       hidden                  // what callers without credentials must not see
+	langs     langCache               // the languages records are in (languages.go)
 	chans     []*Channel              // by channel number; nil once deleted
 	chanKey   map[recKey]uint32
 	chanSlug  map[string]uint32

@@ -243,6 +243,9 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	}
 	li := ix.newTerm(term, word)
 	ix.lists[li] = p
+	if p.n >= frequentDF {
+		ix.lex.frequent(li, term)
+	}
 	return nil
 }
 

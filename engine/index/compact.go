@@ -24,6 +24,7 @@ func (ix *Index) Compacted() *Index {
 		next:   ix.next,
 		veil:   veiled{ids: ix.veil.ids.Clone(), gone: roaring.New(), live: ix.veil.live, lens: ix.veil.lens},
 		lex:    newLexicon(),
+		gen:    ix.gen + 1,
 	}
 	var buf [256]uint32
 	for li := range ix.lists {
@@ -63,6 +64,9 @@ func (ix *Index) Compacted() *Index {
 			out.lex.add(nli, ix.terms[li])
 			if w, ok := ix.lex.words[uint32(li)]; ok {
 				out.lex.addWord(nli, w)
+			}
+			if dst.n >= frequentDF {
+				out.lex.frequent(nli, ix.terms[li])
 			}
 		}
 	}

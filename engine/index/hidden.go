@@ -32,6 +32,7 @@ func (ix *Index) Hide(id uint32, hidden bool) {
 	if id < ix.next && !ix.Contains(id) || hidden == ix.veil.ids.Contains(id) {
 		return
 	}
+	ix.gen++
 	if hidden {
 		ix.veil.ids.Add(id)
 	} else {

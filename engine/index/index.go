@@ -36,6 +36,7 @@ type Index struct {
 	dead   int    // deleted documents whose postings remain (see Compact)
 	veil   veiled // what public searches leave out (hidden.go)
 	lex    lexicon
+	gen    uint64 // counts changes: Add, Delete, Hide
 }
 
 // New returns an empty Index.
@@ -157,6 +158,9 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 		} else {
 			ix.lists[li].add(id, max(tf, 1), positions)
 		}
+		if ix.lists[li].n == frequentDF {
+			ix.lex.frequent(li, t)
+		}
 	}
 	for uint32(len(ix.lens)) <= id {
 		ix.lens = append(ix.lens, 0)
@@ -164,6 +168,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 	ix.lens[id] = max(d.Length, 1)
 	ix.total += uint64(ix.lens[id])
 	ix.live.Add(id)
+	ix.gen++
 	ix.added(id)
 	for _, f := range facets {
 		bm := ix.facets[f]
@@ -183,6 +188,7 @@ func (ix *Index) Delete(id uint32) {
 		return
 	}
 	ix.deleted(id)
+	ix.gen++
 	ix.total -= uint64(ix.lens[id])
 	ix.lens[id] = 0
 	ix.live.Remove(id)
@@ -210,21 +216,28 @@ func (ix *Index) DocFreq(term string) int {
 	return 0
 }
 
-// HasFacet reports whether a live document is tagged f: one a public
-// search may see, when public.
-func (ix *Index) HasFacet(f string, public bool) bool {
+// Generation changes whenever a document is added, deleted or hidden: a
+// key for what callers derive from the index.
+func (ix *Index) Generation() uint64 { return ix.gen }
+
+// FacetCount returns how many live documents are tagged f, and how many
+// live ones there are: of those a public search sees, when public.
+func (ix *Index) FacetCount(f string, public bool) (n, of int) {
+	of = ix.Len()
+	if public {
+		of = ix.PublicLen()
+	}
 	bm := ix.facets[f]
 	if bm == nil {
-		return false
+		return 0, of
 	}
-	n := bm.AndCardinality(ix.live)
-	if n == 0 || !public {
-		return n > 0
+	c := bm.AndCardinality(ix.live)
+	if c > 0 && public {
+		if veil := ix.veil.public(); veil != nil {
+			c -= roaring.And(bm, ix.live).AndCardinality(veil)
+		}
 	}
-	if veil := ix.veil.public(); veil != nil {
-		return n > roaring.And(bm, ix.live).AndCardinality(veil)
-	}
-	return true
+	return int(c), of
 }
 
 // Tagged reports whether document id is tagged f.

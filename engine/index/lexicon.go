@@ -20,6 +20,27 @@ type lexicon struct {
 	words       map[uint32]string  // term id -> a surface form, when it differs from the term
 	wordBuckets map[lexKey]*bucket // terms by their surface form
 	maxLen      int                // longest term, in runes
+	// The same for the terms in at least frequentDF documents (deleted
+	// ones included), the only ones a word the index holds may be
+	// corrected into (TypoRatio): a far smaller set to read.
+	freqBuckets, freqWordBuckets map[lexKey]*bucket
+}
+
+// frequentDF is the postings count from which a term is also filed among
+// the frequent ones.
+const frequentDF = TypoRatio
+
+// frequent files term id, which has reached frequentDF postings, among the
+// frequent terms.
+func (l *lexicon) frequent(id uint32, term string) {
+	if k, ok := keyOf(term); ok {
+		addTo(l.freqBuckets, k, id, term)
+	}
+	if w, ok := l.words[id]; ok {
+		if k, ok := keyOf(w); ok {
+			addTo(l.freqWordBuckets, k, id, w)
+		}
+	}
 }
 
 // bucket holds the terms of one key and their text packed end to end, so
@@ -65,7 +86,10 @@ type lexKey struct {
 const maxLexLen = 64
 
 func newLexicon() lexicon {
-	return lexicon{buckets: make(map[lexKey]*bucket), words: make(map[uint32]string), wordBuckets: make(map[lexKey]*bucket)}
+	return lexicon{
+		buckets: make(map[lexKey]*bucket), words: make(map[uint32]string), wordBuckets: make(map[lexKey]*bucket),
+		freqBuckets: make(map[lexKey]*bucket), freqWordBuckets: make(map[lexKey]*bucket),
+	}
 }
 
 // keyOf returns the bucket of a term made of letters (and apostrophes);

@@ -30,7 +30,7 @@ var TypoWeight = [3]float32{1, 0.85, 0.7}
 // a word the index holds often is not corrected into a rarer one, nor
 // into one of about its own frequency (the noisy-channel rule of spelling
 // correction). A word in no document is always corrected.
-var TypoRatio = 100
+const TypoRatio = 100
 
 // typoMatch is a dictionary term within the edits of a query term.
 type typoMatch struct {
@@ -58,7 +58,12 @@ func (ix *Index) typoMatches(term, word string, edits int, minDF int) []typoMatc
 			return
 		}
 		buckets := ix.lex.buckets
-		if fromWords {
+		switch {
+		case minDF >= frequentDF && fromWords:
+			buckets = ix.lex.freqWordBuckets
+		case minDF >= frequentDF:
+			buckets = ix.lex.freqBuckets
+		case fromWords:
 			buckets = ix.lex.wordBuckets
 		}
 		for n := max(len(qr)-edits, 1); n <= len(qr)+edits; n++ {
@@ -252,6 +257,26 @@ func (ix *Index) scoreGroup(q *Query, t *Term, st *stats, sc *scratch) (TypoUse,
 	}
 	use.Text, use.ExactDF = t.Text, exactDF
 	if len(members) == 0 {
+		return use, t.Edits > 0
+	}
+	if len(members) == 1 {
+		// One match (the usual case): its scores go straight in.
+		m := members[0]
+		pl := &ix.lists[m.li]
+		it := pl.iter()
+		acc, mark, lens := sc.acc, sc.mark, ix.lens
+		for {
+			n, first := it.next(sc.buf[:])
+			if n == 0 {
+				break
+			}
+			tfs := pl.tfs[first : first+n]
+			for j, id := range sc.buf[:n] {
+				tf := float32(tfs[j])
+				acc[id] += m.w * tf / (tf + norm0 + normL*float32(lens[id]))
+				mark[id>>6] |= 1 << (id & 63)
+			}
+		}
 		return use, t.Edits > 0
 	}
 	if len(sc.best) < len(sc.acc) {
