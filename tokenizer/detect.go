@@ -21,20 +21,12 @@ var detectLangs = map[whatlanggo.Lang]string{
 	whatlanggo.Swe: "sv", whatlanggo.Tur: "tr",
 }
 
-var latinWhitelist = func() map[whatlanggo.Lang]bool {
-	m := map[whatlanggo.Lang]bool{}
-	for l := range detectLangs {
-		m[l] = true
-	}
-	return m
-}()
-
 // signatureLetters are letters of one or two of the languages analysed
 // alone, each worth a vote for them (once per text, whatever their count).
 var signatureLetters = func() map[rune]uint16 {
 	bit := func(langs ...string) (b uint16) {
 		for _, l := range langs {
-			b |= 1 << slices.Index(Languages(), l)
+			b |= 1 << slices.Index(languages, l)
 		}
 		return b
 	}
@@ -49,7 +41,7 @@ var signatureLetters = func() map[rune]uint16 {
 // Languages()) it is a stop word of.
 var stopVotes = func() map[string]uint16 {
 	m := map[string]uint16{}
-	for i, lang := range Languages() {
+	for i, lang := range languages {
 		if lang == English {
 			for w := range stopWords {
 				m[w] |= 1 << i
@@ -112,19 +104,30 @@ func Detect(text string) string {
 	if ok {
 		return lang
 	}
-	if latin < 32 {
+	if latin < 32 || len(leaders) == 0 {
 		return ""
 	}
-	info := whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: latinWhitelist})
-	lang = detectLangs[info.Lang]
-	if lang == English || lang == "" {
+	// The trigram detector decides among the leaders and English: its cost
+	// grows with the languages it weighs (about 8 µs each).
+	allow := map[whatlanggo.Lang]bool{whatlanggo.Eng: true}
+	for _, l := range leaders {
+		allow[whatlangOf[l]] = true
+	}
+	info := whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: allow})
+	if lang = detectLangs[info.Lang]; lang == English || !slices.Contains(leaders, lang) {
 		return ""
 	}
-	if info.IsReliable() || slices.Contains(leaders, lang) {
-		return lang
-	}
-	return ""
+	return lang
 }
+
+// whatlangOf is detectLangs inverted.
+var whatlangOf = func() map[string]whatlanggo.Lang {
+	m := map[string]whatlanggo.Lang{}
+	for l, code := range detectLangs {
+		m[code] = l
+	}
+	return m
+}()
 
 // voteStopWords counts the stop words of each language in text. It settles
 // on English when English has more than any other, and on another language
@@ -136,25 +139,47 @@ func Detect(text string) string {
 // one), among which the trigram detector's answer is taken even when it is
 // unsure of it.
 func voteStopWords(text string, signs uint16) (lang string, ok bool, leaders []string) {
-	langs := Languages()
+	langs := languages
 	var votes [16]int
 	for i := range langs {
 		if signs&(1<<i) != 0 {
 			votes[i]++
 		}
 	}
-	for w := range strings.FieldsFuncSeq(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && r != '\'' && r != '’'
-	}) {
+	for i := 0; i < len(text); {
+		// The next word: letters and apostrophes.
+		for i < len(text) {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if unicode.IsLetter(r) {
+				break
+			}
+			i += n
+		}
+		start, lower := i, true
+		for i < len(text) {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if !('a' <= c|0x20 && c|0x20 <= 'z') && c != '\'' {
+					break
+				}
+				lower = lower && c >= 'a'
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsLetter(r) && r != '’' {
+				break
+			}
+			lower = false
+			i += n
+		}
+		w := text[start:i]
 		if len(w) < 2 {
 			continue // a, e, i, o, y…: a stop word in too many languages
 		}
 		lw := w
-		for i := 0; i < len(w); i++ {
-			if c := w[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-				lw = strings.ToLower(w)
-				break
-			}
+		if !lower {
+			lw = strings.ToLower(w)
 		}
 		bits := stopVotes[lw]
 		for i := 0; bits != 0; i, bits = i+1, bits>>1 {

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,9 +39,9 @@ var stemmers = map[string]func(*snowball.Env) bool{
 
 // Languages lists the languages analysed with their own stemmer and stop
 // words, English first.
-func Languages() []string {
-	return []string{English, "da", "de", "es", "fi", "fr", "hu", "it", "nl", "no", "pt", "ro", "ru", "sv", "tr"}
-}
+func Languages() []string { return slices.Clone(languages) }
+
+var languages = []string{English, "da", "de", "es", "fi", "fr", "hu", "it", "nl", "no", "pt", "ro", "ru", "sv", "tr"}
 
 // Stemmed reports whether lang is analysed with a stemmer of its own.
 func Stemmed(lang string) bool { return lang == English || stemmers[lang] != nil }
