@@ -163,7 +163,7 @@
   input.setAttribute("aria-expanded", "false");
   input.autocomplete = "off";
 
-  let items = [], active = -1, asked = null, typing = 0, pause = 0, searched = input.value.trim();
+  let items = [], itemsFor = null, active = -1, asked = null, typing = 0, pause = 0, searched = input.value.trim();
 
   input.addEventListener("input", () => {
     clearTimeout(typing);
@@ -217,6 +217,7 @@
 
   function show(suggestions, q) {
     items = suggestions;
+    itemsFor = q;
     active = -1;
     input.removeAttribute("aria-activedescendant");
     list.replaceChildren(...items.map((s, i) => option(s, i, q)));
@@ -283,11 +284,21 @@
     }
   }
 
+  // midWord reports whether the last word is being typed: the index has
+  // words that complete it, and it is not one of them ("webh"). Results
+  // for a fragment would say "nothing matches"; they wait for a word.
+  function midWord() {
+    if (itemsFor !== input.value) return false;
+    const typed = input.value.trim().toLowerCase();
+    const words = items.filter((s) => s.kind === "word").map((s) => s.text.toLowerCase());
+    return words.length > 0 && !words.includes(typed);
+  }
+
   // searchInPlace fetches the results page of the form as it stands and
   // puts its results in place of these, keeping the box and its focus.
   async function searchInPlace() {
     const q = input.value.trim();
-    if (!q || q === searched) return;
+    if (!q || q === searched || midWord()) return;
     searched = q;
     const url = form.action.split("?")[0] + "?" + new URLSearchParams(new FormData(form));
     try {
