@@ -21,6 +21,7 @@ import (
 type page struct {
 	title, text       string
 	format            string // engine.FormatText or engine.FormatMarkdown
+	lang              string // the language the page declares (html lang), normalised; "" for none
 	links             []*url.URL
 	canonical         *url.URL
 	noindex, nofollow bool
@@ -70,6 +71,9 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 		p.title, p.text = extract.HTMLNode(doc)
 	}
 	p.title, p.text = cleanLine(p.title), cleanText(p.text)
+	if lang, ok := engine.NormLanguage(extract.Lang(doc)); ok {
+		p.lang = lang // a junk lang attribute is ignored
+	}
 	links := map[string]bool{}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {

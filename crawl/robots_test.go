@@ -178,6 +178,15 @@ func TestParsePage(t *testing.T) {
 		len(p.links) != 1 || p.links[0].String() != "https://a.example/root/sub" {
 		t.Fatalf("%+v %v", p, err)
 	}
+	if p.lang != "" {
+		t.Fatalf("no lang attribute, lang %q", p.lang)
+	}
+	for attr, want := range map[string]string{`lang="de-DE"`: "de", `lang="a page"`: ""} {
+		p, err = parsePage(&response{contentType: "text/html", body: []byte(`<html ` + attr + `><p>Text`)}, base)
+		if err != nil || p.lang != want {
+			t.Fatalf("%s: lang %q, want %q (%v)", attr, p.lang, want, err)
+		}
+	}
 	if _, err := parsePage(&response{contentType: "application/pdf"}, base); err == nil {
 		t.Fatal("a PDF parsed as a page")
 	}

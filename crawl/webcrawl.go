@@ -442,6 +442,7 @@ func (c *crawlRun) handle(o outcome) error {
 		c.pending = append(c.pending, addr)
 		c.batch.Documents = append(c.batch.Documents, engine.Document{
 			Key: key, URL: key, Title: textcut.Prefix(title, engine.MaxNameBytes), Content: page.text, Format: page.format,
+			Language: page.lang,
 		})
 		if o.t.known != nil && o.t.known.key(addr) != key {
 			c.gone[o.t.known.key(addr)] = true

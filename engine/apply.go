@@ -97,9 +97,16 @@ func (a *analyzer) analyzeDocumentIn(d *index.Doc, doc *Document, titleWeight ui
 	return lang
 }
 
-// documentLanguage detects a document's language from its title and the
-// start of its body.
+// documentLanguage is the language a document is analysed in: the one it
+// declares when Sift stems it (English is the default), else detected
+// from its title and the start of its body.
 func documentLanguage(doc *Document) string {
+	switch {
+	case doc.Language == tokenizer.English:
+		return ""
+	case doc.Language != "" && tokenizer.Stemmed(doc.Language):
+		return doc.Language
+	}
 	body := doc.Content
 	if len(body) > 2048 {
 		body = body[:2048]

@@ -589,6 +589,11 @@ func checkDocument(d *Document, now time.Time) error {
 	if d.Format == "" {
 		d.Format = FormatText
 	}
+	lang, ok := NormLanguage(d.Language)
+	if !ok {
+		return invalidf("language %q: give a language code such as de or pt-BR", d.Language)
+	}
+	d.Language = lang
 	d.ID = DocumentID(d.SourceID, d.Key)
 	if d.UpdatedAt.IsZero() {
 		d.UpdatedAt = now

@@ -127,13 +127,17 @@ type Message struct {
 
 // Document is an uploaded file or a crawled page.
 type Document struct {
-	ID        string // derived from SourceID and Key, so re-uploads replace
-	SourceID  string
-	Key       string // identity within the source: URL, file name or title
-	Title     string
-	Slug      string // assigned by the engine on creation, unique, never changes
-	URL       string // origin (web page, file) if any
-	Format    string // text, markdown
+	ID       string // derived from SourceID and Key, so re-uploads replace
+	SourceID string
+	Key      string // identity within the source: URL, file name or title
+	Title    string
+	Slug     string // assigned by the engine on creation, unique, never changes
+	URL      string // origin (web page, file) if any
+	Format   string // text, markdown
+	// Language is the language the document declares (ISO 639-1: an HTML
+	// page's lang, an upload's language field), "" when it declares none;
+	// it is analysed in it when Sift stems that language, else detected.
+	Language  string
 	Content   string
 	CreatedAt time.Time
 	UpdatedAt time.Time

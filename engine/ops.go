@@ -17,12 +17,13 @@ const (
 	opPutChannelsV1   opKind = 3 // read only: channels before visibility
 	opPutMessages     opKind = 4
 	opDeleteMessages  opKind = 5
-	opPutDocuments    opKind = 6
+	opPutDocumentsV1  opKind = 6 // read only: documents before languages
 	opDeleteDocuments opKind = 7
 	opPutSource       opKind = 8
 	opPutChannels     opKind = 9
 	opPutSettings     opKind = 10
 	opPutCursor       opKind = 11
+	opPutDocuments    opKind = 12 // documents with their declared language
 )
 
 // op is one logged mutation. Which fields are set depends on kind.
@@ -109,10 +110,11 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 	case opDeleteMessages:
 		o.id = d.String()
 		o.ids = decodeStrings(d)
-	case opPutDocuments:
+	case opPutDocuments, opPutDocumentsV1:
+		o.kind = opPutDocuments
 		o.docs = make([]Document, d.Count(10))
 		for i := range o.docs {
-			o.docs[i] = decodeDocument(d)
+			o.docs[i] = decodeDocument(d, kind == opPutDocuments)
 		}
 	case opDeleteDocuments:
 		o.ids = decodeStrings(d)
@@ -371,12 +373,19 @@ func encodeDocument(e *bin.Enc, doc *Document) {
 	e.String(doc.Content)
 	encodeTime(e, doc.CreatedAt)
 	encodeTime(e, doc.UpdatedAt)
+	e.String(doc.Language)
 }
 
-func decodeDocument(d *bin.Dec) Document {
-	return Document{
+// decodeDocument reads a document; withLang for the encodings that carry
+// its language (opPutDocuments, snapshot version 5).
+func decodeDocument(d *bin.Dec, withLang bool) Document {
+	doc := Document{
 		ID: d.String(), SourceID: d.String(), Key: d.String(), Title: d.String(),
 		Slug: d.String(), URL: d.String(), Format: d.String(), Content: d.String(),
 		CreatedAt: decodeTime(d), UpdatedAt: decodeTime(d),
 	}
+	if withLang {
+		doc.Language = d.String()
+	}
+	return doc
 }

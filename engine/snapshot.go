@@ -30,7 +30,7 @@ const (
 	// Versions 1 (before the semantic index), 2 (before visibility) and 3
 	// (the semantic index among the store's frames) are read too; the
 	// semantic frames of 2 and 3 are skipped, and the follower rebuilds.
-	snapVersion    = 4
+	snapVersion    = 5
 	snapHeaderSize = 32
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
@@ -604,7 +604,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 			st.docs = append(st.docs, nil)
 			return nil
 		}
-		doc := decodeDocument(d)
+		doc := decodeDocument(d, version >= 5)
 		st.docID[doc.ID] = uint32(len(st.docs))
 		st.docSlug[doc.Slug] = uint32(len(st.docs))
 		st.docs = append(st.docs, &doc)

@@ -113,3 +113,17 @@ func TestHTMLLongHeadingIsLinear(t *testing.T) {
 		t.Fatalf("title of %d bytes, valid %v, err %v", len(title), utf8.ValidString(title), err)
 	}
 }
+
+func TestLang(t *testing.T) {
+	for in, want := range map[string]string{
+		`<!doctype html><html lang="de-DE"><title>x</title>`: "de-DE",
+		`<html LANG=" pt-BR ">`:                              "pt-BR",
+		`<html><body lang="fr">`:                             "",
+		`plain text`:                                         "",
+	} {
+		_, _, got, err := HTMLLang(strings.NewReader(in))
+		if err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+}

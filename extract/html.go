@@ -29,6 +29,33 @@ func HTML(r io.Reader) (title, text string, err error) {
 	return title, text, nil
 }
 
+// Lang returns the language a parsed HTML document declares: the lang
+// attribute of its <html> element, as written ("" when there is none).
+func Lang(doc *html.Node) string {
+	for n := doc.FirstChild; n != nil; n = n.NextSibling {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Html {
+			for _, a := range n.Attr {
+				if a.Namespace == "" && strings.EqualFold(a.Key, "lang") {
+					return strings.TrimSpace(a.Val)
+				}
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// HTMLLang is HTML, also returning the language the document declares
+// (Lang).
+func HTMLLang(r io.Reader) (title, text, lang string, err error) {
+	doc, err := html.Parse(r)
+	if err != nil {
+		return "", "", "", err
+	}
+	title, text = HTMLNode(doc)
+	return title, text, Lang(doc), nil
+}
+
 // HTMLNode is HTML for a document parsed already.
 func HTMLNode(doc *html.Node) (title, text string) {
 	w := &walker{}

@@ -115,7 +115,8 @@ type uploadJSON struct {
 	Content  *string `json:"content"`
 	URL      string  `json:"url"`
 	SourceID string  `json:"sourceId"`
-	Format   string  `json:"format"` // text (default), markdown or html
+	Format   string  `json:"format"`   // text (default), markdown or html
+	Language string  `json:"language"` // the language it is written in (de, pt-BR); detected when absent
 }
 
 func jsonDocument(body []byte) ([]engine.Document, error) {
@@ -132,18 +133,21 @@ func jsonDocument(body []byte) ([]engine.Document, error) {
 	if in.Content == nil {
 		return nil, paramErr("content is required")
 	}
-	d := engine.Document{Title: *in.Title, Content: *in.Content, URL: in.URL, SourceID: in.SourceID}
+	d := engine.Document{Title: *in.Title, Content: *in.Content, URL: in.URL, SourceID: in.SourceID, Language: in.Language}
 	switch in.Format {
 	case "", "text":
 		d.Format = engine.FormatText
 	case "markdown":
 		d.Format = engine.FormatMarkdown
 	case "html":
-		_, text, err := extract.HTML(strings.NewReader(d.Content))
+		_, text, lang, err := extract.HTMLLang(strings.NewReader(d.Content))
 		if err != nil {
 			return nil, paramErr("content: %v", err)
 		}
 		d.Content, d.Format = text, engine.FormatText
+		if d.Language == "" {
+			d.Language = declaredLanguage(lang)
+		}
 	default:
 		return nil, paramErr("format must be text, markdown or html")
 	}
@@ -175,6 +179,9 @@ func (s *Server) multipartDocuments(ctx *fasthttp.RequestCtx) ([]engine.Document
 		}
 		if title != "" {
 			d.Title = title
+		}
+		if lang := formValue(form, "language"); lang != "" {
+			d.Language = lang
 		}
 		d.SourceID = formValue(form, "sourceId")
 		docs = append(docs, d)
@@ -212,11 +219,11 @@ func fileDocument(fh *multipart.FileHeader) (engine.Document, error) {
 		d.Title = extract.MarkdownTitle(d.Content)
 	case ".txt", ".text":
 	case ".html", ".htm":
-		title, text, err := extract.HTML(bytes.NewReader(raw))
+		title, text, lang, err := extract.HTMLLang(bytes.NewReader(raw))
 		if err != nil {
 			return engine.Document{}, paramErr("file %q: %v", name, err)
 		}
-		d.Title, d.Content = title, text
+		d.Title, d.Content, d.Language = title, text, declaredLanguage(lang)
 	default:
 		return engine.Document{}, &mediaErr{fmt.Sprintf("file %q: unsupported type %q; upload .txt, .md or .html", name, ext)}
 	}
@@ -237,4 +244,14 @@ func (s *Server) deleteDocument(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+// declaredLanguage is the language tag a page declares, when it is one:
+// a page's junk lang attribute is ignored rather than refused.
+func declaredLanguage(tag string) string {
+	lang, ok := engine.NormLanguage(tag)
+	if !ok {
+		return ""
+	}
+	return lang
 }

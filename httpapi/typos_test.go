@@ -69,3 +69,26 @@ func TestTyposThroughTheAPI(t *testing.T) {
 		t.Errorf("typos=false on the page: corrected, or not kept by the form")
 	}
 }
+
+// TestUploadLanguage: an upload's declared language (JSON field, an HTML
+// file's lang) decides its analysis; a language that is no tag is a 400.
+func TestUploadLanguage(t *testing.T) {
+	ts := pageSite(t)
+	up := func(body string) resp {
+		return ts.do(t, "POST", "/api/documents", strings.NewReader(body), "Content-Type", "application/json", "Authorization", "Bearer "+testKey)
+	}
+	if r := up(`{"title":"Verbindungen","content":"Datenbankverbindungen","language":"de-DE"}`); r.status != 200 && r.status != 201 {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	if r := up(`{"title":"Seite","content":"<html lang=\"de\"><p>Zeitüberschreitungen</p></html>","format":"html"}`); r.status != 200 && r.status != 201 {
+		t.Fatalf("html upload: %d %s", r.status, r.body)
+	}
+	wantError(t, up(`{"title":"x","content":"y","language":"not a tag"}`), 400, "language")
+	for _, q := range []string{"Datenbankverbindung", "Zeituberschreitung"} {
+		r := ts.get(t, "/api/search?typos=false&q="+q)
+		var out struct{ Documents []struct{ Title string } }
+		if json.Unmarshal(r.body, &out) != nil || len(out.Documents) != 1 {
+			t.Errorf("%s: %s", q, r.body)
+		}
+	}
+}
