@@ -9,8 +9,12 @@ import (
 	"github.com/abadojack/whatlanggo"
 )
 
-// detectBytes is how much of a text language detection reads.
-const detectBytes = 2048
+// detectBytes is how much of a text language detection reads, and
+// maxVoteWords how many of its words vote.
+const (
+	detectBytes  = 2048
+	maxVoteWords = 96
+)
 
 // detectLangs are whatlanggo's names of the languages analysed, Latin
 // script first, by ISO 639-1 code.
@@ -146,6 +150,7 @@ func voteStopWords(text string, signs uint16) (lang string, ok bool, leaders []s
 			votes[i]++
 		}
 	}
+	words := 0
 	for i := 0; i < len(text); {
 		// The next word: letters and apostrophes.
 		for i < len(text) {
@@ -174,6 +179,9 @@ func voteStopWords(text string, signs uint16) (lang string, ok bool, leaders []s
 			i += n
 		}
 		w := text[start:i]
+		if words++; words > maxVoteWords {
+			break
+		}
 		if len(w) < 2 {
 			continue // a, e, i, o, y…: a stop word in too many languages
 		}

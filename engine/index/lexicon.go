@@ -18,6 +18,7 @@ import (
 type lexicon struct {
 	buckets     map[lexKey]*bucket // terms, in creation order
 	words       map[uint32]string  // term id -> a surface form, when it differs from the term
+	hasWord     []uint64           // bit per term id: words holds it (a lookup without hashing)
 	wordBuckets map[lexKey]*bucket // terms by their surface form
 	maxLen      int                // longest term, in runes
 	// The same for the terms in at least frequentDF documents (deleted
@@ -119,6 +120,10 @@ func (l *lexicon) addWord(id uint32, word string) {
 	if !ok {
 		return
 	}
+	for int(id>>6) >= len(l.hasWord) {
+		l.hasWord = append(l.hasWord, 0)
+	}
+	l.hasWord[id>>6] |= 1 << (id & 63)
 	l.words[id] = word
 	addTo(l.wordBuckets, k, id, word)
 }
@@ -127,7 +132,8 @@ func (l *lexicon) addWord(id uint32, word string) {
 // written form is then the term. (Its place in wordBuckets stays; lookups
 // there skip terms without a written form.)
 func (l *lexicon) isWord(id uint32) {
-	if len(l.words) > 0 {
+	if w := int(id >> 6); w < len(l.hasWord) && l.hasWord[w]&(1<<(id&63)) != 0 {
+		l.hasWord[w] &^= 1 << (id & 63)
 		delete(l.words, id)
 	}
 }
