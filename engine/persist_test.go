@@ -413,6 +413,7 @@ func FuzzDecodeOp(f *testing.F) {
 		{kind: opPutMessages, messages: []Message{{SourceID: "s", ChannelID: "c", ID: "1", Content: "hi", Timestamp: t0}}},
 		{kind: opDeleteMessages, id: "s", ids: []string{"1", "2"}},
 		{kind: opPutDocuments, docs: []Document{{ID: "d", Title: "t", Content: "c"}}},
+		{kind: opPutDocuments, docs: []Document{{ID: "d", Title: "t", Content: "c", Language: "de"}}},
 		{kind: opDeleteDocuments, ids: []string{"d"}},
 		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Visibility: VisibilityPrivate,
 			ChannelVisibility: map[string]string{"c": VisibilityPublic}, ExcludedChannels: []string{"x"}, OptOuts: []string{"ana"}}},

@@ -576,11 +576,12 @@ func FuzzSearchParams(f *testing.F) {
 	seedChat(f, ts.eng)
 	h := ts.srv.Handler()
 	for _, s := range []string{"q=a", "q=%22x&limit=5", "q=-a+-%22b+c%22&offset=3", "q=from:%22a&after=2024-01-01", "q=%ff",
-		"q=a&boost=chat:2,,x&max_chars=300&hyde=0", "q=b&boost=chat:1e400&source=chat,"} {
+		"q=a&boost=chat:2,,x&max_chars=300&hyde=0", "q=b&boost=chat:1e400&source=chat,", "q=helo+wrld&typos=false",
+		"q=rekord%C3%B3w+%EC%9E%AC%EC%8B%9C&typos=1", "q=how+to+co&limit=3", "q=x&typos=perhaps"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		for _, path := range []string{"/api/search?", "/api/semantic-search?"} {
+		for _, path := range []string{"/api/search?", "/api/semantic-search?", "/api/suggest?"} {
 			var ctx fasthttp.RequestCtx
 			ctx.Request.SetRequestURI(path + raw)
 			h(&ctx)
