@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -322,6 +323,65 @@ func BenchmarkQueryStopWords(b *testing.B) {
 				q[i] = s.StopQuery()
 			}
 			latencies(b, c.e, q)
+		})
+	}
+}
+
+// BenchmarkMemoryFullText reports the heap and resident memory of an
+// engine holding each corpus for full-text search alone (no semantic
+// index), as BenchmarkIndex builds it, against the corpus's raw text. The
+// 10M corpus runs only with SIFT_BENCH_10M=1 (minutes, about 4 GB). Run it
+// on its own, with -memprofile for the heap by allocation site: which
+// structure holds what.
+func BenchmarkMemoryFullText(b *testing.B) {
+	ns := sizes
+	if os.Getenv("SIFT_BENCH_10M") == "1" {
+		ns = append(slices.Clone(sizes), 10_000_000)
+	}
+	for _, n := range ns {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			e, err := engine.Open(engine.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			s := NewSynth(42, vocabSize, channels)
+			load(b, e, "synth", s.Channels(), nil)
+			var text int64
+			batch := make([]engine.Message, 0, batchSize)
+			for i := 0; i < n; i++ {
+				m := s.Next()
+				text += int64(len(m.Content))
+				if batch = append(batch, m); len(batch) == batchSize || i == n-1 {
+					if _, err := e.PutMessages(batch); err != nil {
+						b.Fatal(err)
+					}
+					batch = batch[:0]
+				}
+			}
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+			}
+			debug.FreeOSMemory()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(text)/1e6, "text-MB")
+			b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
+			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
+			b.ReportMetric(float64(rssBytes())/float64(text), "rss/text")
+			b.ReportMetric(float64(ms.HeapInuse)/float64(n), "heap-B/msg")
+			if prefix := os.Getenv("SIFT_HEAP_PROFILE"); prefix != "" {
+				// The live heap by allocation site, the engine still open.
+				f, err := os.Create(prefix + "-" + label(n) + ".prof")
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer f.Close()
+				if err := pprof.WriteHeapProfile(f); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
