@@ -191,21 +191,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 			continue
 		}
 		pl := &ix.lists[li]
-		w := float32(idf(n, float64(st.df(pl)))) * (k1 + 1) * t.Weight
-		it := pl.iter()
-		lens, acc := ix.lens, sc.acc
-		for {
-			m, first := it.next(sc.buf[:])
-			if m == 0 {
-				break
-			}
-			tfs := pl.tfs[first : first+m]
-			for j, id := range sc.buf[:m] {
-				tf := float32(tfs[j])
-				acc[id] += w * tf / (tf + norm0 + normL*float32(lens[id]))
-				mark[id>>6] |= 1 << (id & 63)
-			}
-		}
+		ix.accumulate(pl, float32(idf(n, float64(st.df(pl))))*(k1+1)*t.Weight, norm0, normL, sc)
 	}
 
 	// Collect, clearing the scratch as it goes.
@@ -243,6 +229,25 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 		}
 	}
 	return Result{Hits: top.sorted(), Total: total, Typos: typos}
+}
+
+// accumulate adds each posting's BM25 contribution, w times the saturated
+// and length-normalised term frequency, to the scratch's accumulator.
+func (ix *Index) accumulate(pl *plist, w, norm0, normL float32, sc *scratch) {
+	it := pl.iter()
+	acc, mark, lens := sc.acc, sc.mark, ix.lens
+	for {
+		m, first := it.next(sc.buf[:])
+		if m == 0 {
+			return
+		}
+		tfs := pl.tfs[first : first+m]
+		for j, id := range sc.buf[:m] {
+			tf := float32(tfs[j])
+			acc[id] += w * tf / (tf + norm0 + normL*float32(lens[id]))
+			mark[id>>6] |= 1 << (id & 63)
+		}
+	}
 }
 
 // clear zeroes what an abandoned query accumulated over n documents.

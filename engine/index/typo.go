@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"slices"
-	"unicode/utf8"
 )
 
 // Typo tolerance. A query term may ask for the terms of the dictionary one
@@ -81,7 +80,7 @@ func (ix *Index) typoMatches(term, word string, edits int, minDF int) []typoMatc
 				if minDF > 0 && int(ix.lists[li].n) <= minDF {
 					continue
 				}
-				d := osaWithin(qr, runesOfBytes(cbuf[:0], text), edits)
+				d := osaWithin(qr, runesOf(cbuf[:0], text), edits)
 				if d > edits || (minDF == 0 && ix.lists[li].n == 0) {
 					continue
 				}
@@ -116,33 +115,12 @@ func (ix *Index) typoMatches(term, word string, edits int, minDF int) []typoMatc
 }
 
 // runesOf decodes s into dst, stopping at maxLexLen runes.
-func runesOf(dst []rune, s string) []rune {
-	for i := 0; i < len(s) && len(dst) < maxLexLen; {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, rune(c))
-			i++
-			continue
+func runesOf[S string | []byte](dst []rune, s S) []rune {
+	for _, r := range string(s) { // no copy of a []byte: the compiler ranges over it in place
+		if len(dst) == maxLexLen {
+			break
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
 		dst = append(dst, r)
-		i += w
-	}
-	return dst
-}
-
-// runesOfBytes is runesOf for bytes.
-func runesOfBytes(dst []rune, s []byte) []rune {
-	for i := 0; i < len(s) && len(dst) < maxLexLen; {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, rune(c))
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRune(s[i:])
-		dst = append(dst, r)
-		i += w
 	}
 	return dst
 }
@@ -261,22 +239,7 @@ func (ix *Index) scoreGroup(q *Query, t *Term, st *stats, sc *scratch) (TypoUse,
 	}
 	if len(members) == 1 {
 		// One match (the usual case): its scores go straight in.
-		m := members[0]
-		pl := &ix.lists[m.li]
-		it := pl.iter()
-		acc, mark, lens := sc.acc, sc.mark, ix.lens
-		for {
-			n, first := it.next(sc.buf[:])
-			if n == 0 {
-				break
-			}
-			tfs := pl.tfs[first : first+n]
-			for j, id := range sc.buf[:n] {
-				tf := float32(tfs[j])
-				acc[id] += m.w * tf / (tf + norm0 + normL*float32(lens[id]))
-				mark[id>>6] |= 1 << (id & 63)
-			}
-		}
+		ix.accumulate(&ix.lists[members[0].li], members[0].w, norm0, normL, sc)
 		return use, t.Edits > 0
 	}
 	if len(sc.best) < len(sc.acc) {
