@@ -20,6 +20,7 @@ type SearchArgs struct {
 	From    string `json:"from,omitempty" jsonschema:"only messages by this author (username or display name)"`
 	After   string `json:"after,omitempty" jsonschema:"only what is newer than this date or time, such as 2024-01-31 or 2024-01-31T15:04:05Z"`
 	Before  string `json:"before,omitempty" jsonschema:"only what is older than this date or time"`
+	Typos   *bool  `json:"typos,omitempty" jsonschema:"typo tolerance, default true: a word of 5 or more letters the index does not hold is also matched as the words one or two typos away; false matches words only as written"`
 }
 
 // Values are the query parameters of GET /api/search for a.
@@ -28,6 +29,9 @@ func (a SearchArgs) Values() url.Values {
 	v.Set("q", a.Q)
 	setInt(v, "limit", a.Limit)
 	setInt(v, "offset", a.Offset)
+	if a.Typos != nil && !*a.Typos {
+		v.Set("typos", "false")
+	}
 	for name, s := range map[string]string{"source": a.Source, "channel": a.Channel, "from": a.From, "after": a.After, "before": a.Before} {
 		if s != "" {
 			v.Set(name, s)
@@ -39,8 +43,16 @@ func (a SearchArgs) Values() url.Values {
 // SearchResult is the answer of the search tool: the two ranked lists of
 // GET /api/search, each hit cut to a snippet around the matches.
 type SearchResult struct {
-	Messages  []MessageHit  `json:"messages"`
-	Documents []DocumentHit `json:"documents"`
+	Messages    []MessageHit  `json:"messages"`
+	Documents   []DocumentHit `json:"documents"`
+	Corrections []Correction  `json:"corrections,omitempty" jsonschema:"query words found only with typos, and the words they were matched as"`
+}
+
+// Correction is a query word the index does not hold, searched as the
+// words it is one or two typos away from.
+type Correction struct {
+	Word    string   `json:"word"`
+	Matches []string `json:"matches"`
 }
 
 // MessageHit is a chat message found by search.

@@ -234,6 +234,9 @@ func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.Sear
 	b.s.stats.record("MCP search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
 	base := b.s.opts.BaseURL
 	out := &agent.SearchResult{Messages: make([]agent.MessageHit, 0, len(res.Messages)), Documents: make([]agent.DocumentHit, 0, len(res.Documents))}
+	for _, c := range res.Corrections {
+		out.Corrections = append(out.Corrections, agent.Correction{Word: c.Word, Matches: c.Matches})
+	}
 	for _, m := range res.Messages {
 		user := m.Author
 		if user == "" {

@@ -157,6 +157,15 @@ func TestMCPToolsMatchHTTP(t *testing.T) {
 	ts := startMCP(t)
 	cs := connect(t, ts)
 
+	// search: a misspelt word is corrected, and says so; typos=false takes it as written.
+	tr := result[agent.SearchResult](t, cs, "search", map[string]any{"q": "backof", "limit": 5})
+	if len(tr.Documents)+len(tr.Messages) == 0 || len(tr.Corrections) != 1 || tr.Corrections[0].Word != "backof" || tr.Corrections[0].Matches[0] != "backoff" {
+		t.Errorf("search with a typo: %+v", tr)
+	}
+	if tr := result[agent.SearchResult](t, cs, "search", map[string]any{"q": "backof", "typos": false}); len(tr.Documents)+len(tr.Messages) != 0 || tr.Corrections != nil {
+		t.Errorf("search with typos false: %+v", tr)
+	}
+
 	// search: the same hits in the same order as GET /api/search, as snippets with links.
 	sr := result[agent.SearchResult](t, cs, "search", map[string]any{"q": "retry backoff", "limit": 5})
 	var api struct {
