@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -205,16 +207,7 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private, &tn)
 	e.mu.RUnlock()
 	res.Corrections = tn.corrections(c.q.Terms)
-	if len(tn.matched) > 0 {
-		marks := make(map[string]bool, len(c.marks)+len(tn.matched))
-		for t := range c.marks {
-			marks[t] = true
-		}
-		for t := range tn.matched {
-			marks[t] = true
-		}
-		c.marks = marks
-	}
+	c.marks = withMarks(c.marks, slices.Collect(maps.Keys(tn.matched)))
 
 	for i := range res.Messages {
 		m := &res.Messages[i]

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -82,7 +83,7 @@ func (a *analyzer) inLanguages(c *compiled, langs []string) {
 		return
 	}
 	terms := make([]index.Term, 0, len(c.q.Terms))
-	var marks map[string]bool
+	var alts []string
 	for i, t := range c.q.Terms {
 		stop := false
 		t.Alts = nil
@@ -92,40 +93,37 @@ func (a *analyzer) inLanguages(c *compiled, langs []string) {
 				stop = true
 				break
 			}
-			if alt != t.Text && alt != "" && !contains(t.Alts, alt) {
+			if alt != t.Text && alt != "" && !slices.Contains(t.Alts, alt) {
 				t.Alts = append(t.Alts, alt)
 			}
 		}
 		if stop {
 			continue
 		}
-		if len(t.Alts) > 0 && marks == nil {
-			marks = make(map[string]bool, len(c.marks)+4)
-			for m := range c.marks {
-				marks[m] = true
-			}
-		}
-		for _, alt := range t.Alts {
-			marks[alt] = true
-		}
+		alts = append(alts, t.Alts...)
 		terms = append(terms, t)
 	}
 	if len(terms) == 0 && len(c.q.Phrases) == 0 {
 		return // only stop words: keep them all, as compile does
 	}
 	c.q.Terms = terms
-	if marks != nil {
-		c.marks = marks
-	}
+	c.marks = withMarks(c.marks, alts)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// withMarks returns marks with add marked too: a copy when add holds
+// anything, so the compiled query's own set stays as compiled.
+func withMarks(marks map[string]bool, add []string) map[string]bool {
+	if len(add) == 0 {
+		return marks
 	}
-	return false
+	out := make(map[string]bool, len(marks)+len(add))
+	for t := range marks {
+		out[t] = true
+	}
+	for _, t := range add {
+		out[t] = true
+	}
+	return out
 }
 
 // NormLanguage reduces a language tag (de, de-DE, pt_BR, EN) to its
