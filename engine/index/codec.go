@@ -88,7 +88,9 @@ func appendList(e *bin.Enc, term, word string, p *plist) error {
 	} else if err := appendBitmap(e, p.docs); err != nil {
 		return err
 	}
-	e.Bytes(p.tfs)
+	tfs := make([]byte, 0, p.n)
+	p.postings(func(_ uint32, tf uint8, _ uint32) { tfs = append(tfs, tf) })
+	e.Bytes(tfs)
 	e.Bytes(p.pos)
 	return nil
 }
@@ -233,18 +235,19 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 		}
 		p.docs = bm
 	}
-	p.tfs = d.Bytes()
+	tfs := d.Bytes()
 	p.pos = d.Bytes()
-	if d.Err != nil || len(p.tfs) != int(n) {
+	if d.Err != nil || len(tfs) != int(n) {
 		return fmt.Errorf("%w: term %q: frequencies", ErrCorrupt, term)
 	}
 	if err := p.buildSkip(ix.opts.NoPositions); err != nil {
 		return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
 	}
+	p.buildBlocks(tfs, ix.lens)
 	li := ix.newTerm(term, word)
 	ix.lists[li] = p
 	if p.n >= frequentDF {
-		ix.lex.frequent(li, term)
+		ix.lex.frequent(li, term, p.n, true)
 	}
 	return nil
 }

@@ -26,36 +26,28 @@ func (ix *Index) Compacted() *Index {
 		lex:    newLexicon(),
 		gen:    ix.gen + 1,
 	}
-	var buf [256]uint32
 	for li := range ix.lists {
 		src := &ix.lists[li]
 		var dst plist
-		it := src.iter()
 		off := 0
-		for {
-			m, first := it.next(buf[:])
-			if m == 0 {
-				break
-			}
-			for j, id := range buf[:m] {
-				if ix.opts.NoPositions {
-					if ix.lens[id] != 0 {
-						dst.push(id, src.tfs[first+j])
-					}
-					continue
-				}
-				start := off
-				c, w := binary.Uvarint(src.pos[off:])
-				off += w
-				for ; c > 0; c-- {
-					_, w = binary.Uvarint(src.pos[off:])
-					off += w
-				}
+		src.postings(func(id uint32, tf uint8, length uint32) {
+			if ix.opts.NoPositions {
 				if ix.lens[id] != 0 {
-					dst.addRaw(id, src.tfs[first+j], src.pos[start:off])
+					dst.push(id, tf, length)
 				}
+				return
 			}
-		}
+			start := off
+			c, w := binary.Uvarint(src.pos[off:])
+			off += w
+			for ; c > 0; c-- {
+				_, w = binary.Uvarint(src.pos[off:])
+				off += w
+			}
+			if ix.lens[id] != 0 {
+				dst.addRaw(id, tf, length, src.pos[start:off])
+			}
+		})
 		if dst.n > 0 {
 			nli := uint32(len(out.lists))
 			out.dict[ix.terms[li]] = nli
@@ -66,7 +58,7 @@ func (ix *Index) Compacted() *Index {
 				out.lex.addWord(nli, w)
 			}
 			if dst.n >= frequentDF {
-				out.lex.frequent(nli, ix.terms[li])
+				out.lex.frequent(nli, ix.terms[li], dst.n, true)
 			}
 		}
 	}

@@ -133,6 +133,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 		panic("BUG: index.Add with a non-increasing id")
 	}
 	d.group()
+	length := max(d.Length, 1)
 	var positions []uint32
 	for i := 0; i < len(d.occ); {
 		t, word := d.occ[i].term, d.occ[i].word
@@ -154,18 +155,18 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 			ix.lex.isWord(li) // written as itself: shown as itself
 		}
 		if ix.opts.NoPositions {
-			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)))
+			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)), length)
 		} else {
-			ix.lists[li].add(id, max(tf, 1), positions)
+			ix.lists[li].add(id, max(tf, 1), length, positions)
 		}
-		if ix.lists[li].n == frequentDF {
-			ix.lex.frequent(li, t)
+		if n := ix.lists[li].n; n >= frequentDF {
+			ix.lex.frequent(li, t, n, false)
 		}
 	}
 	for uint32(len(ix.lens)) <= id {
 		ix.lens = append(ix.lens, 0)
 	}
-	ix.lens[id] = max(d.Length, 1)
+	ix.lens[id] = length
 	ix.total += uint64(ix.lens[id])
 	ix.live.Add(id)
 	ix.gen++
@@ -202,6 +203,16 @@ func (ix *Index) Facet(f string) *roaring.Bitmap {
 		return roaring.New()
 	}
 	return roaring.And(bm, ix.live)
+}
+
+// Tag returns the documents tagged f, deleted ones included, as the
+// index's own bitmap (empty when none): a Query's Filter that costs no
+// copy. The caller must not change it.
+func (ix *Index) Tag(f string) *roaring.Bitmap {
+	if bm := ix.facets[f]; bm != nil {
+		return bm
+	}
+	return roaring.New()
 }
 
 // Live returns a copy of the set of live documents.

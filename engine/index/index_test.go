@@ -336,13 +336,17 @@ func TestCursorPositions(t *testing.T) {
 		for x := uint32(rng.IntN(3)); len(pos) < 1+rng.IntN(6); x += 1 + uint32(rng.IntN(300)) {
 			pos = append(pos, x)
 		}
-		p.add(id, uint32(len(pos)), pos)
+		p.add(id, uint32(len(pos)), 10, pos)
 	}
 	ids := p.bitmap().ToArray()
 	for trial := 0; trial < 20; trial++ {
-		c := newCursor(&p)
+		var c cursor
+		c.reset(&p)
 		for r := rng.IntN(5); r < len(ids); r += 1 + rng.IntN(1+trial*3) {
-			got := c.positions(c.seek(ids[r]), nil)
+			if got := c.seek(ids[r]); got != r {
+				t.Fatalf("trial %d: seek(%d) = %d, want %d", trial, ids[r], got, r)
+			}
+			got := c.positions(r, nil)
 			if want := refPositions(&p, r); !slices.Equal(got, want) {
 				t.Fatalf("trial %d posting %d: %v, want %v", trial, r, got, want)
 			}

@@ -21,27 +21,57 @@ type lexicon struct {
 	hasWord     []uint64           // bit per term id: words holds it (a lookup without hashing)
 	wordBuckets map[lexKey]*bucket // terms by their surface form
 	maxLen      int                // longest term, in runes
-	// The same for the terms in at least frequentDF documents (deleted
-	// ones included), the only ones a word the index holds may be
-	// corrected into (TypoRatio): a far smaller set to read.
-	freqBuckets, freqWordBuckets map[lexKey]*bucket
+	// The same for the terms in at least tierDF[i] documents (deleted
+	// ones included): a word the index holds in d documents may only be
+	// corrected into one in more than d·TypoRatio (TypoRatio), so its
+	// lookup reads the highest tier at or below that, a far smaller set,
+	// and does not grow with the dictionary.
+	tiers [len(tierDF)]struct{ buckets, wordBuckets map[lexKey]*bucket }
 }
 
-// frequentDF is the postings count from which a term is also filed among
-// the frequent ones.
+// tierDF are the postings counts from which a term is also filed in the
+// lexicon's tiers.
+var tierDF = [...]uint32{TypoRatio, TypoRatio * 100, TypoRatio * 10000}
+
+// frequentDF is the smallest of them.
 const frequentDF = TypoRatio
 
-// frequent files term id, which has reached frequentDF postings, among the
-// frequent terms.
-func (l *lexicon) frequent(id uint32, term string) {
-	if k, ok := keyOf(term); ok {
-		addTo(l.freqBuckets, k, id, term)
-	}
-	if w, ok := l.words[id]; ok {
-		if k, ok := keyOf(w); ok {
-			addTo(l.freqWordBuckets, k, id, w)
+// frequent files term id, which has n postings, in the tiers it has
+// reached: all of them at or below n when all, else the one n is.
+func (l *lexicon) frequent(id uint32, term string, n uint32, all bool) {
+	for i, thr := range tierDF {
+		if n != thr && (!all || n < thr) {
+			continue
+		}
+		t := &l.tiers[i]
+		if k, ok := keyOf(term); ok {
+			addTo(t.buckets, k, id, term)
+		}
+		if w, ok := l.words[id]; ok {
+			if k, ok := keyOf(w); ok {
+				addTo(t.wordBuckets, k, id, w)
+			}
 		}
 	}
+}
+
+// tier returns the buckets holding every term in more than minDF
+// documents, of the terms or of their written forms.
+func (l *lexicon) tier(minDF int, words bool) map[lexKey]*bucket {
+	b := l.buckets
+	if words {
+		b = l.wordBuckets
+	}
+	for i, thr := range tierDF {
+		if minDF < int(thr) {
+			break
+		}
+		b = l.tiers[i].buckets
+		if words {
+			b = l.tiers[i].wordBuckets
+		}
+	}
+	return b
 }
 
 // bucket holds the terms of one key and their text packed end to end, so
@@ -87,10 +117,11 @@ type lexKey struct {
 const maxLexLen = 64
 
 func newLexicon() lexicon {
-	return lexicon{
-		buckets: make(map[lexKey]*bucket), words: make(map[uint32]string), wordBuckets: make(map[lexKey]*bucket),
-		freqBuckets: make(map[lexKey]*bucket), freqWordBuckets: make(map[lexKey]*bucket),
+	l := lexicon{buckets: make(map[lexKey]*bucket), words: make(map[uint32]string), wordBuckets: make(map[lexKey]*bucket)}
+	for i := range l.tiers {
+		l.tiers[i].buckets, l.tiers[i].wordBuckets = make(map[lexKey]*bucket), make(map[lexKey]*bucket)
 	}
+	return l
 }
 
 // keyOf returns the bucket of a term made of letters (and apostrophes);

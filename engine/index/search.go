@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"math"
-	"math/bits"
 	"slices"
 	"sync"
 
@@ -27,6 +26,10 @@ type Query struct {
 	Tie            func(a, b uint32) int  // orders hits equal in score and recency (negative: a first); id order when nil
 	Public         bool                   // for callers who may not see hidden documents
 	NotTypo        func(term string) bool // when non-nil, terms never taken as a typo match (stop words)
+	// Exhaustive scores every posting and counts every match, without
+	// pruning: the reference the pruned evaluation equals, for tests and
+	// benchmarks. O(documents).
+	Exhaustive bool
 }
 
 // MaxPhrases bounds the required phrases of a query; callers reject more.
@@ -61,7 +64,8 @@ type TypoUse struct {
 type Hit struct {
 	ID    uint32
 	Score float32
-	key   int64
+	key   int64 // the tie-breaking key, once keyed
+	keyed bool
 }
 
 // Result holds the best hits, best first, and how many documents matched.
@@ -71,197 +75,228 @@ type Result struct {
 	Typos []TypoUse // one per term with Edits
 }
 
-// scratch is the per-query working memory, pooled: a dense score
-// accumulator indexed by document id, a bitset of the ids it touched, and
-// dense bitsets for the filter and the exclusions.
+// scratch is the per-query working memory, pooled.
 type scratch struct {
-	acc     []float32
-	req     []uint8
-	mark    []uint64 // bit per document: acc or req was touched
-	allowed []uint64
-	denied  []uint64
 	buf     [256]uint32
 	pos     [][]uint32
 	curs    []cursor
-	best    []float32 // a term's best match per document (scoreGroup)
-	touched []uint32  // the documents best holds a score for
+	pcurs   []pcur // the ranked evaluation's (maxscore.go)
+	members []groupMember
+	clauses []clause
+	ord     []int
+	prefix  []float64
+	bnd     []float64
+	contrib []float32
+	has     []bool
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-func getScratch(n int) *scratch {
-	sc := scratchPool.Get().(*scratch)
-	if len(sc.acc) < n {
-		sc.acc = make([]float32, n+n/4)
-		sc.mark = make([]uint64, (len(sc.acc)+63)/64)
-		sc.req = nil
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// release returns sc to the pool, holding on to no index's lists.
+func (sc *scratch) release() {
+	for i := range sc.pcurs {
+		sc.pcurs[i].p = nil
 	}
-	return sc
-}
-
-func (sc *scratch) release() { scratchPool.Put(sc) }
-
-// denseFrom fills dst (reused) with bm as a bitset of at least n bits.
-func denseFrom(dst []uint64, bm *roaring.Bitmap, n int) []uint64 {
-	words := max(int(bm.DenseSize()), (n+63)/64)
-	if cap(dst) < words {
-		dst = make([]uint64, words)
-	} else {
-		dst = dst[:words]
-		clear(dst)
+	for i := range sc.curs {
+		sc.curs[i].pc.p = nil
 	}
-	bm.WriteDenseTo(dst)
-	return dst
-}
-
-func bitSet(bits []uint64, id uint32) bool {
-	w := int(id >> 6)
-	return w < len(bits) && bits[w]&(1<<(id&63)) != 0
+	scratchPool.Put(sc)
 }
 
 // Search returns the k best documents for q. With neither terms nor phrases
 // it returns the matching documents newest first, unscored.
 //
-// Scoring is term-at-a-time into a dense accumulator: O(postings of the
-// query's terms), plus, for phrases, a position check of each candidate;
-// a public query with hidden documents adds an intersection count per term.
+// Ranked terms are evaluated document at a time with dynamic pruning
+// (maxscore.go): the cost grows with the postings of the query's rarest
+// terms and with k far more than with the corpus. Required phrases are
+// found by a position check of every document holding all their terms,
+// then those documents alone are scored. The total is the size of a bitmap
+// (matching), never a count of scored documents.
 func (ix *Index) Search(q *Query, k int) Result {
 	if k <= 0 {
 		return Result{}
 	}
-	// The scratch goes back to the pool only after a normal return, which
-	// leaves it clear; one abandoned by a panic is dropped, not reused dirty.
-	sc := getScratch(len(ix.lens))
-	r := ix.search(q, k, sc)
+	sc := getScratch()
+	var r Result
+	if q.Exhaustive {
+		r = ix.searchExhaustive(q, k, sc)
+	} else {
+		r = ix.search(q, k, sc)
+	}
 	sc.release()
 	return r
 }
 
 func (ix *Index) search(q *Query, k int, sc *scratch) Result {
-	var denied []uint64
-	if excl := ix.removed(q, sc); excl != nil {
-		sc.denied = denseFrom(sc.denied, excl, len(ix.lens))
-		denied = sc.denied
-	}
+	removed := ix.removed(q, sc)
 	if len(q.Terms) == 0 && len(q.Phrases) == 0 {
-		return ix.browse(q, denied, k)
+		return ix.browse(q, removed, k)
 	}
 	if len(q.Phrases) > MaxPhrases {
 		panic("BUG: more phrases than MaxPhrases reached the index")
 	}
-
 	st := ix.statsFor(q)
-	terms := ix.rarest(q.Terms, MaxTerms, &st)
 	k1, b := float32(ix.opts.K1), float32(ix.opts.B)
-	norm0 := k1 * (1 - b)
-	normL := k1 * b / float32(st.avgLen)
-	n := st.n
-	// Accumulate, marking each touched document in a bitset.
-	mark := sc.mark
+	nm := norms{norm0: k1 * (1 - b), normL: k1 * b / float32(st.avgLen)}
+	var phrases []phraseHits
 	for _, ph := range q.Phrases {
-		docs, pfs := ix.phrase(ph, sc)
+		docs, counts := ix.phrase(ph, sc)
 		if len(docs) == 0 {
-			sc.clear(len(ix.lens))
 			return Result{}
 		}
-		if sc.req == nil {
-			sc.req = make([]uint8, len(sc.acc))
-		}
-		w := float32(idf(n, float64(st.phraseDF(docs)))) * (k1 + 1)
-		for i, id := range docs {
-			tf := float32(pfs[i])
-			sc.acc[id] += w * tf / (tf + norm0 + normL*float32(ix.lens[id]))
-			mark[id>>6] |= 1 << (id & 63)
-			sc.req[id]++
-		}
+		phrases = append(phrases, phraseHits{docs, counts, float32(idf(st.n, float64(st.phraseDF(docs)))) * (k1 + 1)})
 	}
+	r := ranker{sc: sc, nm: nm, lens: ix.lens, accept: q.Accept, top: &topK{}, first: len(phrases)}
+	r.top.init(k, q.Recency, q.Tie)
 	var typos []TypoUse
-	for _, t := range terms {
+	members := sc.members[:0]
+	type span struct{ slot, from, to int }
+	var spans []span
+	for slot, t := range ix.rarest(q.Terms, MaxTerms, &st) {
 		if t.Weight <= 0 {
 			continue
 		}
+		from := len(members)
 		if len(t.Alts) > 0 || t.Edits > 0 {
-			if u, ok := ix.scoreGroup(q, &t, &st, sc); ok {
+			ms, u, ok := ix.group(q, &t, &st)
+			if ok {
 				typos = append(typos, u)
 			}
-			continue
+			members = append(members, ms...)
+		} else if li, ok := ix.dict[t.Text]; ok {
+			pl := &ix.lists[li]
+			members = append(members, groupMember{li, float32(idf(st.n, float64(st.df(pl)))) * (k1 + 1) * t.Weight})
 		}
-		li, ok := ix.dict[t.Text]
-		if !ok {
-			continue
+		if len(members) > from {
+			spans = append(spans, span{len(phrases) + slot, from, len(members)})
 		}
-		pl := &ix.lists[li]
-		ix.accumulate(pl, float32(idf(n, float64(st.df(pl))))*(k1+1)*t.Weight, norm0, normL, sc)
 	}
+	sc.members = members
+	if cap(sc.pcurs) < len(members) {
+		sc.pcurs = make([]pcur, len(members))
+	}
+	curs := sc.pcurs[:len(members)]
+	r.cl = sc.clauses[:0]
+	for _, sp := range spans {
+		c := clause{m: curs[sp.from:sp.to], slot: sp.slot}
+		for i, m := range members[sp.from:sp.to] {
+			pl := &ix.lists[m.li]
+			c.m[i].reset(pl, m.w)
+			c.ub = max(c.ub, nm.bound(m.w, pl.top))
+			c.df = max(c.df, pl.n)
+		}
+		r.cl = append(r.cl, c)
+	}
+	sc.clauses = r.cl
+	slots := len(phrases) + len(q.Terms)
+	r.contrib, r.has = resize(sc.contrib, slots), resize(sc.has, slots)
+	sc.contrib, sc.has = r.contrib, r.has
 
-	// Collect, clearing the scratch as it goes.
-	var allowed []uint64
-	if q.Filter != nil {
-		sc.allowed = denseFrom(sc.allowed, q.Filter, len(ix.lens))
-		allowed = sc.allowed
-	}
-	need := uint8(len(q.Phrases)) // at most MaxPhrases, so no overflow
-	var top topK
-	top.init(k, q.Recency, q.Tie)
+	cand := ix.matching(q, r.cl, phrases, removed)
 	total := 0
-	for wi, word := range mark[:(len(ix.lens)+63)/64] {
-		if word == 0 {
-			continue
-		}
-		mark[wi] = 0
-		for ; word != 0; word &= word - 1 {
-			id := uint32(wi<<6 + bits.TrailingZeros64(word))
-			s := sc.acc[id]
-			sc.acc[id] = 0
-			if need > 0 {
-				ok := sc.req[id] == need
-				sc.req[id] = 0
-				if !ok {
-					continue
-				}
-			}
-			if ix.lens[id] == 0 || (denied != nil && bitSet(denied, id)) ||
-				(allowed != nil && !bitSet(allowed, id)) || (q.Accept != nil && !q.Accept(id)) {
-				continue
-			}
-			total++
-			top.offer(id, s)
-		}
+	if cand == nil {
+		return Result{Typos: typos}
 	}
-	return Result{Hits: top.sorted(), Total: total, Typos: typos}
+	n := int(cand.GetCardinality())
+	rarest := uint32(math.MaxUint32)
+	for _, c := range r.cl {
+		rarest = min(rarest, c.df)
+	}
+	if len(phrases) > 0 || n <= 512 || uint32(n) <= rarest/4 {
+		// Few candidates (a phrase's, a narrow filter's): score them all.
+		total = r.exhaust(cand, phrases)
+	} else {
+		if q.Filter != nil || removed != nil || ix.dead > 0 {
+			r.ok = cand
+		}
+		total = n
+		if q.Accept != nil {
+			total = countAccepted(cand, q.Accept)
+		}
+		r.maxScore()
+	}
+	return Result{Hits: r.top.sorted(), Total: total, Typos: typos}
 }
 
-// accumulate adds each posting's BM25 contribution, w times the saturated
-// and length-normalised term frequency, to the scratch's accumulator.
-func (ix *Index) accumulate(pl *plist, w, norm0, normL float32, sc *scratch) {
-	it := pl.iter()
-	acc, mark, lens := sc.acc, sc.mark, ix.lens
-	for {
-		m, first := it.next(sc.buf[:])
-		if m == 0 {
-			return
-		}
-		tfs := pl.tfs[first : first+m]
-		for j, id := range sc.buf[:m] {
-			tf := float32(tfs[j])
-			acc[id] += w * tf / (tf + norm0 + normL*float32(lens[id]))
-			mark[id>>6] |= 1 << (id & 63)
-		}
+// resize returns s with n zero elements, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
 	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
-// clear zeroes what an abandoned query accumulated over n documents.
-func (sc *scratch) clear(n int) {
-	for wi, word := range sc.mark[:(n+63)/64] {
-		sc.mark[wi] = 0
-		for ; word != 0; word &= word - 1 {
-			id := wi<<6 + bits.TrailingZeros64(word)
-			sc.acc[id] = 0
-			if sc.req != nil {
-				sc.req[id] = 0
+// matching returns the documents q matches: those of every phrase, or
+// else of any clause, live, in the filter and not removed; nil for none.
+// Its cardinality is the query's total (before Accept). The bitmap may be
+// a list's own: the caller only reads it. A roaring union or intersection
+// costs a pass over the lists' containers (a 64th of the postings of a
+// common term held as a bitmap container, its postings as an array
+// container), whatever k.
+func (ix *Index) matching(q *Query, cl []clause, phrases []phraseHits, removed *roaring.Bitmap) *roaring.Bitmap {
+	var m *roaring.Bitmap
+	owned := false
+	switch {
+	case len(phrases) > 0:
+		m, owned = roaring.BitmapOf(phrases[0].docs...), true
+		for _, ph := range phrases[1:] {
+			m.And(roaring.BitmapOf(ph.docs...))
+		}
+	case len(cl) == 0:
+		return nil
+	case len(cl) == 1 && len(cl[0].m) == 1:
+		m = cl[0].m[0].p.bitmap()
+	default:
+		var bms []*roaring.Bitmap
+		for _, c := range cl {
+			for _, pc := range c.m {
+				bms = append(bms, pc.p.bitmap())
+			}
+		}
+		m, owned = roaring.FastOr(bms...), true
+	}
+	and := func(x *roaring.Bitmap, not bool) {
+		switch {
+		case owned && not:
+			m.AndNot(x)
+		case owned:
+			m.And(x)
+		case not:
+			m = roaring.AndNot(m, x)
+		default:
+			m = roaring.And(m, x)
+		}
+		owned = true
+	}
+	if ix.dead > 0 && len(phrases) == 0 {
+		and(ix.live, false)
+	}
+	if q.Filter != nil {
+		and(q.Filter, false)
+	}
+	if removed != nil {
+		and(removed, true)
+	}
+	return m
+}
+
+// countAccepted counts the documents of set that pass accept.
+func countAccepted(set *roaring.Bitmap, accept func(uint32) bool) int {
+	n := 0
+	it := set.ManyIterator()
+	var buf [256]uint32
+	for m := it.NextMany(buf[:]); m > 0; m = it.NextMany(buf[:]) {
+		for _, id := range buf[:m] {
+			if accept(id) {
+				n++
 			}
 		}
 	}
+	return n
 }
 
 // rarest returns terms, or the max of them in the fewest documents as st
@@ -341,10 +376,13 @@ func (ix *Index) removed(q *Query, sc *scratch) *roaring.Bitmap {
 }
 
 // browse returns the newest k live documents that pass the query's filters.
-func (ix *Index) browse(q *Query, denied []uint64, k int) Result {
+func (ix *Index) browse(q *Query, removed *roaring.Bitmap, k int) Result {
 	cand := ix.live
 	if q.Filter != nil {
 		cand = roaring.And(q.Filter, ix.live)
+	}
+	if removed != nil {
+		cand = roaring.AndNot(cand, removed)
 	}
 	var top topK
 	top.init(k, q.Recency, q.Tie)
@@ -353,7 +391,7 @@ func (ix *Index) browse(q *Query, denied []uint64, k int) Result {
 	var buf [256]uint32
 	for m := it.NextMany(buf[:]); m > 0; m = it.NextMany(buf[:]) {
 		for _, id := range buf[:m] {
-			if (denied != nil && bitSet(denied, id)) || (q.Accept != nil && !q.Accept(id)) {
+			if q.Accept != nil && !q.Accept(id) {
 				continue
 			}
 			total++
@@ -375,20 +413,13 @@ func (ix *Index) phrase(terms []string, sc *scratch) (docs []uint32, counts []ui
 		lists[i] = &ix.lists[li]
 	}
 	if len(lists) == 1 {
-		pl := lists[0]
-		it := pl.iter()
-		for {
-			m, first := it.next(sc.buf[:])
-			if m == 0 {
-				return docs, counts
+		lists[0].postings(func(id uint32, tf uint8, _ uint32) {
+			if ix.lens[id] != 0 {
+				docs = append(docs, id)
+				counts = append(counts, uint32(tf))
 			}
-			for j, id := range sc.buf[:m] {
-				if ix.lens[id] != 0 {
-					docs = append(docs, id)
-					counts = append(counts, uint32(pl.tfs[first+j]))
-				}
-			}
-		}
+		})
+		return docs, counts
 	}
 	bms := make([]*roaring.Bitmap, len(lists))
 	for i, pl := range lists {
@@ -398,9 +429,12 @@ func (ix *Index) phrase(terms []string, sc *scratch) (docs []uint32, counts []ui
 	for len(sc.pos) < len(lists) {
 		sc.pos = append(sc.pos, nil)
 	}
-	sc.curs = sc.curs[:0]
-	for _, pl := range lists {
-		sc.curs = append(sc.curs, newCursor(pl))
+	if cap(sc.curs) < len(lists) {
+		sc.curs = make([]cursor, len(lists))
+	}
+	sc.curs = sc.curs[:len(lists)]
+	for i, pl := range lists {
+		sc.curs[i].reset(pl)
 	}
 	it := cand.ManyIterator()
 	var buf [256]uint32
@@ -460,8 +494,9 @@ next:
 }
 
 // topK keeps the k best hits in a min-heap (worst at the root). The
-// tie-breaking key is computed only for hits that enter the heap or tie
-// with its worst, so a query over many candidates rarely calls it.
+// tie-breaking key is computed only for hits that tie with another in
+// score, so a query over many candidates rarely calls it (each call may
+// read a record far from the last).
 type topK struct {
 	h      []Hit
 	k      int
@@ -473,21 +508,24 @@ func (t *topK) init(k int, keyFor func(uint32) int64, tie func(a, b uint32) int)
 	t.k, t.h, t.keyFor, t.tie = k, make([]Hit, 0, min(k, 1024)), keyFor, tie
 }
 
-func (t *topK) key(id uint32) int64 {
-	if t.keyFor == nil {
-		return int64(id)
+func (t *topK) key(h *Hit) int64 {
+	if !h.keyed {
+		h.key, h.keyed = int64(h.ID), true
+		if t.keyFor != nil {
+			h.key = t.keyFor(h.ID)
+		}
 	}
-	return t.keyFor(id)
+	return h.key
 }
 
 // worse reports whether a ranks below b: a lower score, then an older
 // key, then the tie order — a total order, so equal hits come out the
 // same way whatever order they were offered in.
-func (t *topK) worse(a, b Hit) bool {
+func (t *topK) worse(a, b *Hit) bool {
 	if a.Score != b.Score {
 		return a.Score < b.Score
 	}
-	if a.key != b.key {
+	if t.key(a) != t.key(b) {
 		return a.key < b.key
 	}
 	if t.tie != nil {
@@ -502,12 +540,12 @@ func (t *topK) offer(id uint32, score float32) {
 	if len(t.h) == t.k && score < t.h[0].Score {
 		return
 	}
-	x := Hit{ID: id, Score: score, key: t.key(id)}
+	x := Hit{ID: id, Score: score}
 	if len(t.h) < t.k {
 		t.h = append(t.h, x)
 		for i := len(t.h) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !t.worse(t.h[i], t.h[p]) {
+			if !t.worse(&t.h[i], &t.h[p]) {
 				break
 			}
 			t.h[i], t.h[p] = t.h[p], t.h[i]
@@ -515,7 +553,7 @@ func (t *topK) offer(id uint32, score float32) {
 		}
 		return
 	}
-	if !t.worse(t.h[0], x) {
+	if !t.worse(&t.h[0], &x) {
 		return
 	}
 	t.h[0] = x
@@ -529,10 +567,10 @@ func (t *topK) down(i, n int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && t.worse(t.h[r], t.h[l]) {
+		if r := l + 1; r < n && t.worse(&t.h[r], &t.h[l]) {
 			m = r
 		}
-		if !t.worse(t.h[m], t.h[i]) {
+		if !t.worse(&t.h[m], &t.h[i]) {
 			return
 		}
 		t.h[i], t.h[m] = t.h[m], t.h[i]
@@ -552,7 +590,7 @@ func (t *topK) sorted() []Hit {
 // Phrase returns the live documents where terms occur at consecutive
 // positions and how often in each (copies, the caller's to keep).
 func (ix *Index) Phrase(terms []string) (docs, counts []uint32) {
-	sc := getScratch(len(ix.lens))
+	sc := getScratch()
 	d, c := ix.phrase(terms, sc)
 	docs, counts = slices.Clone(d), slices.Clone(c)
 	sc.release()

@@ -56,15 +56,7 @@ func (ix *Index) typoMatches(term, word string, edits int, minDF int) []typoMatc
 		if len(qr) == 0 || len(qr) >= maxLexLen {
 			return
 		}
-		buckets := ix.lex.buckets
-		switch {
-		case minDF >= frequentDF && fromWords:
-			buckets = ix.lex.freqWordBuckets
-		case minDF >= frequentDF:
-			buckets = ix.lex.freqBuckets
-		case fromWords:
-			buckets = ix.lex.wordBuckets
-		}
+		buckets := ix.lex.tier(minDF, fromWords)
 		for n := max(len(qr)-edits, 1); n <= len(qr)+edits; n++ {
 			b := buckets[lexKey{qr[0], uint16(n)}]
 			if b == nil {
@@ -188,13 +180,12 @@ type groupMember struct {
 	w  float32 // its weight: the term's, times its idf, less for a typo
 }
 
-// scoreGroup adds to the accumulator what t scores in each document: the
-// best of its matches there. It reports how typos were matched when t
-// asks for them and some typo match holds documents.
-func (ix *Index) scoreGroup(q *Query, t *Term, st *stats, sc *scratch) (TypoUse, bool) {
-	k1, b := float32(ix.opts.K1), float32(ix.opts.B)
-	norm0 := k1 * (1 - b)
-	normL := k1 * b / float32(st.avgLen)
+// group returns the lists t matches in the index: its text and other
+// analyses (Alts), and its typo matches, each with its weight (its idf
+// times the term's, less for a typo, never above an exact match's). It
+// reports how typos were matched when t asks for them.
+func (ix *Index) group(q *Query, t *Term, st *stats) ([]groupMember, TypoUse, bool) {
+	k1 := float32(ix.opts.K1)
 	var members []groupMember
 	exactIDF, exactDF := float32(-1), 0
 	seen := func(li uint32) bool {
@@ -234,45 +225,5 @@ func (ix *Index) scoreGroup(q *Query, t *Term, st *stats, sc *scratch) (TypoUse,
 		use.Matches = append(use.Matches, ix.terms[m.li])
 	}
 	use.Text, use.ExactDF = t.Text, exactDF
-	if len(members) == 0 {
-		return use, t.Edits > 0
-	}
-	if len(members) == 1 {
-		// One match (the usual case): its scores go straight in.
-		ix.accumulate(&ix.lists[members[0].li], members[0].w, norm0, normL, sc)
-		return use, t.Edits > 0
-	}
-	if len(sc.best) < len(sc.acc) {
-		sc.best = make([]float32, len(sc.acc))
-	}
-	best, touched, lens := sc.best, sc.touched[:0], ix.lens
-	for _, m := range members {
-		pl := &ix.lists[m.li]
-		it := pl.iter()
-		for {
-			n, first := it.next(sc.buf[:])
-			if n == 0 {
-				break
-			}
-			tfs := pl.tfs[first : first+n]
-			for j, id := range sc.buf[:n] {
-				tf := float32(tfs[j])
-				v := m.w * tf / (tf + norm0 + normL*float32(lens[id]))
-				if v > best[id] {
-					if best[id] == 0 {
-						touched = append(touched, id)
-					}
-					best[id] = v
-				}
-			}
-		}
-	}
-	acc, mark := sc.acc, sc.mark
-	for _, id := range touched {
-		acc[id] += best[id]
-		best[id] = 0
-		mark[id>>6] |= 1 << (id & 63)
-	}
-	sc.touched = touched[:0]
-	return use, t.Edits > 0
+	return members, use, t.Edits > 0
 }
