@@ -39,6 +39,9 @@ type SearchRequest struct {
 	// NoTypos turns typo tolerance off (typos=false): words match only as
 	// written (and stemmed).
 	NoTypos bool
+	// Exhaustive ranks without pruning (index.Query.Exhaustive): the
+	// reference for tests and benchmarks, never set by the API.
+	Exhaustive bool
 }
 
 // MessageHit is a found message with its channel and source.
@@ -195,6 +198,7 @@ func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
 		return &SearchResult{Messages: []MessageHit{}, Documents: []DocumentHit{}}, nil
 	}
 	c, pq, offset, limit := cs.compiled, cs.Filters, cs.Offset, cs.Limit
+	c.q.Exhaustive = req.Exhaustive
 	a := searchAnalyzers.Get()
 	defer searchAnalyzers.Put(a)
 
@@ -251,20 +255,24 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	st := e.st
 	var filters []*roaring.Bitmap
 	if pq.Source != "" {
-		filters = append(filters, st.msgIdx.Facet(sourceFacet(pq.Source)))
+		filters = append(filters, st.msgIdx.Tag(sourceFacet(pq.Source)))
 	}
 	if pq.Channel != "" {
 		n, ok := st.chanSlug[pq.Channel]
 		if !ok {
 			return []MessageHit{}, 0
 		}
-		filters = append(filters, st.msgIdx.Facet(channelFacet(n)))
+		filters = append(filters, st.msgIdx.Tag(channelFacet(n)))
 	}
 	if pq.From != "" {
-		filters = append(filters, st.msgIdx.Facet(authorFacet(pq.From)))
+		filters = append(filters, st.msgIdx.Tag(authorFacet(pq.From)))
 	}
 	q := c.q
-	if len(filters) > 0 {
+	switch len(filters) { // read-only: the index's own bitmaps, deleted ids included
+	case 0:
+	case 1:
+		q.Filter = filters[0]
+	default:
 		q.Filter = roaring.FastAnd(filters...)
 	}
 	q.Public = !private
@@ -296,7 +304,7 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	}
 	q := c.q
 	if pq.Source != "" {
-		q.Filter = st.docIdx.Facet(sourceFacet(pq.Source))
+		q.Filter = st.docIdx.Tag(sourceFacet(pq.Source))
 	}
 	q.Public = !private
 	ts := func(id uint32) int64 { return timeMicro(st.docs[id].UpdatedAt) }
