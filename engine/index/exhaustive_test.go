@@ -224,3 +224,33 @@ func TestBlocksDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestAddImpact checks the frontier kept per block against the one
+// computed from scratch.
+func TestAddImpact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 2000; trial++ {
+		var set []impact
+		var all []impact
+		for i := 0; i < 1+rng.IntN(60); i++ {
+			x := impactOf(uint8(1+rng.IntN(6)), uint32(1+rng.IntN(40)))
+			set, all = addImpact(set, 0, x), append(all, x)
+		}
+		var want []impact // no other beats it (or equals it, earlier)
+		for i, x := range all {
+			beaten := false
+			for j, y := range all {
+				if y.tf() >= x.tf() && y.length() <= x.length() && (y != x || j < i) {
+					beaten = true
+				}
+			}
+			if !beaten {
+				want = append(want, x)
+			}
+		}
+		slices.SortFunc(want, func(a, b impact) int { return int(a.tf()) - int(b.tf()) })
+		if !slices.Equal(set, want) {
+			t.Fatalf("trial %d: frontier %v, want %v (from %v)", trial, set, want, all)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -62,20 +63,35 @@ func (x impact) tf() uint8                    { return uint8(x) }
 func (x impact) length() uint32               { return uint32(x) >> 8 }
 
 // addImpact adds x to the set s[from:], dropping what x beats, unless a
-// member beats it; s[:from] is left alone.
+// member beats it; s[:from] is left alone. The set is kept in increasing
+// frequency, hence increasing length (of two members, the one with the
+// higher frequency must be the longer, or it would beat the other): the
+// first member of frequency at least x's is the only one that may beat
+// it, which for the usual posting (frequency 1) is the first member.
 func addImpact(s []impact, from int, x impact) []impact {
-	for _, y := range s[from:] {
-		if y.tf() >= x.tf() && y.length() <= x.length() {
-			return s
-		}
+	set := s[from:]
+	i := 0
+	for i < len(set) && set[i].tf() < x.tf() {
+		i++
 	}
-	out := s[:from]
-	for _, y := range s[from:] {
-		if y.tf() > x.tf() || y.length() < x.length() {
-			out = append(out, y)
-		}
+	if i < len(set) && set[i].length() <= x.length() {
+		return s
 	}
-	return append(out, x)
+	// x goes at i; before it, those of lower frequency it outlasts go.
+	j := i
+	for j > 0 && set[j-1].length() >= x.length() {
+		j--
+	}
+	k := i // from k on, those x does not beat stay
+	if k < len(set) && set[k].tf() == x.tf() {
+		k++ // same frequency, longer: beaten
+	}
+	if j+1 == k {
+		set[j] = x
+		return s
+	}
+	s = slices.Insert(slices.Delete(s, from+j, from+k), from+j, x)
+	return s
 }
 
 // add appends a posting of a document of the given length; id must exceed
