@@ -307,7 +307,7 @@ func (e *Engine) ChannelMessageIDs(slug string) ([]string, error) {
 	}
 	out := make([]string, len(slots))
 	for i, s := range slots {
-		out[i] = e.st.msgs[s].id
+		out[i] = e.st.msgID(s)
 	}
 	return out, nil
 }

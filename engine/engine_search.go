@@ -279,7 +279,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	ts := func(id uint32) int64 { return st.msgs[id].ts }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
-	q.Tie = func(a, b uint32) int { return strings.Compare(st.msgs[a].id, st.msgs[b].id) } // as wvstore's sort
+	q.Tie = func(a, b uint32) int { return strings.Compare(st.msgID(a), st.msgID(b)) } // as wvstore's sort
 	r := st.msgIdx.Search(&q, offset+limit)
 	tn.add(st.msgIdx, r.Typos)
 	hits := make([]MessageHit, 0, max(len(r.Hits)-offset, 0))

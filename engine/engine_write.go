@@ -416,7 +416,7 @@ func (e *Engine) PutMessagesCounted(msgs []Message) (PutCounts, error) {
 	lastSeq := uint64(0)
 	for start := 0; start < len(msgs); {
 		e.writeMu.Lock()
-		var batch []Message
+		batch := make([]Message, 0, min(len(msgs)-start, maxMessagesPerOp))
 		var step PutCounts
 		bytes := 0
 		for ; start < len(msgs) && len(batch) < maxMessagesPerOp && bytes < maxOpPayloadBytes; start++ {

@@ -186,7 +186,7 @@ func (v *View) MessageText(ref uint32) MessageText {
 		return MessageText{}
 	}
 	r := &v.st.msgs[ref]
-	if r.id == "" {
+	if !r.live() {
 		return MessageText{}
 	}
 	a := v.st.authors[r.author]
@@ -194,7 +194,7 @@ func (v *View) MessageText(ref uint32) MessageText {
 	if name == "" {
 		name = a.name
 	}
-	return MessageText{Live: true, Micros: r.ts, Author: name, Content: r.content}
+	return MessageText{Live: true, Micros: r.ts, Author: name, Content: v.st.text.str(r.content)}
 }
 
 // Message returns message ref whole. It must exist (MessageText.Live).

@@ -10,12 +10,18 @@ import (
 // URL that is its channel's URL plus "/" plus its id is not stored at all
 // (Discord's links are all of that form).
 type msgRec struct {
-	id      string
-	content string
+	id      ref   // in st.text; 0 once deleted (an id is never empty)
+	content ref   // in st.text
 	ts      int64 // unix microseconds
 	channel uint32
 	author  uint32
 }
+
+// live reports whether the slot holds a message.
+func (r *msgRec) live() bool { return r.id != 0 }
+
+// msgID returns the id of the message in slot i ("" once deleted).
+func (st *state) msgID(i uint32) string { return st.text.str(st.msgs[i].id) }
 
 // msgExtra holds the rarely set fields of a message.
 type msgExtra struct {
@@ -33,9 +39,8 @@ func derivedURL(c *Channel, id string) string {
 	return c.URL + "/" + id
 }
 
-// Messages are found by source and id through a map keyed by a 64-bit hash
-// of the two, a third of the size of a map keyed by the strings; a key
-// whose hash is already taken by another goes to msgKeyX.
+// Messages are found by source and id through a table keyed by a 64-bit
+// hash of the two (keyTable), the slot it names checked against the key.
 var keySeed = maphash.MakeSeed()
 
 func keyHash(source, id string) uint64 {
@@ -50,34 +55,25 @@ func keyHash(source, id string) uint64 {
 // msgIs reports whether slot i holds message id of source.
 func (st *state) msgIs(i uint32, source, id string) bool {
 	r := &st.msgs[i]
-	return r.id == id && r.id != "" && st.chans[r.channel].SourceID == source
+	return r.live() && st.text.str(r.id) == id && st.chans[r.channel].SourceID == source
 }
 
 // findMessage returns the slot of a message.
 func (st *state) findMessage(source, id string) (uint32, bool) {
-	if i, ok := st.msgKey[keyHash(source, id)]; ok && st.msgIs(i, source, id) {
-		return i, true
-	}
-	i, ok := st.msgKeyX[recKey{source, id}]
-	return i, ok
+	return st.msgKey.find(keyHash(source, id), func(i uint32) bool { return st.msgIs(i, source, id) })
 }
 
+// setMessageKey files slot under its key, replacing the slot filed before.
 func (st *state) setMessageKey(source, id string, slot uint32) {
 	h := keyHash(source, id)
-	if old, ok := st.msgKey[h]; ok && !st.msgIs(old, source, id) {
-		st.msgKeyX[recKey{source, id}] = slot
-		return
+	if old, ok := st.findMessage(source, id); ok {
+		st.msgKey.remove(h, old)
 	}
-	st.msgKey[h] = slot
+	st.msgKey.insert(h, slot)
 }
 
 func (st *state) deleteMessageKey(source, id string, slot uint32) {
-	h := keyHash(source, id)
-	if i, ok := st.msgKey[h]; ok && i == slot {
-		delete(st.msgKey, h)
-		return
-	}
-	delete(st.msgKeyX, recKey{source, id})
+	st.msgKey.remove(keyHash(source, id), slot)
 }
 
 // message rebuilds the public form of the message in slot i.
@@ -86,13 +82,13 @@ func (st *state) message(i uint32) Message {
 	ch := st.chans[r.channel]
 	a := st.authors[r.author]
 	m := Message{
-		SourceID: ch.SourceID, ChannelID: ch.ID, ID: r.id, Author: a.name, AuthorName: a.display,
-		Content: r.content, Timestamp: microTime(r.ts),
+		SourceID: ch.SourceID, ChannelID: ch.ID, ID: st.text.str(r.id), Author: a.name, AuthorName: a.display,
+		Content: st.text.str(r.content), Timestamp: microTime(r.ts),
 	}
 	x := st.msgExtra[i]
 	m.ReplyTo, m.EditedAt, m.URL = x.replyTo, microTime(x.edited), x.url
 	if !x.ownURL {
-		m.URL = derivedURL(ch, r.id)
+		m.URL = derivedURL(ch, m.ID)
 	}
 	return m
 }
@@ -110,7 +106,7 @@ func (st *state) pinMessageURLs(n uint32) {
 	ch := st.chans[n]
 	st.msgIdx.Facet(channelFacet(n)).Iterate(func(slot uint32) bool {
 		if x := st.msgExtra[slot]; !x.ownURL {
-			x.url, x.ownURL = derivedURL(ch, st.msgs[slot].id), true
+			x.url, x.ownURL = derivedURL(ch, st.msgID(slot)), true
 			st.msgExtra[slot] = x
 		}
 		return true
@@ -122,7 +118,7 @@ func (st *state) pinMessageURLs(n uint32) {
 func (st *state) storeMessage(m *Message, ch uint32) uint32 {
 	slot := uint32(len(st.msgs))
 	st.msgs = append(st.msgs, msgRec{
-		id: m.ID, content: m.Content, ts: timeMicro(m.Timestamp),
+		id: st.text.add(m.ID), content: st.text.add(m.Content), ts: timeMicro(m.Timestamp),
 		channel: ch, author: st.authorFor(m.Author, m.AuthorName),
 	})
 	x := msgExtra{replyTo: m.ReplyTo, edited: timeMicro(m.EditedAt)}
@@ -139,10 +135,10 @@ func (st *state) storeMessage(m *Message, ch uint32) uint32 {
 // deleteMessage frees slot i. The caller holds the write locks.
 func (st *state) deleteMessage(i uint32) {
 	r := &st.msgs[i]
-	if r.id == "" {
+	if !r.live() {
 		return
 	}
-	st.deleteMessageKey(st.chans[r.channel].SourceID, r.id, i)
+	st.deleteMessageKey(st.chans[r.channel].SourceID, st.text.str(r.id), i)
 	st.orderRemove(r.channel, i)
 	delete(st.msgExtra, i)
 	st.msgIdx.Delete(i)

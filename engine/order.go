@@ -43,7 +43,7 @@ func (st *state) msgCmp(a, b uint32) int {
 // buildChannelOrders sorts every channel's messages by time (at load).
 func (st *state) buildChannelOrders() {
 	for i := range st.msgs {
-		if r := &st.msgs[i]; r.id != "" {
+		if r := &st.msgs[i]; r.live() {
 			st.chanOrder[r.channel] = append(st.chanOrder[r.channel], uint32(i))
 		}
 	}

@@ -13,7 +13,7 @@ func (e *Engine) MessageIDs(sourceID, channelID string) ([]string, error) {
 	slots := e.st.chanOrder[n]
 	out := make([]string, len(slots))
 	for i, s := range slots {
-		out[i] = e.st.msgs[s].id
+		out[i] = e.st.msgID(s)
 	}
 	return out, nil
 }

@@ -178,14 +178,14 @@ func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f F
 	}
 	err = writeBlocks(fw, &e, frameMessages, len(st.msgs), messagesPerFrame, func(i int) {
 		r := &st.msgs[i]
-		e.String(r.id)
-		if r.id == "" {
+		e.String(st.text.str(r.id))
+		if !r.live() {
 			return
 		}
 		m := st.message(uint32(i))
 		e.Uvarint(uint64(r.channel))
 		e.Uvarint(uint64(r.author))
-		e.String(r.content)
+		e.String(st.text.str(r.content))
 		e.String(m.ReplyTo)
 		e.String(m.URL)
 		e.Varint(r.ts)
@@ -632,7 +632,7 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 		return errors.New("index refers to records the snapshot lacks")
 	}
 	for i := range st.msgs {
-		if (st.msgs[i].id != "") != st.msgIdx.Contains(uint32(i)) {
+		if st.msgs[i].live() != st.msgIdx.Contains(uint32(i)) {
 			return fmt.Errorf("message slot %d: index and records disagree", i)
 		}
 	}
@@ -651,11 +651,11 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 	d := &a.docs[0]
 	for i := range st.msgs {
 		r := &st.msgs[i]
-		if r.id == "" {
+		if !r.live() {
 			continue
 		}
 		m := st.message(uint32(i))
-		lang := a.analyzeMessage(d, r.content)
+		lang := a.analyzeMessage(d, m.Content)
 		a.fac = withLang(messageFacets(a.fac[:0], &m, r.channel), lang)
 		st.msgIdx.Add(uint32(i), d, a.fac)
 	}

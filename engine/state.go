@@ -22,9 +22,9 @@ type state struct {
 	chanSlug  map[string]uint32
 	msgs      []msgRec // by message slot, which is the message's id in msgIdx
 	msgExtra  map[uint32]msgExtra
-	msgKey    map[uint64]uint32 // hash of source and id -> slot; see messages.go
-	msgKeyX   map[recKey]uint32 // the rare keys whose hash another key holds
-	docs      []*Document       // by document slot, its id in docIdx; nil once deleted
+	msgKey    keyTable    // hash of source and id -> slot; see messages.go
+	text      slab        // the ids and contents of msgs
+	docs      []*Document // by document slot, its id in docIdx; nil once deleted
 	docID     map[string]uint32
 	docSlug   map[string]uint32
 	authors   []author
@@ -62,8 +62,6 @@ func newState(opts index.Options) *state {
 		chanKey:   make(map[recKey]uint32),
 		chanSlug:  make(map[string]uint32),
 		msgExtra:  make(map[uint32]msgExtra),
-		msgKey:    make(map[uint64]uint32),
-		msgKeyX:   make(map[recKey]uint32),
 		docID:     make(map[string]uint32),
 		docSlug:   make(map[string]uint32),
 		authorNo:  make(map[author]uint32),

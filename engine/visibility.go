@@ -212,7 +212,7 @@ func (e *Engine) applyPutSource(s *Source) {
 	gone = gone[:0]
 	for _, slot := range e.optedOutSlots(s.ID, before, s.OptOuts) {
 		// A thread started by the message may be named after it.
-		if n, ok := st.chanKey[recKey{s.ID, st.msgs[slot].id}]; ok && st.chans[n].ParentID != "" {
+		if n, ok := st.chanKey[recKey{s.ID, st.msgID(uint32(slot))}]; ok && st.chans[n].ParentID != "" {
 			e.mu.Lock()
 			st.chans[n].Name = anonymousThread
 			e.mu.Unlock()

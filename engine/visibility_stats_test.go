@@ -31,9 +31,9 @@ func checkHidden(t testing.TB, e *Engine) {
 	st := e.st
 	hidden := 0
 	for i := range st.msgs {
-		if r := &st.msgs[i]; r.id != "" && st.msgIdx.Hidden(uint32(i)) != st.hid.chans.Contains(r.channel) {
+		if r := &st.msgs[i]; r.live() && st.msgIdx.Hidden(uint32(i)) != st.hid.chans.Contains(r.channel) {
 			t.Fatalf("message slot %d: hidden %v", i, st.msgIdx.Hidden(uint32(i)))
-		} else if r.id != "" && st.msgIdx.Hidden(uint32(i)) {
+		} else if r.live() && st.msgIdx.Hidden(uint32(i)) {
 			hidden++
 		}
 	}

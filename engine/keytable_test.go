@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestKeyTable checks the table against a map under random inserts and
+// removes, with hashes drawn from a small range so that entries collide,
+// share homes and wrap around the end of the table.
+func TestKeyTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type key struct {
+		h    uint64
+		slot uint32
+	}
+	var tab keyTable
+	want := map[uint32]uint64{} // slot -> hash
+	var live []uint32
+	for step := 0; step < 40000; step++ {
+		if len(live) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(live))
+			s := live[i]
+			tab.remove(want[s], s)
+			delete(want, s)
+			live[i] = live[len(live)-1]
+			live = live[:len(live)-1]
+		} else {
+			s := uint32(step)
+			h := uint64(rng.IntN(8192)) | uint64(rng.IntN(4))<<40 // equal low bits, equal hashes
+			tab.insert(h, s)
+			want[s] = h
+			live = append(live, s)
+		}
+		if step%997 == 0 || step < 200 {
+			if tab.len() != len(want) {
+				t.Fatalf("step %d: %d keys, want %d", step, tab.len(), len(want))
+			}
+			for s, h := range want {
+				if got, ok := tab.find(h, func(x uint32) bool { return x == s }); !ok || got != s {
+					t.Fatalf("step %d: slot %d under %x not found", step, s, h)
+				}
+			}
+		}
+	}
+	if _, ok := tab.find(12345, func(uint32) bool { return true }); ok && len(want) == 0 {
+		t.Fatal("found a key in an empty table")
+	}
+}
+
+func TestSlab(t *testing.T) {
+	var s slab
+	rng := rand.New(rand.NewPCG(3, 4))
+	var refs []ref
+	var vals []string
+	for i := 0; i < 5000; i++ {
+		v := strings.Repeat(string(rune('a'+i%26)), rng.IntN(3000))
+		if i%500 == 0 {
+			v = strings.Repeat("z", 1<<20) // a maximal message
+		}
+		refs, vals = append(refs, s.add(v)), append(vals, v)
+	}
+	for i, r := range refs {
+		if got := s.str(r); got != vals[i] {
+			t.Fatalf("value %d: %d bytes, want %d", i, len(got), len(vals[i]))
+		}
+	}
+	if s.add("") != 0 || s.str(0) != "" {
+		t.Fatal("the empty string is not the zero ref")
+	}
+}
