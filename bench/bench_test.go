@@ -371,6 +371,7 @@ func BenchmarkMemoryFullText(b *testing.B) {
 			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
 			b.ReportMetric(float64(rssBytes())/float64(text), "rss/text")
 			b.ReportMetric(float64(ms.HeapInuse)/float64(n), "heap-B/msg")
+			reportFootprint(b, e.Footprint(), n)
 			if prefix := os.Getenv("SIFT_HEAP_PROFILE"); prefix != "" {
 				// The live heap by allocation site, the engine still open.
 				f, err := os.Create(prefix + "-" + label(n) + ".prof")
@@ -384,6 +385,21 @@ func BenchmarkMemoryFullText(b *testing.B) {
 			}
 		})
 	}
+}
+
+// reportFootprint reports the engine's memory by structure, in bytes per
+// message.
+func reportFootprint(b *testing.B, f engine.Footprint, n int) {
+	per := func(v int64) float64 { return float64(v) / float64(n) }
+	ix := f.Messages
+	b.ReportMetric(per(f.Text), "text-B/msg")
+	b.ReportMetric(per(f.Records), "records-B/msg")
+	b.ReportMetric(per(f.Order), "order-B/msg")
+	b.ReportMetric(per(ix.IDs), "ids-B/msg")
+	b.ReportMetric(per(ix.Blocks), "blocks-B/msg")
+	b.ReportMetric(per(ix.Positions), "positions-B/msg")
+	b.ReportMetric(per(ix.Dictionary), "dictionary-B/msg")
+	b.ReportMetric(per(ix.Documents), "docs-B/msg")
 }
 
 // BenchmarkMemory reports the heap and resident memory of an engine holding

@@ -79,17 +79,20 @@ func appendList(e *bin.Enc, term, word string, p *plist) error {
 	e.String(term)
 	e.String(word)
 	e.Uvarint(uint64(p.n))
-	if p.docs == nil {
-		prev := uint32(0)
-		for _, id := range p.small {
+	tfs := make([]byte, 0, p.n)
+	prev := uint32(0)
+	p.postings(func(id uint32, tf uint8, _ uint32) {
+		if p.n <= smallMax {
 			e.Uvarint(uint64(id - prev))
 			prev = id
 		}
-	} else if err := appendBitmap(e, p.docs); err != nil {
-		return err
+		tfs = append(tfs, tf)
+	})
+	if p.n > smallMax {
+		if err := appendBitmap(e, p.bitmap()); err != nil {
+			return err
+		}
 	}
-	tfs := make([]byte, 0, p.n)
-	p.postings(func(_ uint32, tf uint8, _ uint32) { tfs = append(tfs, tf) })
 	e.Bytes(tfs)
 	e.Bytes(p.pos)
 	return nil
@@ -212,18 +215,17 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	if _, dup := ix.dict[term]; dup {
 		return fmt.Errorf("%w: term %q twice", ErrCorrupt, term)
 	}
-	var p plist
-	p.n = uint32(n)
+	var ids []uint32
 	if n <= smallMax {
-		p.small = make([]uint32, n)
+		ids = make([]uint32, n)
 		prev := uint64(0)
-		for i := range p.small {
+		for i := range ids {
 			delta := d.Uvarint()
 			if i > 0 && delta == 0 || prev+delta >= uint64(ix.next) {
 				return fmt.Errorf("%w: term %q: ids out of order", ErrCorrupt, term)
 			}
 			prev += delta
-			p.small[i] = uint32(prev)
+			ids[i] = uint32(prev)
 		}
 	} else {
 		bm, err := decodeBitmap(d, ix.next)
@@ -233,17 +235,30 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 		if bm.GetCardinality() != n {
 			return fmt.Errorf("%w: term %q: %d ids, want %d", ErrCorrupt, term, bm.GetCardinality(), n)
 		}
-		p.docs = bm
+		ids = bm.ToArray()
 	}
-	tfs := d.Bytes()
-	p.pos = d.Bytes()
+	tfs, pos := d.Bytes(), d.Bytes()
 	if d.Err != nil || len(tfs) != int(n) {
 		return fmt.Errorf("%w: term %q: frequencies", ErrCorrupt, term)
 	}
-	if err := p.buildSkip(ix.opts.NoPositions); err != nil {
-		return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
+	if ix.opts.NoPositions && len(pos) != 0 {
+		return fmt.Errorf("%w: term %q: positions in an index without them", ErrCorrupt, term)
 	}
-	p.buildBlocks(tfs, ix.lens)
+	var p plist
+	off := 0
+	for i, id := range ids {
+		start := off
+		if !ix.opts.NoPositions {
+			var err error
+			if off, err = checkPositions(pos, off); err != nil {
+				return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
+			}
+		}
+		p.addRaw(id, tfs[i], ix.lens[id], pos[start:off])
+	}
+	if off != len(pos) {
+		return fmt.Errorf("%w: term %q: trailing position bytes", ErrCorrupt, term)
+	}
 	li := ix.newTerm(term, word)
 	ix.lists[li] = p
 	if p.n >= frequentDF {
@@ -252,40 +267,21 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	return nil
 }
 
-// buildSkip walks every posting's positions, checking they are well formed,
-// and rebuilds the skip index. Without positions, pos must be empty.
-func (p *plist) buildSkip(noPositions bool) error {
-	p.skip = p.skip[:0]
-	if noPositions {
-		if len(p.pos) != 0 {
-			return errors.New("positions in an index without them")
-		}
-		for i := uint32(0); i < p.n; i += skipEvery {
-			p.skip = append(p.skip, 0)
-		}
-		return nil
+// checkPositions returns the offset after the positions of the posting at
+// off in pos, or why they are not well formed.
+func checkPositions(pos []byte, off int) (int, error) {
+	c, w := binary.Uvarint(pos[off:])
+	if w <= 0 || c > uint64(len(pos)-off) {
+		return 0, errors.New("bad position count")
 	}
-	off := 0
-	for i := uint32(0); i < p.n; i++ {
-		if i%skipEvery == 0 {
-			p.skip = append(p.skip, uint32(off))
-		}
-		c, w := binary.Uvarint(p.pos[off:])
-		if w <= 0 || c > uint64(len(p.pos)-off) {
-			return errors.New("bad position count")
+	off += w
+	for ; c > 0; c-- {
+		if _, w = binary.Uvarint(pos[off:]); w <= 0 {
+			return 0, errors.New("bad position")
 		}
 		off += w
-		for ; c > 0; c-- {
-			if _, w = binary.Uvarint(p.pos[off:]); w <= 0 {
-				return errors.New("bad position")
-			}
-			off += w
-		}
 	}
-	if off != len(p.pos) {
-		return errors.New("trailing position bytes")
-	}
-	return nil
+	return off, nil
 }
 
 // decodeBitmap reads a bitmap whose values must lie below limit.

@@ -126,14 +126,14 @@ func (s *stats) df(p *plist) uint32 {
 	for _, veil := range [...]*roaring.Bitmap{s.hidden, s.gone} {
 		switch {
 		case veil == nil:
-		case p.docs != nil:
-			n -= uint32(p.docs.AndCardinality(veil))
+		case p.more != nil:
+			n -= uint32(p.more.docs.AndCardinality(veil))
 		default:
-			for _, id := range p.small {
+			p.postings(func(id uint32, _ uint8, _ uint32) {
 				if veil.Contains(id) {
 					n--
 				}
-			}
+			})
 		}
 	}
 	return n

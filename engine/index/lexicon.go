@@ -260,18 +260,19 @@ func (ix *Index) liveDF(p *plist) int {
 	if ix.dead == 0 {
 		return int(p.n)
 	}
-	if p.docs != nil {
-		if p.docs.Intersects(ix.live) {
+	if p.more != nil {
+		if p.more.docs.Intersects(ix.live) {
 			return 1
 		}
 		return 0
 	}
-	for _, id := range p.small {
+	live := 0
+	p.postings(func(id uint32, _ uint8, _ uint32) {
 		if ix.lens[id] != 0 {
-			return 1
+			live = 1
 		}
-	}
-	return 0
+	})
+	return live
 }
 
 // wordLike reports whether term is made of letters, marks and apostrophes.

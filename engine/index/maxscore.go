@@ -62,15 +62,6 @@ func (n norms) bound(w float32, xs []impact) float64 {
 	return float64(w) * ub * slack
 }
 
-// impacts returns the impacts of block b.
-func (p *plist) impacts(b int) []impact {
-	end := len(p.front)
-	if b+1 < len(p.blocks) {
-		end = int(p.blocks[b+1].fr)
-	}
-	return p.front[p.blocks[b].fr:end]
-}
-
 // pcur walks the blocked ids of a postings list, one block decoded at a
 // time, and skips blocks it need not decode.
 type pcur struct {
@@ -104,17 +95,17 @@ func (c *pcur) blockBound(b int, nm norms) float64 {
 func (c *pcur) load(b int) {
 	p := c.p
 	c.blk, c.i = b, 0
-	if b >= len(p.blocks) {
+	if b >= p.blocks() {
 		c.n, c.doc = 0, noMore
 		return
 	}
-	off, end := int(p.blocks[b].off), len(p.data)
-	if b+1 < len(p.blocks) {
-		end = int(p.blocks[b+1].off)
+	off, end := int(p.block(b).off), len(p.data)
+	if b+1 < p.blocks() {
+		end = int(p.block(b + 1).off)
 	}
 	id := uint32(0)
 	if b > 0 {
-		id = p.blocks[b-1].last
+		id = p.block(b - 1).last
 	}
 	n, data := 0, p.data[off:end]
 	for j := 0; j < len(data); n++ {
@@ -165,7 +156,7 @@ func (c *pcur) advance(t uint32) {
 	if c.doc >= t {
 		return
 	}
-	if c.p.blocks[c.blk].last < t {
+	if c.p.block(c.blk).last < t {
 		c.load(c.p.find(c.blk+1, t))
 		if c.doc >= t {
 			return
@@ -196,7 +187,13 @@ func (c *pcur) shallow(t uint32) int {
 // find returns the first block from b on whose last id is at least t,
 // galloping: O(log distance).
 func (p *plist) find(b int, t uint32) int {
-	bs := p.blocks
+	if p.more == nil {
+		if b > 0 || p.last < t {
+			return p.blocks()
+		}
+		return 0
+	}
+	bs := p.more.blocks
 	if b >= len(bs) || bs[b].last >= t {
 		return b
 	}
@@ -284,11 +281,11 @@ func (c *clause) blockBound(d uint32, end *uint32, nm norms, current bool) float
 				*end = min(*end, m.doc-1)
 				continue
 			}
-		} else if b = m.shallow(d); b >= len(m.p.blocks) {
+		} else if b = m.shallow(d); b >= m.p.blocks() {
 			continue
 		}
 		ub = max(ub, m.blockBound(b, nm))
-		*end = min(*end, m.p.blocks[b].last)
+		*end = min(*end, m.p.block(b).last)
 	}
 	return ub
 }

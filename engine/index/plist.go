@@ -8,9 +8,8 @@ import (
 )
 
 const (
-	// smallMax is the length at which a postings list moves from a plain
-	// sorted slice to a roaring bitmap: most terms are rare, and a roaring
-	// bitmap of a few ids costs more than the ids.
+	// smallMax is the length up to which the snapshot format writes a
+	// list's ids as gaps rather than as a roaring bitmap.
 	smallMax = 32
 	// skipEvery is the spacing of the position-offset skip index.
 	skipEvery = 32
@@ -25,21 +24,32 @@ const (
 // and, when that bit is set, the frequency byte: a chat message's posting
 // takes two or three bytes, and scoring it reads nothing outside its block
 // (a document's length looked up by id is a cache miss per posting in a
-// large index). The ids are also a roaring bitmap (or a short slice) for
-// set operations: totals, phrases, exclusions.
+// large index).
+//
+// Most terms are rare (half of them in one document), so a list of one
+// block is the struct and its two byte slices alone: its block is implied,
+// its bounds computed when asked, its ids decoded for a bitmap. A longer
+// list has more: the blocks and their bounds, a skip index into the
+// positions and its ids as a roaring bitmap for set operations (totals,
+// phrases, exclusions).
 type plist struct {
-	small  []uint32        // ids while the list is short
-	docs   *roaring.Bitmap // ids once it has grown past smallMax
-	pos    []byte          // per posting: uvarint count, then uvarint position deltas
-	skip   []uint32        // offset in pos of postings 0, skipEvery, 2*skipEvery, …
-	n      uint32
-	data   []byte
+	n    uint32
+	last uint32 // the largest id
+	data []byte // the postings
+	pos  []byte // per posting: uvarint count, then uvarint position deltas
+	more *more  // for a list of more than one block; nil else
+}
+
+// more is what a list of more than one block keeps besides its postings.
+type more struct {
+	docs   *roaring.Bitmap
+	skip   []uint32 // offset in pos of postings 0, skipEvery, 2*skipEvery, …
 	blocks []block
 	front  []impact // each block's impacts, from its fr to the next one's
 	top    []impact // the impacts of the whole list
 }
 
-// blockLen is the number of postings per block of a list's blocked ids.
+// blockLen is the number of postings per block of a list.
 const blockLen = 128
 
 // block describes blockLen postings (fewer in a list's last block): enough
@@ -90,8 +100,7 @@ func addImpact(s []impact, from int, x impact) []impact {
 		set[j] = x
 		return s
 	}
-	s = slices.Insert(slices.Delete(s, from+j, from+k), from+j, x)
-	return s
+	return slices.Insert(slices.Delete(s, from+j, from+k), from+j, x)
 }
 
 // add appends a posting of a document of the given length; id must exceed
@@ -112,64 +121,112 @@ func (p *plist) addRaw(id uint32, tf uint8, length uint32, pos []byte) {
 	p.pos = append(p.pos, pos...)
 }
 
-// push appends the id and frequency of a posting whose positions the caller
-// appends next; length is its document's.
+// push appends the id, frequency and length of a posting whose positions
+// the caller appends next.
 func (p *plist) push(id uint32, tf uint8, length uint32) {
-	if p.n%skipEvery == 0 {
-		p.skip = append(p.skip, uint32(len(p.pos)))
+	if p.n == blockLen {
+		p.grow()
 	}
-	p.block(p.n, id, tf, length)
-	switch {
-	case p.docs != nil:
-		p.docs.Add(id)
-	case len(p.small) < smallMax:
-		p.small = append(p.small, id)
-	default:
-		p.docs = roaring.BitmapOf(p.small...)
-		p.docs.Add(id)
-		p.small = nil
+	m := p.more
+	if m != nil {
+		if p.n%skipEvery == 0 {
+			m.skip = append(m.skip, uint32(len(p.pos)))
+		}
+		if p.n%blockLen == 0 {
+			m.blocks = append(m.blocks, block{off: uint32(len(p.data)), fr: uint32(len(m.front))})
+		}
+		b := &m.blocks[len(m.blocks)-1]
+		b.last = id
+		x := impactOf(tf, length)
+		m.front = addImpact(m.front, int(b.fr), x)
+		m.top = addImpact(m.top, 0, x)
+		m.docs.Add(id)
 	}
-	p.n++
-}
-
-// block appends posting i to the blocks.
-func (p *plist) block(i, id uint32, tf uint8, length uint32) {
-	prev := uint32(0)
-	if len(p.blocks) > 0 {
-		prev = p.blocks[len(p.blocks)-1].last
-	}
-	if i%blockLen == 0 {
-		p.blocks = append(p.blocks, block{off: uint32(len(p.data)), fr: uint32(len(p.front))})
-	}
-	b := &p.blocks[len(p.blocks)-1]
-	p.data = binary.AppendUvarint(p.data, uint64(id-prev))
+	p.data = binary.AppendUvarint(p.data, uint64(id-p.last))
 	if tf == 1 {
 		p.data = binary.AppendUvarint(p.data, uint64(length)<<1)
 	} else {
 		p.data = append(binary.AppendUvarint(p.data, uint64(length)<<1|1), tf)
 	}
-	b.last = id
-	x := impactOf(tf, length)
-	p.front = addImpact(p.front, int(b.fr), x)
-	p.top = addImpact(p.top, 0, x)
+	p.last = id
+	p.n++
 }
 
-// buildBlocks builds the blocks of a list decoded with its ids and their
-// frequencies tfs (an older format), its documents' lengths from lens.
-func (p *plist) buildBlocks(tfs []uint8, lens []uint32) {
-	p.data, p.blocks = make([]byte, 0, 3*p.n), make([]block, 0, (p.n+blockLen-1)/blockLen)
-	p.front, p.top = nil, nil
-	it := p.iter()
-	var buf [256]uint32
-	for {
-		m, first := it.next(buf[:])
-		if m == 0 {
-			return
+// grow gives a list of one full block what a longer list keeps.
+func (p *plist) grow() {
+	m := &more{docs: roaring.New(), blocks: []block{{last: p.last}}}
+	m.front = p.impacts(0)
+	m.top = slices.Clone(m.front)
+	off := 0
+	for r := uint32(0); r < p.n; r++ {
+		if r%skipEvery == 0 {
+			m.skip = append(m.skip, uint32(off))
 		}
-		for j, id := range buf[:m] {
-			p.block(uint32(first+j), id, tfs[first+j], lens[id])
+		off = skipPositions(p.pos, off)
+	}
+	var c pcur
+	for c.reset(p, 0); c.doc != noMore; c.next() {
+		m.docs.Add(c.doc)
+	}
+	p.more = m
+}
+
+// skipPositions returns the offset in pos after the positions of the
+// posting at off.
+func skipPositions(pos []byte, off int) int {
+	n, w := binary.Uvarint(pos[off:])
+	off += w
+	for ; n > 0; off++ {
+		if pos[off] < 0x80 {
+			n--
 		}
 	}
+	return off
+}
+
+// blocks is the number of blocks.
+func (p *plist) blocks() int {
+	if p.more != nil {
+		return len(p.more.blocks)
+	}
+	if p.n == 0 {
+		return 0
+	}
+	return 1
+}
+
+// block returns block b.
+func (p *plist) block(b int) block {
+	if p.more != nil {
+		return p.more.blocks[b]
+	}
+	return block{last: p.last}
+}
+
+// impacts returns the impacts of block b: for a list of one block,
+// computed from its postings.
+func (p *plist) impacts(b int) []impact {
+	if m := p.more; m != nil {
+		end := len(m.front)
+		if b+1 < len(m.blocks) {
+			end = int(m.blocks[b+1].fr)
+		}
+		return m.front[m.blocks[b].fr:end]
+	}
+	var xs []impact
+	var c pcur
+	for c.reset(p, 0); c.doc != noMore; c.next() {
+		xs = addImpact(xs, 0, impactOf(c.tfs[c.i], c.lens[c.i]))
+	}
+	return xs
+}
+
+// top returns the impacts of the whole list.
+func (p *plist) top() []impact {
+	if p.more != nil {
+		return p.more.top
+	}
+	return p.impacts(0)
 }
 
 // postings calls fn with every posting of the list in id order.
@@ -180,40 +237,20 @@ func (p *plist) postings(fn func(id uint32, tf uint8, length uint32)) {
 	}
 }
 
-// bitmap returns the ids as a bitmap; for a short list it is a new one.
+// bitmap returns the ids as a bitmap, the list's own for a list of more
+// than one block (not to be changed), else a new one.
 func (p *plist) bitmap() *roaring.Bitmap {
-	if p.docs != nil {
-		return p.docs
+	if p.more != nil {
+		return p.more.docs
 	}
-	return roaring.BitmapOf(p.small...)
-}
-
-// iter walks a postings list in id order, a batch at a time.
-type iter struct {
-	p    *plist
-	many roaring.ManyIntIterable
-	i    int // postings consumed
-}
-
-func (p *plist) iter() iter {
-	it := iter{p: p}
-	if p.docs != nil {
-		it.many = p.docs.ManyIterator()
+	var ids [blockLen]uint32
+	var c pcur
+	n := 0
+	for c.reset(p, 0); c.doc != noMore; c.next() {
+		ids[n] = c.doc
+		n++
 	}
-	return it
-}
-
-// next fills buf with the next ids and returns how many, 0 at the end, and
-// the index of the first of them.
-func (it *iter) next(buf []uint32) (n, first int) {
-	first = it.i
-	if it.many != nil {
-		n = it.many.NextMany(buf)
-	} else {
-		n = copy(buf, it.p.small[it.i:])
-	}
-	it.i += n
-	return n, first
+	return roaring.BitmapOf(ids[:n]...)
 }
 
 // cursor finds the posting index of increasing ids of a postings list,
@@ -241,8 +278,10 @@ func (c *cursor) seek(id uint32) int {
 // previous call when r is near, through the skip index when it is far.
 func (c *cursor) positions(r int, dst []uint32) []uint32 {
 	p := c.pc.p
-	if r < c.pr || r/skipEvery != c.pr/skipEvery {
-		c.pr, c.po = r-r%skipEvery, int(p.skip[r/skipEvery])
+	if m := p.more; m != nil && (r < c.pr || r/skipEvery != c.pr/skipEvery) {
+		c.pr, c.po = r-r%skipEvery, int(m.skip[r/skipEvery])
+	} else if r < c.pr {
+		c.pr, c.po = 0, 0
 	}
 	for ; c.pr < r; c.pr++ {
 		n, w := binary.Uvarint(p.pos[c.po:])

@@ -184,7 +184,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 		for i, m := range members[sp.from:sp.to] {
 			pl := &ix.lists[m.li]
 			c.m[i].reset(pl, m.w)
-			c.ub = max(c.ub, nm.bound(m.w, pl.top))
+			c.ub = max(c.ub, nm.bound(m.w, pl.top()))
 			c.df = max(c.df, pl.n)
 		}
 		r.cl = append(r.cl, c)
