@@ -194,11 +194,19 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 	r.contrib, r.has = resize(sc.contrib, slots), resize(sc.has, slots)
 	sc.contrib, sc.has = r.contrib, r.has
 
-	cand := ix.matching(q, r.cl, phrases, removed)
-	total := 0
-	if cand == nil {
+	if len(r.cl) == 0 && len(phrases) == 0 {
 		return Result{Typos: typos}
 	}
+	if len(phrases) == 0 && q.Filter == nil && removed == nil && ix.dead == 0 && q.Accept == nil {
+		// Unfiltered: the total is the union's size, counted without
+		// building it when the lists are long.
+		if n := unionCount(r.cl); n > 512 {
+			r.maxScore()
+			return Result{Hits: r.top.sorted(), Total: n, Typos: typos}
+		}
+	}
+	cand := ix.matching(q, r.cl, phrases, removed)
+	total := 0
 	n := int(cand.GetCardinality())
 	rarest := uint32(math.MaxUint32)
 	for _, c := range r.cl {
@@ -282,6 +290,39 @@ func (ix *Index) matching(q *Query, cl []clause, phrases []phraseHits, removed *
 		and(removed, true)
 	}
 	return m
+}
+
+// unionCount returns how many documents the clauses' lists hold together:
+// the longest list's count, plus the union of the others less what they
+// share with it, so the longest list is read (AndCardinality) but never
+// copied.
+func unionCount(cl []clause) int {
+	var lists []*plist
+	for _, c := range cl {
+		for i := range c.m {
+			lists = append(lists, c.m[i].p)
+		}
+	}
+	long := 0
+	for i, p := range lists {
+		if p.n > lists[long].n {
+			long = i
+		}
+	}
+	l := lists[long]
+	lists = slices.Delete(lists, long, long+1)
+	switch len(lists) {
+	case 0:
+		return int(l.n)
+	case 1:
+		return int(l.bitmap().OrCardinality(lists[0].bitmap()))
+	}
+	bms := make([]*roaring.Bitmap, len(lists))
+	for i, p := range lists {
+		bms[i] = p.bitmap()
+	}
+	rest := roaring.FastOr(bms...)
+	return int(uint64(l.n) + rest.GetCardinality() - rest.AndCardinality(l.bitmap()))
 }
 
 // countAccepted counts the documents of set that pass accept.
