@@ -371,6 +371,7 @@ func BenchmarkMemoryFullText(b *testing.B) {
 			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
 			b.ReportMetric(float64(rssBytes())/float64(text), "rss/text")
 			b.ReportMetric(float64(ms.HeapInuse)/float64(n), "heap-B/msg")
+			b.ReportMetric(float64(ms.HeapAlloc)/float64(n), "live-B/msg")
 			reportFootprint(b, e.Footprint(), n)
 			if prefix := os.Getenv("SIFT_HEAP_PROFILE"); prefix != "" {
 				// The live heap by allocation site, the engine still open.

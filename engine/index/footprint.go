@@ -35,8 +35,8 @@ func (ix *Index) Footprint() Footprint {
 			f.Positions += int64(cap(m.skip)) * 4
 		}
 	}
-	for _, t := range ix.terms {
-		f.Dictionary += int64(len(t))
+	for _, c := range ix.text.chunks {
+		f.Dictionary += int64(cap(c))
 	}
 	f.Dictionary += int64(cap(ix.terms))*stringHdr + int64(len(ix.dict))*(stringHdr+4+mapEntry)
 	for _, m := range []map[lexKey]*bucket{ix.lex.buckets, ix.lex.wordBuckets} {

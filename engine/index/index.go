@@ -31,10 +31,11 @@ type Index struct {
 	lens   []uint32 // weighted length by document id; 0 = absent or deleted
 	live   *roaring.Bitmap
 	facets map[string]*roaring.Bitmap
-	total  uint64 // sum of lens of live documents
-	next   uint32 // every id added so far is below next
-	dead   int    // deleted documents whose postings remain (see Compact)
-	veil   veiled // what public searches leave out (hidden.go)
+	total  uint64    // sum of lens of live documents
+	next   uint32    // every id added so far is below next
+	dead   int       // deleted documents whose postings remain (see Compact)
+	veil   veiled    // what public searches leave out (hidden.go)
+	text   textArena // the terms' text
 	lex    lexicon
 	gen    uint64 // counts changes: Add, Delete, Hide
 }

@@ -173,13 +173,13 @@ func (l *lexicon) isWord(id uint32) {
 // its id. word is how it was written, when that differs from t.
 func (ix *Index) newTerm(t, word string) uint32 {
 	li := uint32(len(ix.lists))
-	t = strings.Clone(t)
+	t = ix.text.str(t)
 	ix.dict[t] = li
 	ix.lists = append(ix.lists, plist{})
 	ix.terms = append(ix.terms, t)
 	ix.lex.add(li, t)
 	if word != "" && word != t {
-		ix.lex.addWord(li, strings.Clone(word))
+		ix.lex.addWord(li, ix.text.str(word))
 	}
 	return li
 }
