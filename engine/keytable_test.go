@@ -70,3 +70,48 @@ func TestSlab(t *testing.T) {
 		t.Fatal("the empty string is not the zero ref")
 	}
 }
+
+// TestSlabCoded stores message-like values, then odd ones, once the table
+// is trained, and reads each back.
+func TestSlabCoded(t *testing.T) {
+	var s slab
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := []string{"the", "release", "build", "fails", "on", "arm64", "see", "https://example.com/x?y=1", "😀", "ñandú", "\x00"}
+	var refs []ref
+	var vals []string
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j := rng.IntN(30); j >= 0; j-- {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		v := b.String()
+		switch i % 997 {
+		case 1:
+			v = ""
+		case 2:
+			v = string([]byte{0, 1, 2, 255, 254, 128})
+		case 3:
+			v = strings.Repeat("x", 200<<10) // longer than a Huffman block
+		case 4:
+			var raw []byte
+			for k := 0; k < 500; k++ {
+				raw = append(raw, byte(rng.IntN(256)))
+			}
+			v = string(raw) // incompressible
+		}
+		refs, vals = append(refs, s.addCoded(v)), append(vals, v)
+	}
+	coded := 0
+	for i, r := range refs {
+		if r&refCoded != 0 {
+			coded++
+		}
+		if got := s.str(r); got != vals[i] {
+			t.Fatalf("value %d: %q, want %q", i, got, vals[i])
+		}
+	}
+	if coded < len(refs)/2 {
+		t.Fatalf("only %d of %d values coded", coded, len(refs))
+	}
+}

@@ -118,7 +118,7 @@ func (st *state) pinMessageURLs(n uint32) {
 func (st *state) storeMessage(m *Message, ch uint32) uint32 {
 	slot := uint32(len(st.msgs))
 	st.msgs = append(st.msgs, msgRec{
-		id: st.text.add(m.ID), content: st.text.add(m.Content), ts: timeMicro(m.Timestamp),
+		id: st.text.add(m.ID), content: st.text.addCoded(m.Content), ts: timeMicro(m.Timestamp),
 		channel: ch, author: st.authorFor(m.Author, m.AuthorName),
 	})
 	x := msgExtra{replyTo: m.ReplyTo, edited: timeMicro(m.EditedAt)}
