@@ -147,7 +147,7 @@ func (e *Engine) MessagePosition(slug, id string) (int, error) {
 		return 0, ErrNotFound
 	}
 	slot, ok := e.st.findMessage(e.st.chans[n].SourceID, id)
-	if !ok || e.st.msgs[slot].channel != n {
+	if !ok || e.st.msgs.at(slot).channel != n {
 		return 0, ErrNotFound
 	}
 	at, found := slices.BinarySearchFunc(e.st.chanOrder[n], slot, e.st.msgCmp)
@@ -172,7 +172,7 @@ func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	for start := 0; start < len(slots); start += size {
 		var last int64
 		for _, s := range slots[start:min(start+size, len(slots))] {
-			last = max(last, e.st.msgs[s].ts, e.st.msgExtra[s].edited)
+			last = max(last, e.st.msgs.at(s).ts, e.st.msgExtra[s].edited)
 		}
 		out = append(out, microTime(last))
 	}

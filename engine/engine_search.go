@@ -276,7 +276,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 		q.Filter = roaring.FastAnd(filters...)
 	}
 	q.Public = !private
-	ts := func(id uint32) int64 { return st.msgs[id].ts }
+	ts := func(id uint32) int64 { return st.msgs.at(id).ts }
 	q.Accept = timeWindow(pq, ts)
 	q.Recency = ts
 	q.Tie = func(a, b uint32) int { return strings.Compare(st.msgID(a), st.msgID(b)) } // as wvstore's sort
@@ -285,7 +285,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	hits := make([]MessageHit, 0, max(len(r.Hits)-offset, 0))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
 		m := st.message(h.ID)
-		ch := st.chans[st.msgs[h.ID].channel]
+		ch := st.chans[st.msgs.at(h.ID).channel]
 		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score), lang: languageOf(st.msgIdx, h.ID, c.langs)}
 		if src := st.sources[ch.SourceID]; src != nil {
 			hit.SourceName, hit.SourceType = src.Name, src.Type

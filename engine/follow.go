@@ -168,7 +168,7 @@ func (v *View) ChannelHidden(ref uint32) bool { return v.st.hid.chans.Contains(r
 func (v *View) ChannelMessages(ref uint32) []uint32 { return v.st.chanOrder[ref] }
 
 // Messages returns the number of message records; refs are below it.
-func (v *View) Messages() uint32 { return uint32(len(v.st.msgs)) }
+func (v *View) Messages() uint32 { return uint32(v.st.msgs.len()) }
 
 // MessageText is what a derived index reads of a message: whether it still
 // exists, its time (unix microseconds), its author as shown (display name,
@@ -182,10 +182,10 @@ type MessageText struct {
 
 // MessageText returns message ref's text; a deleted message is not Live.
 func (v *View) MessageText(ref uint32) MessageText {
-	if int(ref) >= len(v.st.msgs) {
+	if int(ref) >= v.st.msgs.len() {
 		return MessageText{}
 	}
-	r := &v.st.msgs[ref]
+	r := v.st.msgs.at(ref)
 	if !r.live() {
 		return MessageText{}
 	}
@@ -194,7 +194,7 @@ func (v *View) MessageText(ref uint32) MessageText {
 	if name == "" {
 		name = a.name
 	}
-	return MessageText{Live: true, Micros: r.ts, Author: name, Content: v.st.text.str(r.content)}
+	return MessageText{Live: true, Micros: r.ts, Author: name, Content: v.st.text.msgContent(r.text)}
 }
 
 // Message returns message ref whole. It must exist (MessageText.Live).

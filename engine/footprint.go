@@ -31,7 +31,7 @@ func (e *Engine) Footprint() Footprint {
 	for _, c := range st.text.chunks {
 		f.Text += int64(cap(c))
 	}
-	f.Records = int64(cap(st.msgs))*int64(unsafe.Sizeof(msgRec{})) +
+	f.Records = st.msgs.bytes() +
 		int64(len(st.msgExtra))*int64(unsafe.Sizeof(msgExtra{})+4+16) +
 		int64(cap(st.msgKey.slots)+cap(st.msgKey.hashes))*4
 	for _, o := range st.chanOrder {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -100,15 +101,19 @@ func TestSlabCoded(t *testing.T) {
 			}
 			v = string(raw) // incompressible
 		}
-		refs, vals = append(refs, s.addCoded(v)), append(vals, v)
+		id := fmt.Sprint("m", i)
+		refs, vals = append(refs, s.addMessage(id, v)), append(vals, v)
 	}
 	coded := 0
 	for i, r := range refs {
 		if r&refCoded != 0 {
 			coded++
 		}
-		if got := s.str(r); got != vals[i] {
+		if got := s.msgContent(r); got != vals[i] {
 			t.Fatalf("value %d: %q, want %q", i, got, vals[i])
+		}
+		if got := s.msgID(r); got != fmt.Sprint("m", i) {
+			t.Fatalf("value %d: id %q", i, got)
 		}
 	}
 	if coded < len(refs)/2 {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"hash/maphash"
+	"unsafe"
 )
 
 // msgRec is a stored message: the fields of Message every message has, its
@@ -10,18 +11,58 @@ import (
 // URL that is its channel's URL plus "/" plus its id is not stored at all
 // (Discord's links are all of that form).
 type msgRec struct {
-	id      ref   // in st.text; 0 once deleted (an id is never empty)
-	content ref   // in st.text
+	text    ref   // id and content in st.text (slab.addMessage); 0 once deleted
 	ts      int64 // unix microseconds
 	channel uint32
 	author  uint32
 }
 
+// recs holds the message records by slot, in pages of recPage: growing
+// never copies the records already held (ten million of them would be a
+// quarter of a gigabyte moved under the write lock), and nothing is
+// allocated beyond the last page.
+type recs struct {
+	pages [][]msgRec
+	n     int
+}
+
+const recPageBits = 16
+
+func (r *recs) at(i uint32) *msgRec { return &r.pages[i>>recPageBits][i&(1<<recPageBits-1)] }
+
+// len is the number of slots.
+func (r *recs) len() int { return r.n }
+
+// append adds x as a new slot and returns the slot. The first page grows
+// as a slice does, so a small engine holds a small one.
+func (r *recs) append(x msgRec) uint32 {
+	p := r.n >> recPageBits
+	if p == len(r.pages) {
+		c := 1 << recPageBits
+		if p == 0 {
+			c = 64
+		}
+		r.pages = append(r.pages, make([]msgRec, 0, c))
+	}
+	r.pages[p] = append(r.pages[p], x)
+	r.n++
+	return uint32(r.n - 1)
+}
+
+// bytes is the memory the pages hold.
+func (r *recs) bytes() int64 {
+	n := 0
+	for _, p := range r.pages {
+		n += cap(p)
+	}
+	return int64(n) * int64(unsafe.Sizeof(msgRec{}))
+}
+
 // live reports whether the slot holds a message.
-func (r *msgRec) live() bool { return r.id != 0 }
+func (r *msgRec) live() bool { return r.text != 0 }
 
 // msgID returns the id of the message in slot i ("" once deleted).
-func (st *state) msgID(i uint32) string { return st.text.str(st.msgs[i].id) }
+func (st *state) msgID(i uint32) string { return st.text.msgID(st.msgs.at(i).text) }
 
 // msgExtra holds the rarely set fields of a message.
 type msgExtra struct {
@@ -54,8 +95,8 @@ func keyHash(source, id string) uint64 {
 
 // msgIs reports whether slot i holds message id of source.
 func (st *state) msgIs(i uint32, source, id string) bool {
-	r := &st.msgs[i]
-	return r.live() && st.text.str(r.id) == id && st.chans[r.channel].SourceID == source
+	r := st.msgs.at(i)
+	return r.live() && st.text.msgID(r.text) == id && st.chans[r.channel].SourceID == source
 }
 
 // findMessage returns the slot of a message.
@@ -78,12 +119,12 @@ func (st *state) deleteMessageKey(source, id string, slot uint32) {
 
 // message rebuilds the public form of the message in slot i.
 func (st *state) message(i uint32) Message {
-	r := &st.msgs[i]
+	r := st.msgs.at(i)
 	ch := st.chans[r.channel]
 	a := st.authors[r.author]
 	m := Message{
-		SourceID: ch.SourceID, ChannelID: ch.ID, ID: st.text.str(r.id), Author: a.name, AuthorName: a.display,
-		Content: st.text.str(r.content), Timestamp: microTime(r.ts),
+		SourceID: ch.SourceID, ChannelID: ch.ID, ID: st.text.msgID(r.text), Author: a.name, AuthorName: a.display,
+		Content: st.text.msgContent(r.text), Timestamp: microTime(r.ts),
 	}
 	x := st.msgExtra[i]
 	m.ReplyTo, m.EditedAt, m.URL = x.replyTo, microTime(x.edited), x.url
@@ -116,9 +157,8 @@ func (st *state) pinMessageURLs(n uint32) {
 // storeMessage appends m, of channel number ch, as a new slot and returns
 // it. The caller holds the write locks and indexes the slot.
 func (st *state) storeMessage(m *Message, ch uint32) uint32 {
-	slot := uint32(len(st.msgs))
-	st.msgs = append(st.msgs, msgRec{
-		id: st.text.add(m.ID), content: st.text.addCoded(m.Content), ts: timeMicro(m.Timestamp),
+	slot := st.msgs.append(msgRec{
+		text: st.text.addMessage(m.ID, m.Content), ts: timeMicro(m.Timestamp),
 		channel: ch, author: st.authorFor(m.Author, m.AuthorName),
 	})
 	x := msgExtra{replyTo: m.ReplyTo, edited: timeMicro(m.EditedAt)}
@@ -134,11 +174,11 @@ func (st *state) storeMessage(m *Message, ch uint32) uint32 {
 
 // deleteMessage frees slot i. The caller holds the write locks.
 func (st *state) deleteMessage(i uint32) {
-	r := &st.msgs[i]
+	r := st.msgs.at(i)
 	if !r.live() {
 		return
 	}
-	st.deleteMessageKey(st.chans[r.channel].SourceID, st.text.str(r.id), i)
+	st.deleteMessageKey(st.chans[r.channel].SourceID, st.text.msgID(r.text), i)
 	st.orderRemove(r.channel, i)
 	delete(st.msgExtra, i)
 	st.msgIdx.Delete(i)

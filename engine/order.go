@@ -34,7 +34,7 @@ func (st *state) orderRemove(ch, i uint32) {
 
 // msgCmp orders message slots by time, then slot.
 func (st *state) msgCmp(a, b uint32) int {
-	if c := cmp.Compare(st.msgs[a].ts, st.msgs[b].ts); c != 0 {
+	if c := cmp.Compare(st.msgs.at(a).ts, st.msgs.at(b).ts); c != 0 {
 		return c
 	}
 	return cmp.Compare(a, b)
@@ -42,8 +42,8 @@ func (st *state) msgCmp(a, b uint32) int {
 
 // buildChannelOrders sorts every channel's messages by time (at load).
 func (st *state) buildChannelOrders() {
-	for i := range st.msgs {
-		if r := &st.msgs[i]; r.live() {
+	for i := range st.msgs.len() {
+		if r := st.msgs.at(uint32(i)); r.live() {
 			st.chanOrder[r.channel] = append(st.chanOrder[r.channel], uint32(i))
 		}
 	}

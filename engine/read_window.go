@@ -96,7 +96,7 @@ func (e *Engine) ChannelWindow(slug string, q WindowQuery) (ChannelWindow, error
 func (e *Engine) anchorAt(n uint32, o []uint32, a Anchor, after bool) (int, error) {
 	if a.ID != "" {
 		slot, ok := e.st.findMessage(e.st.chans[n].SourceID, a.ID)
-		if !ok || e.st.msgs[slot].channel != n {
+		if !ok || e.st.msgs.at(slot).channel != n {
 			return 0, fmt.Errorf("message %q: %w", a.ID, ErrNotFound)
 		}
 		at := sort.Search(len(o), func(i int) bool { return e.st.msgCmp(o[i], slot) >= 0 })
@@ -109,7 +109,7 @@ func (e *Engine) anchorAt(n uint32, o []uint32, a Anchor, after bool) (int, erro
 		return at, nil
 	}
 	return sort.Search(len(o), func(i int) bool {
-		t := microTime(e.st.msgs[o[i]].ts)
+		t := microTime(e.st.msgs.at(o[i]).ts)
 		if after {
 			return t.After(a.Time)
 		}

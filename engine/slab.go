@@ -16,12 +16,13 @@ import (
 // value no longer referenced is reclaimed when the slab is rebuilt (a
 // snapshot load).
 //
-// Values added with addCoded (message contents) are Huffman-coded once a
-// table is trained on the first of them (huff0, zstd's entropy coder, one
-// table for all): each value is coded alone, so reading one decodes its
-// own bytes and nothing else (half a microsecond for a chat message),
-// where a compressed block of many would be decoded whole for any of them.
-// Chat text codes to about 55% of its size.
+// A message's id and content are one value (addMessage), the content
+// Huffman-coded once a table is trained on the first contents (huff0,
+// zstd's entropy coder, one table for all): each content is coded alone,
+// so reading one decodes its own bytes and nothing else (half a
+// microsecond for a chat message), where a compressed block of many would
+// be decoded whole for any of them. Chat text codes to about 55% of its
+// size.
 type slab struct {
 	chunks [][]byte
 	used   int64 // bytes of values added, as stored
@@ -42,18 +43,17 @@ const (
 )
 
 // add copies v into the slab and returns its ref.
-func (s *slab) add(v string) ref { return s.put(v, nil) }
-
-// put stores v, or its coded form when there is one (prefixed with v's
-// length, which the decoder needs), and returns its ref.
-func (s *slab) put(v string, coded []byte) ref {
+func (s *slab) add(v string) ref {
 	if v == "" {
 		return 0
 	}
-	size := len(v)
-	if coded != nil {
-		size = uvarintLen(uint64(len(v))) + len(coded)
-	}
+	r, b := s.reserve(len(v))
+	copy(b, v)
+	return r
+}
+
+// reserve makes room for size bytes and returns their ref and the room.
+func (s *slab) reserve(size int) (ref, []byte) {
 	if size >= 1<<refLenBits {
 		panic("BUG: slab value longer than a ref can say")
 	}
@@ -71,36 +71,79 @@ func (s *slab) put(v string, coded []byte) ref {
 	}
 	c := s.chunks[n-1]
 	off := len(c)
-	r := ref(uint64(n-1)<<(refOffBits+refLenBits) | uint64(off)<<refLenBits | uint64(size))
-	if coded != nil {
-		c = binary.AppendUvarint(c, uint64(len(v)))
-		s.chunks[n-1] = append(c, coded...)
-		r |= refCoded
-	} else {
-		s.chunks[n-1] = append(c, v...)
-	}
+	s.chunks[n-1] = c[:off+size]
 	s.used += int64(size)
+	return ref(uint64(n-1)<<(refOffBits+refLenBits) | uint64(off)<<refLenBits | uint64(size)), c[off : off+size : off+size]
+}
+
+// addMessage stores a message's id and content as one value: the id's
+// length and bytes, then the content — coded (its length, then its code)
+// when the coder has a table and coding makes it smaller, else as it is.
+func (s *slab) addMessage(id, content string) ref {
+	coded := s.coder.code(content)
+	size := uvarintLen(uint64(len(id))) + len(id) + len(content)
+	if coded != nil {
+		size += uvarintLen(uint64(len(content))) + len(coded) - len(content)
+	}
+	r, b := s.reserve(size)
+	b = binary.AppendUvarint(b[:0], uint64(len(id)))
+	b = append(b, id...)
+	if coded != nil {
+		b = binary.AppendUvarint(b, uint64(len(content)))
+		copy(b[len(b):cap(b)], coded)
+		return r | refCoded
+	}
+	copy(b[len(b):cap(b)], content)
 	return r
 }
 
-// addCoded stores v coded when the coder has a table and coding makes it
-// smaller, else as it is.
-func (s *slab) addCoded(v string) ref {
-	return s.put(v, s.coder.code(v))
-}
-
-// str returns the value r refers to, aliasing the slab.
-func (s *slab) str(r ref) string {
+// bytesOf returns what r refers to, as stored.
+func (s *slab) bytesOf(r ref) []byte {
 	n := int(r & (1<<refLenBits - 1))
 	if n == 0 {
-		return ""
+		return nil
 	}
 	off := int(r >> refLenBits & (1<<refOffBits - 1))
 	c := s.chunks[r&^refCoded>>(refOffBits+refLenBits)]
-	if r&refCoded == 0 {
-		return unsafe.String(&c[off], n)
+	return c[off : off+n]
+}
+
+// str returns the value r refers to (add), aliasing the slab.
+func (s *slab) str(r ref) string {
+	b := s.bytesOf(r)
+	if len(b) == 0 {
+		return ""
 	}
-	return s.coder.decode(c[off : off+n])
+	return unsafe.String(&b[0], len(b))
+}
+
+// msgID returns the id of the message r refers to (addMessage), aliasing
+// the slab.
+func (s *slab) msgID(r ref) string {
+	b := s.bytesOf(r)
+	if len(b) == 0 {
+		return ""
+	}
+	n, w := binary.Uvarint(b)
+	return unsafe.String(&b[w], int(n))
+}
+
+// msgContent returns the content of the message r refers to: aliasing the
+// slab, or decoded.
+func (s *slab) msgContent(r ref) string {
+	b := s.bytesOf(r)
+	if len(b) == 0 {
+		return ""
+	}
+	n, w := binary.Uvarint(b)
+	b = b[w+int(n):]
+	if r&refCoded != 0 {
+		return s.coder.decode(b)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // textCoder codes message contents with one Huffman table, trained on the

@@ -140,7 +140,7 @@ func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f F
 	var e bin.Enc
 	e.String(analyzerVersion)
 	e.U8(titleWeight)
-	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), len(st.msgs), len(st.docs)} {
+	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), st.msgs.len(), len(st.docs)} {
 		e.Uvarint(uint64(n))
 	}
 	if err := fw.frame(frameMeta, e.B); err != nil {
@@ -176,16 +176,16 @@ func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f F
 	if err != nil {
 		return err
 	}
-	err = writeBlocks(fw, &e, frameMessages, len(st.msgs), messagesPerFrame, func(i int) {
-		r := &st.msgs[i]
-		e.String(st.text.str(r.id))
+	err = writeBlocks(fw, &e, frameMessages, st.msgs.len(), messagesPerFrame, func(i int) {
+		r := st.msgs.at(uint32(i))
+		e.String(st.text.msgID(r.text))
 		if !r.live() {
 			return
 		}
 		m := st.message(uint32(i))
 		e.Uvarint(uint64(r.channel))
 		e.Uvarint(uint64(r.author))
-		e.String(st.text.str(r.content))
+		e.String(st.text.msgContent(r.text))
 		e.String(m.ReplyTo)
 		e.String(m.URL)
 		e.Varint(r.ts)
@@ -571,12 +571,12 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 	if err != nil {
 		return m, fmt.Errorf("channels: %w", err)
 	}
-	st.msgs = make([]msgRec, 0, min(m.msgs, 1<<16)) // the count is untrusted until read
+	st.msgs = recs{}
 	err = fr.readBlocks(frameMessages, m.msgs, func(d *bin.Dec) error {
-		slot := uint32(len(st.msgs))
+		slot := uint32(st.msgs.len())
 		id := d.String()
 		if id == "" {
-			st.msgs = append(st.msgs, msgRec{})
+			st.msgs.append(msgRec{})
 			return nil
 		}
 		ch, au := d.Uvarint(), d.Uvarint()
@@ -628,11 +628,11 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 	if st.docIdx, err = index.Decode(opts, func() ([]byte, error) { return fr.take(frameDocIndex) }); err != nil {
 		return fmt.Errorf("document index: %w", err)
 	}
-	if int(st.msgIdx.NextID()) > len(st.msgs) || int(st.docIdx.NextID()) > len(st.docs) {
+	if int(st.msgIdx.NextID()) > st.msgs.len() || int(st.docIdx.NextID()) > len(st.docs) {
 		return errors.New("index refers to records the snapshot lacks")
 	}
-	for i := range st.msgs {
-		if st.msgs[i].live() != st.msgIdx.Contains(uint32(i)) {
+	for i := range st.msgs.len() {
+		if st.msgs.at(uint32(i)).live() != st.msgIdx.Contains(uint32(i)) {
 			return fmt.Errorf("message slot %d: index and records disagree", i)
 		}
 	}
@@ -649,8 +649,8 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 	st.msgIdx, st.docIdx = index.New(opts), index.New(opts)
 	a := newAnalyzer(0)
 	d := &a.docs[0]
-	for i := range st.msgs {
-		r := &st.msgs[i]
+	for i := range st.msgs.len() {
+		r := st.msgs.at(uint32(i))
 		if !r.live() {
 			continue
 		}

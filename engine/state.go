@@ -20,7 +20,7 @@ type state struct {
 	chans     []*Channel              // by channel number; nil once deleted
 	chanKey   map[recKey]uint32
 	chanSlug  map[string]uint32
-	msgs      []msgRec // by message slot, which is the message's id in msgIdx
+	msgs      recs // by message slot, which is the message's id in msgIdx
 	msgExtra  map[uint32]msgExtra
 	msgKey    keyTable    // hash of source and id -> slot; see messages.go
 	text      slab        // the ids and contents of msgs

@@ -36,5 +36,5 @@ func (st *state) threadLinked(c *Channel, private bool) bool {
 		return false
 	}
 	slot, ok := st.findMessage(c.SourceID, c.ID)
-	return ok && st.msgs[slot].channel == parent
+	return ok && st.msgs.at(slot).channel == parent
 }

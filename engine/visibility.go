@@ -242,7 +242,7 @@ func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
 		was[f] = true
 		cand := roaring.And(st.msgIdx.Facet(authorFacet(a)), st.msgIdx.Facet(sourceFacet(id)))
 		cand.Iterate(func(slot uint32) bool {
-			if tokenizer.Fold(st.authors[st.msgs[slot].author].name) == f {
+			if tokenizer.Fold(st.authors[st.msgs.at(slot).author].name) == f {
 				out = append(out, slot)
 			}
 			return true

@@ -30,8 +30,8 @@ func checkHidden(t testing.TB, e *Engine) {
 	defer e.mu.RUnlock()
 	st := e.st
 	hidden := 0
-	for i := range st.msgs {
-		if r := &st.msgs[i]; r.live() && st.msgIdx.Hidden(uint32(i)) != st.hid.chans.Contains(r.channel) {
+	for i := range st.msgs.len() {
+		if r := st.msgs.at(uint32(i)); r.live() && st.msgIdx.Hidden(uint32(i)) != st.hid.chans.Contains(r.channel) {
 			t.Fatalf("message slot %d: hidden %v", i, st.msgIdx.Hidden(uint32(i)))
 		} else if r.live() && st.msgIdx.Hidden(uint32(i)) {
 			hidden++
