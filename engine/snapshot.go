@@ -27,10 +27,11 @@ import (
 // the payload of each frame.
 const (
 	snapMagic = "SIFTSNAP"
-	// Versions 1 (before the semantic index), 2 (before visibility) and 3
-	// (the semantic index among the store's frames) are read too; the
-	// semantic frames of 2 and 3 are skipped, and the follower rebuilds.
-	snapVersion    = 5
+	// Versions 1 (before the semantic index), 2 (before visibility), 3
+	// (the semantic index among the store's frames), 4 (before documents'
+	// languages) and 5 (index encoding 3) are read too; the semantic frames
+	// of 2 and 3 are skipped, and the follower rebuilds.
+	snapVersion    = 6
 	snapHeaderSize = 32
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with

@@ -16,7 +16,7 @@ import (
 // codecVersion is the version of the encoding written by Encode; see
 // docs/format.md. Versions 1 (no positions flag, always positions) and 2
 // (no written forms of stems) are read.
-const codecVersion = 3
+const codecVersion = 4
 
 // termsPerBlock and blockBytes bound the blocks Encode emits (a single
 // postings list may still make a bigger one).
@@ -79,22 +79,11 @@ func appendList(e *bin.Enc, term, word string, p *plist) error {
 	e.String(term)
 	e.String(word)
 	e.Uvarint(uint64(p.n))
-	tfs := make([]byte, 0, p.n)
-	prev := uint32(0)
-	p.postings(func(id uint32, tf uint8, _ uint32) {
-		if p.n <= smallMax {
-			e.Uvarint(uint64(id - prev))
-			prev = id
-		}
-		tfs = append(tfs, tf)
-	})
-	if p.n > smallMax {
-		if err := appendBitmap(e, p.bitmap()); err != nil {
-			return err
-		}
-	}
-	e.Bytes(tfs)
+	e.Bytes(p.data)
 	e.Bytes(p.pos)
+	if p.more != nil {
+		return appendBitmap(e, p.more.docs)
+	}
 	return nil
 }
 
@@ -215,6 +204,14 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	if _, dup := ix.dict[term]; dup {
 		return fmt.Errorf("%w: term %q twice", ErrCorrupt, term)
 	}
+	if version >= 4 {
+		p, err := ix.decodeBlocked(d, uint32(n))
+		if err != nil {
+			return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
+		}
+		ix.install(term, word, p)
+		return nil
+	}
 	var ids []uint32
 	if n <= smallMax {
 		ids = make([]uint32, n)
@@ -259,12 +256,108 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	if off != len(pos) {
 		return fmt.Errorf("%w: term %q: trailing position bytes", ErrCorrupt, term)
 	}
+	ix.install(term, word, p)
+	return nil
+}
+
+// install adds a decoded list under term.
+func (ix *Index) install(term, word string, p plist) {
 	li := ix.newTerm(term, word)
 	ix.lists[li] = p
 	if p.n >= frequentDF {
 		ix.lex.frequent(li, term, p.n, true)
 	}
-	return nil
+}
+
+// decodeBlocked reads a list of n postings as version 4 writes it (its
+// blocked postings, its positions and, for a list of more than one block,
+// its id bitmap) and checks it whole: ids increasing and below the index's
+// next, frequencies and lengths well formed, one set of positions per
+// posting, the bitmap holding exactly the ids. The blocks, their bounds
+// and the skip index are rebuilt from it, a pass over the bytes: no
+// posting is encoded again.
+func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
+	// Copies, exactly sized: the block read is not kept.
+	p := plist{n: n, data: slices.Clone(d.Bytes()), pos: slices.Clone(d.Bytes())}
+	if d.Err != nil {
+		return p, d.Err
+	}
+	var m *more
+	var it roaring.ManyIntIterable
+	if n > blockLen {
+		bm, err := decodeBitmap(d, ix.next)
+		if err != nil {
+			return p, err
+		}
+		if bm.GetCardinality() != uint64(n) {
+			return p, fmt.Errorf("%d ids in the bitmap, want %d", bm.GetCardinality(), n)
+		}
+		m = &more{docs: bm, blocks: make([]block, 0, (n+blockLen-1)/blockLen)}
+		it = bm.ManyIterator()
+	}
+	var buf [256]uint32
+	bn, bi := 0, 0 // ids in buf, and the next to compare
+	data, off, id := p.data, 0, uint32(0)
+	for r := uint32(0); r < n; r++ {
+		if m != nil && r%blockLen == 0 {
+			m.blocks = append(m.blocks, block{off: uint32(off), fr: uint32(len(m.front))})
+		}
+		gap, w := binary.Uvarint(data[off:])
+		if w <= 0 || (r > 0 && gap == 0) || uint64(id)+gap >= uint64(ix.next) {
+			return p, errors.New("ids out of order")
+		}
+		id += uint32(gap)
+		off += w
+		x, w := binary.Uvarint(data[off:])
+		if w <= 0 || x>>1 > math.MaxUint32 {
+			return p, errors.New("bad length")
+		}
+		off += w
+		tf := uint8(1)
+		if x&1 != 0 {
+			if off >= len(data) || data[off] == 0 {
+				return p, errors.New("bad frequency")
+			}
+			tf = data[off]
+			off++
+		}
+		if m != nil {
+			if bi == bn {
+				bn, bi = it.NextMany(buf[:]), 0
+			}
+			if bi == bn || buf[bi] != id {
+				return p, errors.New("the bitmap differs from the postings")
+			}
+			bi++
+			b := &m.blocks[len(m.blocks)-1]
+			b.last = id
+			im := impactOf(tf, uint32(x>>1))
+			m.front = addImpact(m.front, int(b.fr), im)
+			m.top = addImpact(m.top, 0, im)
+		}
+	}
+	if off != len(data) {
+		return p, errors.New("trailing posting bytes")
+	}
+	p.last = id
+	poff := 0
+	for r := uint32(0); r < n && !ix.opts.NoPositions; r++ {
+		if m != nil && r%skipEvery == 0 {
+			m.skip = append(m.skip, uint32(poff))
+		}
+		var err error
+		if poff, err = checkPositions(p.pos, poff); err != nil {
+			return p, err
+		}
+	}
+	if ix.opts.NoPositions && m != nil {
+		m.skip = make([]uint32, (n+skipEvery-1)/skipEvery)
+	}
+	if poff != len(p.pos) {
+		return p, errors.New("trailing position bytes")
+	}
+	p.more = m
+	return p, nil
 }
 
 // checkPositions returns the offset after the positions of the posting at
