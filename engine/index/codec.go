@@ -243,15 +243,17 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	}
 	var p plist
 	off := 0
+	var positions []uint32
 	for i, id := range ids {
-		start := off
-		if !ix.opts.NoPositions {
-			var err error
-			if off, err = checkPositions(pos, off); err != nil {
-				return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
-			}
+		if ix.opts.NoPositions {
+			p.push(id, tfs[i], ix.lens[id], false)
+			continue
 		}
-		p.addRaw(id, tfs[i], ix.lens[id], pos[start:off])
+		var err error
+		if positions, off, err = readPositions(positions[:0], pos, off); err != nil {
+			return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
+		}
+		p.add(id, uint32(tfs[i]), ix.lens[id], positions)
 	}
 	if off != len(pos) {
 		return fmt.Errorf("%w: term %q: trailing position bytes", ErrCorrupt, term)
@@ -297,6 +299,7 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 	}
 	var buf [256]uint32
 	bn, bi := 0, 0 // ids in buf, and the next to compare
+	multi := make([]uint64, (n+63)/64)
 	data, off, id := p.data, 0, uint32(0)
 	for r := uint32(0); r < n; r++ {
 		if m != nil && r%blockLen == 0 {
@@ -309,10 +312,13 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 		id += uint32(gap)
 		off += w
 		x, w := binary.Uvarint(data[off:])
-		if w <= 0 || x>>1 > math.MaxUint32 {
+		if w <= 0 || x>>2 > math.MaxUint32>>2 {
 			return p, errors.New("bad length")
 		}
 		off += w
+		if x&2 != 0 {
+			multi[r>>6] |= 1 << (r & 63)
+		}
 		tf := uint8(1)
 		if x&1 != 0 {
 			if off >= len(data) || data[off] == 0 {
@@ -331,7 +337,7 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 			bi++
 			b := &m.blocks[len(m.blocks)-1]
 			b.last = id
-			im := impactOf(tf, uint32(x>>1))
+			im := impactOf(tf, uint32(x>>2))
 			m.front = addImpact(m.front, int(b.fr), im)
 			m.top = addImpact(m.top, 0, im)
 		}
@@ -346,7 +352,7 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 			m.skip = append(m.skip, uint32(poff))
 		}
 		var err error
-		if poff, err = checkPositions(p.pos, poff); err != nil {
+		if poff, err = checkPositions(p.pos, poff, multi[r>>6]&(1<<(r&63)) != 0); err != nil {
 			return p, err
 		}
 	}
@@ -360,16 +366,47 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 	return p, nil
 }
 
-// checkPositions returns the offset after the positions of the posting at
-// off in pos, or why they are not well formed.
-func checkPositions(pos []byte, off int) (int, error) {
+// readPositions appends to dst the positions of the posting at off in pos
+// as versions 1 to 3 write them (a count, then deltas) and returns them
+// with the offset after them, or why they are not well formed.
+func readPositions(dst []uint32, pos []byte, off int) ([]uint32, int, error) {
 	c, w := binary.Uvarint(pos[off:])
 	if w <= 0 || c > uint64(len(pos)-off) {
-		return 0, errors.New("bad position count")
+		return dst, 0, errors.New("bad position count")
 	}
 	off += w
+	prev := uint64(0)
 	for ; c > 0; c-- {
-		if _, w = binary.Uvarint(pos[off:]); w <= 0 {
+		d, w := binary.Uvarint(pos[off:])
+		if w <= 0 || prev+d > math.MaxUint32 {
+			return dst, 0, errors.New("bad position")
+		}
+		prev += d
+		dst = append(dst, uint32(prev))
+		off += w
+	}
+	return dst, off, nil
+}
+
+// checkPositions returns the offset after the positions of the posting at
+// off in pos as version 4 writes them (multi: a count first), or why they
+// are not well formed.
+func checkPositions(pos []byte, off int, multi bool) (int, error) {
+	c := uint64(1)
+	if multi {
+		var w int
+		c, w = binary.Uvarint(pos[off:])
+		if w <= 0 || c > uint64(len(pos)-off) {
+			return 0, errors.New("bad position count")
+		}
+		off += w
+	}
+	for ; c > 0; c-- {
+		if off >= len(pos) {
+			return 0, errors.New("positions cut short")
+		}
+		_, w := binary.Uvarint(pos[off:])
+		if w <= 0 {
 			return 0, errors.New("bad position")
 		}
 		off += w

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"maps"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -30,24 +29,16 @@ func (ix *Index) Compacted() *Index {
 		src := &ix.lists[li]
 		var dst plist
 		off := 0
-		src.postings(func(id uint32, tf uint8, length uint32) {
-			if ix.opts.NoPositions {
-				if ix.lens[id] != 0 {
-					dst.push(id, tf, length)
-				}
-				return
-			}
-			start := off
-			c, w := binary.Uvarint(src.pos[off:])
-			off += w
-			for ; c > 0; c-- {
-				_, w = binary.Uvarint(src.pos[off:])
-				off += w
+		var c pcur
+		for c.reset(src, 0); c.doc != noMore; c.next() {
+			id, multi, start := c.doc, c.multi(c.i), off
+			if !ix.opts.NoPositions {
+				off = skipPositions(src.pos, off, multi)
 			}
 			if ix.lens[id] != 0 {
-				dst.addRaw(id, tf, length, src.pos[start:off])
+				dst.addRaw(id, c.tfs[c.i], c.lens[c.i], multi, src.pos[start:off])
 			}
-		})
+		}
 		if dst.n > 0 {
 			nli := uint32(len(out.lists))
 			out.dict[ix.terms[li]] = nli

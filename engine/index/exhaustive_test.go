@@ -192,7 +192,7 @@ func TestBlocksDecode(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				tf = 1
 			}
-			p.push(id, tf, l)
+			p.push(id, tf, l, false)
 			all, tfs, lens = append(all, id), append(tfs, tf), append(lens, l)
 		}
 		var c pcur

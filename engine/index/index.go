@@ -156,7 +156,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 			ix.lex.isWord(li) // written as itself: shown as itself
 		}
 		if ix.opts.NoPositions {
-			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)), length)
+			ix.lists[li].push(id, uint8(min(max(tf, 1), 255)), length, false)
 		} else {
 			ix.lists[li].add(id, max(tf, 1), length, positions)
 		}

@@ -76,7 +76,11 @@ type pcur struct {
 	ids  [blockLen]uint32
 	lens [blockLen]uint32
 	tfs  [blockLen]uint8
+	mult [blockLen / 64]uint64 // bit per posting: not one position
 }
+
+// multi reports whether posting i of the block has other than one position.
+func (c *pcur) multi(i int) bool { return c.mult[i>>6]&(1<<(i&63)) != 0 }
 
 func (c *pcur) reset(p *plist, w float32) {
 	c.p, c.w, c.sb, c.ubB = p, w, 0, -1
@@ -108,13 +112,15 @@ func (c *pcur) load(b int) {
 		id = p.block(b - 1).last
 	}
 	n, data := 0, p.data[off:end]
+	c.mult = [blockLen / 64]uint64{}
 	for j := 0; j < len(data); n++ {
 		var x uint32
 		x, j = uvarint32(data, j)
 		id += x
 		c.ids[n] = id
 		x, j = uvarint32(data, j)
-		c.lens[n], c.tfs[n] = x>>1, 1
+		c.lens[n], c.tfs[n] = x>>2, 1
+		c.mult[n>>6] |= uint64(x>>1&1) << (n & 63)
 		if x&1 != 0 {
 			c.tfs[n] = data[j]
 			j++

@@ -20,11 +20,13 @@ const (
 // document's length and the term's positions in it.
 //
 // The postings are kept in blocks of blockLen (data), each posting as the
-// uvarint gap from the previous id, then the uvarint length<<1 | (tf ≠ 1)
-// and, when that bit is set, the frequency byte: a chat message's posting
-// takes two or three bytes, and scoring it reads nothing outside its block
-// (a document's length looked up by id is a cache miss per posting in a
-// large index).
+// uvarint gap from the previous id, then the uvarint length<<2 | (positions
+// ≠ 1)<<1 | (tf ≠ 1) and, when the low bit is set, the frequency byte: a
+// chat message's posting takes two or three bytes, and scoring it reads
+// nothing outside its block (a document's length looked up by id is a
+// cache miss per posting in a large index). The positions (pos) of a
+// posting with one position are that position alone; of others, their
+// count, then their deltas.
 //
 // Most terms are rare (half of them in one document), so a list of one
 // block is the struct and its two byte slices alone: its block is implied,
@@ -36,7 +38,7 @@ type plist struct {
 	n    uint32
 	last uint32 // the largest id
 	data []byte // the postings
-	pos  []byte // per posting: uvarint count, then uvarint position deltas
+	pos  []byte // per posting: a uvarint position, or (see data) a count and deltas
 	more *more  // for a list of more than one block; nil else
 }
 
@@ -106,8 +108,10 @@ func addImpact(s []impact, from int, x impact) []impact {
 // add appends a posting of a document of the given length; id must exceed
 // every id already in the list.
 func (p *plist) add(id uint32, tf uint32, length uint32, positions []uint32) {
-	p.push(id, uint8(min(tf, 255)), length)
-	p.pos = binary.AppendUvarint(p.pos, uint64(len(positions)))
+	p.push(id, uint8(min(tf, 255)), length, len(positions) != 1)
+	if len(positions) != 1 {
+		p.pos = binary.AppendUvarint(p.pos, uint64(len(positions)))
+	}
 	prev := uint32(0)
 	for _, x := range positions {
 		p.pos = binary.AppendUvarint(p.pos, uint64(x-prev))
@@ -115,15 +119,18 @@ func (p *plist) add(id uint32, tf uint32, length uint32, positions []uint32) {
 	}
 }
 
-// addRaw appends a posting whose positions are already encoded.
-func (p *plist) addRaw(id uint32, tf uint8, length uint32, pos []byte) {
-	p.push(id, tf, length)
+// addRaw appends a posting whose positions are already encoded (multi:
+// not one position).
+func (p *plist) addRaw(id uint32, tf uint8, length uint32, multi bool, pos []byte) {
+	p.push(id, tf, length, multi)
 	p.pos = append(p.pos, pos...)
 }
 
 // push appends the id, frequency and length of a posting whose positions
-// the caller appends next.
-func (p *plist) push(id uint32, tf uint8, length uint32) {
+// the caller appends next; multi says they are not one position (always
+// false without positions).
+func (p *plist) push(id uint32, tf uint8, length uint32, multi bool) {
+	length = min(length, 1<<30-1) // as a block stores it (length<<2 in 32 bits)
 	if p.n == blockLen {
 		p.grow()
 	}
@@ -143,10 +150,14 @@ func (p *plist) push(id uint32, tf uint8, length uint32) {
 		m.docs.Add(id)
 	}
 	p.data = binary.AppendUvarint(p.data, uint64(id-p.last))
+	x := uint64(length) << 2
+	if multi {
+		x |= 2
+	}
 	if tf == 1 {
-		p.data = binary.AppendUvarint(p.data, uint64(length)<<1)
+		p.data = binary.AppendUvarint(p.data, x)
 	} else {
-		p.data = append(binary.AppendUvarint(p.data, uint64(length)<<1|1), tf)
+		p.data = append(binary.AppendUvarint(p.data, x|1), tf)
 	}
 	p.last = id
 	p.n++
@@ -158,24 +169,28 @@ func (p *plist) grow() {
 	m.front = p.impacts(0)
 	m.top = slices.Clone(m.front)
 	off := 0
-	for r := uint32(0); r < p.n; r++ {
-		if r%skipEvery == 0 {
-			m.skip = append(m.skip, uint32(off))
-		}
-		off = skipPositions(p.pos, off)
-	}
 	var c pcur
 	for c.reset(p, 0); c.doc != noMore; c.next() {
+		if c.i%skipEvery == 0 {
+			m.skip = append(m.skip, uint32(off))
+		}
+		if len(p.pos) > 0 {
+			off = skipPositions(p.pos, off, c.multi(c.i))
+		}
 		m.docs.Add(c.doc)
 	}
 	p.more = m
 }
 
 // skipPositions returns the offset in pos after the positions of the
-// posting at off.
-func skipPositions(pos []byte, off int) int {
-	n, w := binary.Uvarint(pos[off:])
-	off += w
+// posting at off (multi: not one position).
+func skipPositions(pos []byte, off int, multi bool) int {
+	n := uint64(1)
+	if multi {
+		var w int
+		n, w = binary.Uvarint(pos[off:])
+		off += w
+	}
 	for ; n > 0; off++ {
 		if pos[off] < 0x80 {
 			n--
@@ -274,26 +289,27 @@ func (c *cursor) seek(id uint32) int {
 	return c.pc.blk*blockLen + c.pc.i
 }
 
-// positions appends the positions of posting r to dst, walking on from the
-// previous call when r is near, through the skip index when it is far.
+// positions appends the positions of posting r, the one the last seek
+// found, to dst, walking on from the previous call when r is near, through
+// the skip index when it is far. The postings walked over are in r's
+// block (skipEvery divides blockLen), whose flags the seek decoded.
 func (c *cursor) positions(r int, dst []uint32) []uint32 {
-	p := c.pc.p
+	p, pc := c.pc.p, &c.pc
 	if m := p.more; m != nil && (r < c.pr || r/skipEvery != c.pr/skipEvery) {
 		c.pr, c.po = r-r%skipEvery, int(m.skip[r/skipEvery])
 	} else if r < c.pr {
 		c.pr, c.po = 0, 0
 	}
+	base := pc.blk * blockLen
 	for ; c.pr < r; c.pr++ {
-		n, w := binary.Uvarint(p.pos[c.po:])
-		c.po += w
-		for ; n > 0; c.po++ {
-			if p.pos[c.po] < 0x80 {
-				n--
-			}
-		}
+		c.po = skipPositions(p.pos, c.po, pc.multi(c.pr-base))
 	}
-	n, w := binary.Uvarint(p.pos[c.po:])
-	c.po += w
+	n := uint64(1)
+	if pc.multi(r - base) {
+		var w int
+		n, w = binary.Uvarint(p.pos[c.po:])
+		c.po += w
+	}
 	prev := uint32(0)
 	for ; n > 0; n-- {
 		d, w := binary.Uvarint(p.pos[c.po:])
