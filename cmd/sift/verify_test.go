@@ -41,7 +41,7 @@ func TestVerifyCommand(t *testing.T) {
 	snap := eng.LastSnapshot()
 	out, err := run(t, "verify", snap.Path)
 	// Two sources: the built-in uploads source and chat.
-	for _, want := range []string{"verified", "format version  5", "2 sources, 2 channels, 3 messages, 1 documents, 0 chunks",
+	for _, want := range []string{"verified", "format version  6", "2 sources, 2 channels, 3 messages, 1 documents, 0 chunks",
 		"created         " + now.UTC().Format("2006-01-02"), "bytes"} {
 		if err != nil || !strings.Contains(out, want) {
 			t.Fatalf("verify a good snapshot: %v, want %q in\n%s", err, want, out)
