@@ -81,9 +81,6 @@ func appendList(e *bin.Enc, term, word string, p *plist) error {
 	e.Uvarint(uint64(p.n))
 	e.Bytes(p.data)
 	e.Bytes(p.pos)
-	if p.more != nil {
-		return appendBitmap(e, p.more.docs)
-	}
 	return nil
 }
 
@@ -272,12 +269,11 @@ func (ix *Index) install(term, word string, p plist) {
 }
 
 // decodeBlocked reads a list of n postings as version 4 writes it (its
-// blocked postings, its positions and, for a list of more than one block,
-// its id bitmap) and checks it whole: ids increasing and below the index's
-// next, frequencies and lengths well formed, one set of positions per
-// posting, the bitmap holding exactly the ids. The blocks, their bounds
-// and the skip index are rebuilt from it, a pass over the bytes: no
-// posting is encoded again.
+// blocked postings and its positions) and checks it whole: ids increasing
+// and below the index's next, frequencies and lengths well formed, one set
+// of positions per posting. The blocks, their bounds, the skip index and,
+// for a list of more than one block, its id bitmap are rebuilt from it, a
+// pass over the bytes: no posting is encoded again.
 func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 	// Copies, exactly sized: the block read is not kept.
 	p := plist{n: n, data: slices.Clone(d.Bytes()), pos: slices.Clone(d.Bytes())}
@@ -285,20 +281,11 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 		return p, d.Err
 	}
 	var m *more
-	var it roaring.ManyIntIterable
+	var ids []uint32
 	if n > blockLen {
-		bm, err := decodeBitmap(d, ix.next)
-		if err != nil {
-			return p, err
-		}
-		if bm.GetCardinality() != uint64(n) {
-			return p, fmt.Errorf("%d ids in the bitmap, want %d", bm.GetCardinality(), n)
-		}
-		m = &more{docs: bm, blocks: make([]block, 0, (n+blockLen-1)/blockLen)}
-		it = bm.ManyIterator()
+		m = &more{blocks: make([]block, 0, (n+blockLen-1)/blockLen)}
+		ids = make([]uint32, 0, n)
 	}
-	var buf [256]uint32
-	bn, bi := 0, 0 // ids in buf, and the next to compare
 	multi := make([]uint64, (n+63)/64)
 	data, off, id := p.data, 0, uint32(0)
 	for r := uint32(0); r < n; r++ {
@@ -328,13 +315,7 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 			off++
 		}
 		if m != nil {
-			if bi == bn {
-				bn, bi = it.NextMany(buf[:]), 0
-			}
-			if bi == bn || buf[bi] != id {
-				return p, errors.New("the bitmap differs from the postings")
-			}
-			bi++
+			ids = append(ids, id)
 			b := &m.blocks[len(m.blocks)-1]
 			b.last = id
 			im := impactOf(tf, uint32(x>>2))
@@ -346,6 +327,9 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 		return p, errors.New("trailing posting bytes")
 	}
 	p.last = id
+	if m != nil {
+		m.docs = roaring.BitmapOf(ids...)
+	}
 	poff := 0
 	for r := uint32(0); r < n && !ix.opts.NoPositions; r++ {
 		if m != nil && r%skipEvery == 0 {
