@@ -32,16 +32,9 @@ func (ix *Index) searchExhaustive(q *Query, k int, sc *scratch) Result {
 		if t.Weight <= 0 {
 			continue
 		}
-		var members []groupMember
-		if len(t.Alts) > 0 || t.Edits > 0 {
-			var u TypoUse
-			var ok bool
-			if members, u, ok = ix.group(q, &t, &st); ok {
-				typos = append(typos, u)
-			}
-		} else if li, ok := ix.dict[t.Text]; ok {
-			pl := &ix.lists[li]
-			members = []groupMember{{li, float32(idf(st.n, float64(st.df(pl)))) * (k1 + 1) * t.Weight}}
+		members, u, ok := ix.group(q, &t, &st)
+		if ok {
+			typos = append(typos, u)
 		}
 		best := map[uint32]float32{}
 		for _, m := range members {

@@ -159,16 +159,11 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 			continue
 		}
 		from := len(members)
-		if len(t.Alts) > 0 || t.Edits > 0 {
-			ms, u, ok := ix.group(q, &t, &st)
-			if ok {
-				typos = append(typos, u)
-			}
-			members = append(members, ms...)
-		} else if li, ok := ix.dict[t.Text]; ok {
-			pl := &ix.lists[li]
-			members = append(members, groupMember{li, float32(idf(st.n, float64(st.df(pl)))) * (k1 + 1) * t.Weight})
+		ms, u, ok := ix.group(q, &t, &st)
+		if ok {
+			typos = append(typos, u)
 		}
+		members = append(members, ms...)
 		if len(members) > from {
 			spans = append(spans, span{len(phrases) + slot, from, len(members)})
 		}

@@ -182,8 +182,9 @@ type groupMember struct {
 
 // group returns the lists t matches in the index: its text and other
 // analyses (Alts), and its typo matches, each with its weight (its idf
-// times the term's, less for a typo, never above an exact match's). It
-// reports how typos were matched when t asks for them.
+// times the term's, less for a typo, never above an exact match's); a
+// list no document of the query's statistics holds (all hidden) is left
+// out. It reports how typos were matched when t asks for them.
 func (ix *Index) group(q *Query, t *Term, st *stats) ([]groupMember, TypoUse, bool) {
 	k1 := float32(ix.opts.K1)
 	var members []groupMember
