@@ -329,10 +329,10 @@ func BenchmarkQueryStopWords(b *testing.B) {
 
 // BenchmarkMemoryFullText reports the heap and resident memory of an
 // engine holding each corpus for full-text search alone (no semantic
-// index), as BenchmarkIndex builds it, against the corpus's raw text. The
-// 10M corpus runs only with SIFT_BENCH_10M=1 (minutes, about 4 GB). Run it
-// on its own, with -memprofile for the heap by allocation site: which
-// structure holds what.
+// index), as BenchmarkIndex builds it, against the corpus's raw text, and
+// the memory by structure (Engine.Footprint). The 10M corpus runs only
+// with SIFT_BENCH_10M=1 (minutes, about 4 GB). Run it on its own; with
+// SIFT_HEAP_PROFILE=prefix it writes the live heap by allocation site.
 func BenchmarkMemoryFullText(b *testing.B) {
 	ns := sizes
 	if os.Getenv("SIFT_BENCH_10M") == "1" {
@@ -341,25 +341,8 @@ func BenchmarkMemoryFullText(b *testing.B) {
 	for _, n := range ns {
 		b.Run(label(n), func(b *testing.B) {
 			skipLarge(b, n)
-			e, err := engine.Open(engine.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			e, _, text, _ := fullTextEngine(b, n) // the sample is dropped before the GC below
 			defer e.Close()
-			s := NewSynth(42, vocabSize, channels)
-			load(b, e, "synth", s.Channels(), nil)
-			var text int64
-			batch := make([]engine.Message, 0, batchSize)
-			for i := 0; i < n; i++ {
-				m := s.Next()
-				text += int64(len(m.Content))
-				if batch = append(batch, m); len(batch) == batchSize || i == n-1 {
-					if _, err := e.PutMessages(batch); err != nil {
-						b.Fatal(err)
-					}
-					batch = batch[:0]
-				}
-			}
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 			}

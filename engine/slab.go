@@ -25,7 +25,6 @@ import (
 // size.
 type slab struct {
 	chunks [][]byte
-	used   int64 // bytes of values added, as stored
 	coder  textCoder
 }
 
@@ -41,16 +40,6 @@ const (
 	slabFirst  = 64 << 10
 	slabMax    = 1 << refOffBits
 )
-
-// add copies v into the slab and returns its ref.
-func (s *slab) add(v string) ref {
-	if v == "" {
-		return 0
-	}
-	r, b := s.reserve(len(v))
-	copy(b, v)
-	return r
-}
 
 // reserve makes room for size bytes and returns their ref and the room.
 func (s *slab) reserve(size int) (ref, []byte) {
@@ -72,7 +61,6 @@ func (s *slab) reserve(size int) (ref, []byte) {
 	c := s.chunks[n-1]
 	off := len(c)
 	s.chunks[n-1] = c[:off+size]
-	s.used += int64(size)
 	return ref(uint64(n-1)<<(refOffBits+refLenBits) | uint64(off)<<refLenBits | uint64(size)), c[off : off+size : off+size]
 }
 
@@ -106,15 +94,6 @@ func (s *slab) bytesOf(r ref) []byte {
 	off := int(r >> refLenBits & (1<<refOffBits - 1))
 	c := s.chunks[r&^refCoded>>(refOffBits+refLenBits)]
 	return c[off : off+n]
-}
-
-// str returns the value r refers to (add), aliasing the slab.
-func (s *slab) str(r ref) string {
-	b := s.bytesOf(r)
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
 
 // msgID returns the id of the message r refers to (addMessage), aliasing

@@ -289,9 +289,7 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 	multi := make([]uint64, (n+63)/64)
 	data, off, id := p.data, 0, uint32(0)
 	for r := uint32(0); r < n; r++ {
-		if m != nil && r%blockLen == 0 {
-			m.blocks = append(m.blocks, block{off: uint32(off), fr: uint32(len(m.front))})
-		}
+		start := off
 		gap, w := binary.Uvarint(data[off:])
 		if w <= 0 || (r > 0 && gap == 0) || uint64(id)+gap >= uint64(ix.next) {
 			return p, errors.New("ids out of order")
@@ -316,11 +314,7 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 		}
 		if m != nil {
 			ids = append(ids, id)
-			b := &m.blocks[len(m.blocks)-1]
-			b.last = id
-			im := impactOf(tf, uint32(x>>2))
-			m.front = addImpact(m.front, int(b.fr), im)
-			m.top = addImpact(m.top, 0, im)
+			m.note(r, start, id, impactOf(tf, uint32(x>>2)))
 		}
 	}
 	if off != len(data) {

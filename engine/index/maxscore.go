@@ -13,15 +13,15 @@ import (
 //
 // Every query clause (a term, or a term with its other-language stems and
 // typo matches, which scores the best of them) has an upper bound of what
-// it adds to any document's score: its weight times BM25's saturation at
-// the list's highest frequency and shortest document. Clauses are ordered
+// it adds to any document's score: its weight times the best BM25
+// saturation of its list's impacts (plist.go). Clauses are ordered
 // by bound; once the top k is full, its worst score θ says which clauses
 // cannot on their own lift a document into it: the longest prefix whose
 // bounds sum below θ is non-essential. Candidates then come from the
 // essential clauses alone, and the others are only probed for them.
 //
 // Each list is also cut into blocks of blockLen postings, each with its
-// own bound (its highest frequency, its shortest document). Where the
+// own bound (the best of the block's impacts). Where the
 // bounds of every clause's block at a candidate sum below θ, the whole
 // range those blocks share is skipped; a candidate whose essential score
 // plus the block bounds of the clauses not yet probed falls below θ is
@@ -305,9 +305,8 @@ type ranker struct {
 	ok      *roaring.Bitmap      // when non-nil, candidates must be in it
 	accept  func(id uint32) bool // when non-nil, likewise
 	top     *topK
-	contrib []float32 // by slot, for the candidate at hand
+	contrib []float32 // by slot (phrases first, then terms), for the candidate at hand
 	has     []bool
-	first   int // slots before the clauses' (phrases)
 }
 
 // sum is the candidate's score, its contributions added in slot order,

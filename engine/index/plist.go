@@ -134,19 +134,11 @@ func (p *plist) push(id uint32, tf uint8, length uint32, multi bool) {
 	if p.n == blockLen {
 		p.grow()
 	}
-	m := p.more
-	if m != nil {
+	if m := p.more; m != nil {
 		if p.n%skipEvery == 0 {
 			m.skip = append(m.skip, uint32(len(p.pos)))
 		}
-		if p.n%blockLen == 0 {
-			m.blocks = append(m.blocks, block{off: uint32(len(p.data)), fr: uint32(len(m.front))})
-		}
-		b := &m.blocks[len(m.blocks)-1]
-		b.last = id
-		x := impactOf(tf, length)
-		m.front = addImpact(m.front, int(b.fr), x)
-		m.top = addImpact(m.top, 0, x)
+		m.note(p.n, len(p.data), id, impactOf(tf, length))
 		m.docs.Add(id)
 	}
 	p.data = binary.AppendUvarint(p.data, uint64(id-p.last))
@@ -161,6 +153,18 @@ func (p *plist) push(id uint32, tf uint8, length uint32, multi bool) {
 	}
 	p.last = id
 	p.n++
+}
+
+// note records posting r, at offset off in data, in the blocks and their
+// impacts.
+func (m *more) note(r uint32, off int, id uint32, x impact) {
+	if r%blockLen == 0 {
+		m.blocks = append(m.blocks, block{off: uint32(off), fr: uint32(len(m.front))})
+	}
+	b := &m.blocks[len(m.blocks)-1]
+	b.last = id
+	m.front = addImpact(m.front, int(b.fr), x)
+	m.top = addImpact(m.top, 0, x)
 }
 
 // grow gives a list of one full block what a longer list keeps.

@@ -77,7 +77,6 @@ type Result struct {
 
 // scratch is the per-query working memory, pooled.
 type scratch struct {
-	buf     [256]uint32
 	pos     [][]uint32
 	curs    []cursor
 	pcurs   []pcur // the ranked evaluation's (maxscore.go)
@@ -148,7 +147,7 @@ func (ix *Index) search(q *Query, k int, sc *scratch) Result {
 		}
 		phrases = append(phrases, phraseHits{docs, counts, float32(idf(st.n, float64(st.phraseDF(docs)))) * (k1 + 1)})
 	}
-	r := ranker{sc: sc, nm: nm, lens: ix.lens, accept: q.Accept, top: &topK{}, first: len(phrases)}
+	r := ranker{sc: sc, nm: nm, lens: ix.lens, accept: q.Accept, top: &topK{}}
 	r.top.init(k, q.Recency, q.Tie)
 	var typos []TypoUse
 	members := sc.members[:0]
@@ -234,7 +233,7 @@ func resize[T any](s []T, n int) []T {
 }
 
 // matching returns the documents q matches: those of every phrase, or
-// else of any clause, live, in the filter and not removed; nil for none.
+// else of any clause, live, in the filter and not removed.
 // Its cardinality is the query's total (before Accept). The bitmap may be
 // a list's own: the caller only reads it. A roaring union or intersection
 // costs a pass over the lists' containers (a 64th of the postings of a
@@ -249,8 +248,6 @@ func (ix *Index) matching(q *Query, cl []clause, phrases []phraseHits, removed *
 		for _, ph := range phrases[1:] {
 			m.And(roaring.BitmapOf(ph.docs...))
 		}
-	case len(cl) == 0:
-		return nil
 	case len(cl) == 1 && len(cl[0].m) == 1:
 		m = cl[0].m[0].p.bitmap()
 	default:
