@@ -196,30 +196,49 @@ func TestQuantizedIVF(t *testing.T) {
 		model[uint32(i)] = data[i*dims : (i+1)*dims]
 	}
 	x := BuildIVF(f, IVFOptions{Quantize: true})
+	for _, l := range x.lists {
+		if l.vecs != nil {
+			t.Fatal("a quantised index keeps float vectors")
+		}
+	}
 	queries := Clustered(40, dims, 30, 0.12, 12)
 	var recall float64
 	for qi := 0; qi < 40; qi++ {
 		q := queries[qi*dims : (qi+1)*dims]
 		got := x.Search(q, 10, nil, nil)
 		recall += recallAt(got, exact(model, q, 10, nil))
-		for _, r := range got { // re-ranked: exact float scores
-			if r.Score != Dot(q, model[r.ID]) {
-				t.Fatalf("score of %d not re-ranked with its float vector", r.ID)
+		for _, r := range got { // close to the float score
+			if d := math.Abs(float64(r.Score - Dot(q, model[r.ID]))); d > 0.02 {
+				t.Fatalf("score of %d off by %.4f", r.ID, d)
 			}
 		}
 	}
-	if recall /= 40; recall < 0.95 {
+	// These clusters are tight (many near ties); on real text the semantic
+	// package measures 0.99 (TestQuantisedRecall).
+	if recall /= 40; recall < 0.93 {
 		t.Errorf("quantised recall@10 %.3f", recall)
 	}
 	x.Add(99999, queries[:dims])
 	x.Delete(5)
-	model[99999] = queries[:dims]
-	delete(model, 5)
 	x.SetNProbe(x.NList())
-	x.rerank = n
+	decoded := map[uint32][]float32{}
+	x.Each(func(id uint32, v []float32) bool {
+		decoded[id] = slices.Clone(v)
+		if !slices.Equal(v, x.Vector(id)) {
+			t.Fatalf("Each and Vector disagree on %d", id)
+		}
+		return true
+	})
+	if len(decoded) != n || decoded[5] != nil || decoded[99999] == nil {
+		t.Fatalf("%d vectors after one add and one delete", len(decoded))
+	}
 	q := queries[:dims]
-	if got, want := ids(x.Search(q, 10, nil, nil)), exact(model, q, 10, nil); !slices.Equal(got, want) {
-		t.Fatalf("full probe and rerank: %v, want %v", got, want)
+	if got, want := ids(x.Search(q, 10, nil, nil)), exact(decoded, q, 10, nil); !slices.Equal(got, want) {
+		t.Fatalf("full probe: %v, want the decoded vectors' %v", got, want)
+	}
+	allowed := roaring.BitmapOf(1, 2, 3, 99999)
+	if got, want := ids(x.Search(q, 10, allowed, nil)), exact(decoded, q, 10, allowed); !slices.Equal(got, want) {
+		t.Fatalf("sparse filter: %v, want %v", got, want)
 	}
 	blocks := encode(t, x)
 	y, err := decode(blocks)
@@ -229,6 +248,132 @@ func TestQuantizedIVF(t *testing.T) {
 	if !slices.Equal(ids(x.Search(q, 10, nil, nil)), ids(y.Search(q, 10, nil, nil))) {
 		t.Fatal("decoded quantised index answers differently")
 	}
+	// Rebuilt from itself, it keeps its scales and so its codes.
+	z := BuildIVF(x, IVFOptions{Quantize: true})
+	z.Each(func(id uint32, v []float32) bool {
+		if !slices.Equal(v, decoded[id]) {
+			t.Fatalf("rebuilding changed vector %d", id)
+		}
+		return true
+	})
+}
+
+func TestQuantizeInPlace(t *testing.T) {
+	const dims, n = 32, 3000
+	data := Clustered(n, dims, 20, 0.1, 3)
+	f := NewFlat(dims)
+	for i := 0; i < n; i++ {
+		f.Add(uint32(i), data[i*dims:(i+1)*dims])
+	}
+	x := BuildIVF(f, IVFOptions{})
+	x.SetNProbe(x.NList())
+	x.Quantize()
+	if !x.Quantized() {
+		t.Fatal("not quantised")
+	}
+	var worst float64
+	x.Each(func(id uint32, v []float32) bool {
+		for j, c := range v {
+			worst = max(worst, math.Abs(float64(c-f.Vector(id)[j])))
+		}
+		return true
+	})
+	if worst > 0.02 {
+		t.Errorf("a component moved by %.4f", worst)
+	}
+	queries := Clustered(20, dims, 20, 0.1, 4)
+	var recall float64
+	for qi := 0; qi < 20; qi++ {
+		q := queries[qi*dims : (qi+1)*dims]
+		recall += recallAt(x.Search(q, 10, nil, nil), ids(f.Search(q, 10, nil, nil)))
+	}
+	if recall /= 20; recall < 0.95 {
+		t.Errorf("recall@10 %.3f after quantising in place", recall)
+	}
+}
+
+// TestDecodeLegacyQuantised loads an index written by the version that kept
+// floats beside codes (quantised flag 1): it comes back as codes.
+func TestDecodeLegacyQuantised(t *testing.T) {
+	const dims = 8
+	data := Clustered(500, dims, 5, 0.1, 9)
+	f := NewFlat(dims)
+	for i := 0; i < 500; i++ {
+		f.Add(uint32(i), data[i*dims:(i+1)*dims])
+	}
+	x := BuildIVF(f, IVFOptions{NList: 4})
+	q := newQuantizer(data, dims)
+	b := append([]byte{kindIVF}, binary.AppendUvarint(nil, dims)...)
+	for _, v := range []int{500, x.nprobe, x.trained, len(x.lists)} {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	b = appendF32s(b, x.cent)
+	b = append(b, quantLegacy, 40) // rerank 40
+	b = appendF32s(b, q.scale)
+	blocks := [][]byte{b}
+	for c := range x.lists {
+		if err := encodeList(c, dims, x.lists[c].ids, x.lists[c].vecs, func(b []byte) error {
+			blocks = append(blocks, bytes.Clone(b))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx, err := decode(blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := idx.(*IVF)
+	if !y.Quantized() || y.Len() != 500 {
+		t.Fatalf("quantised %v, %d vectors", y.Quantized(), y.Len())
+	}
+	for id := uint32(0); id < 500; id++ {
+		want := make([]float32, dims)
+		q.decode(want, q.appendCodes(nil, f.Vector(id)))
+		if !slices.Equal(y.Vector(id), want) {
+			t.Fatalf("vector %d: %v, want %v", id, y.Vector(id), want)
+		}
+	}
+}
+
+func TestDotCodesMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 48, 100, 384, 385, 1024} {
+		for trial := 0; trial < 20; trial++ {
+			w, c := make([]int16, n), make([]int8, n+trial%3)
+			for j := range w {
+				w[j] = int16(rng.IntN(65535) - 32767)
+			}
+			for j := range c {
+				c[j] = int8(rng.IntN(255) - 127)
+			}
+			if trial == 0 { // the extremes
+				for j := range w {
+					w[j], c[j] = 32767, -127
+				}
+			}
+			if got, want := dotCodes(w, c), dotCodesRef(w, c); got != want {
+				t.Fatalf("n=%d: %d, want %d", n, got, want)
+			}
+		}
+	}
+}
+
+func FuzzDotCodes(f *testing.F) {
+	f.Add([]byte{1, 2, 3}, []byte{4, 5, 6})
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		n := min(len(a)/2, len(b))
+		w, c := make([]int16, n), make([]int8, n)
+		for j := range w {
+			w[j] = int16(binary.LittleEndian.Uint16(a[2*j:]))
+			if c[j] = int8(b[j]); c[j] == math.MinInt8 {
+				c[j] = -127
+			}
+		}
+		if got, want := dotCodes(w, c), dotCodesRef(w, c); got != want {
+			t.Fatalf("%d, want %d", got, want)
+		}
+	})
 }
 
 func TestKmeansIsDeterministic(t *testing.T) {
@@ -321,6 +466,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(b[0], b[1])
 	x := BuildIVF(flat, IVFOptions{NList: 2})
 	b = encode(f, x)
+	f.Add(b[0], bytes.Join(b[1:], nil))
+	b = encode(f, BuildIVF(flat, IVFOptions{NList: 1, Quantize: true}))
 	f.Add(b[0], bytes.Join(b[1:], nil))
 	// An IVF header whose cluster count times its dimensions wraps around.
 	huge := binary.AppendUvarint([]byte{kindIVF}, 4096)

@@ -11,14 +11,23 @@ import (
 //
 //	header: u8 kind (1 flat, 2 ivf) | uvarint dims | uvarint vectors
 //	        ivf adds: uvarint nprobe | uvarint trained | uvarint nlist | nlist*dims f32 centroids
-//	                  | u8 quantised | [uvarint rerank | dims f32 scales]   (codes are recomputed)
-//	blocks: uvarint list (0 for flat) | uvarint count | count × (u32 id | dims × f32)
+//	                  | u8 quantised: 0 floats
+//	                                | 2 codes: dims f32 scales
+//	                                | 1 (read only, an earlier version's): uvarint rerank | dims f32 scales
+//	blocks: uvarint list (0 for flat) | uvarint count | count × (u32 id | vector)
+//	vector: dims × f32, or with codes dims × i8 (-127..127)
 //
+// An index written with quantised flag 1 held floats and codes both; it
+// loads as a quantised index of codes computed from its floats.
 // Floats are their IEEE-754 bits, little-endian, so vectors decode
 // bit-identical.
 const (
 	kindFlat = 1
 	kindIVF  = 2
+
+	quantFloats = 0
+	quantLegacy = 1
+	quantCodes  = 2
 
 	blockBytes = 4 << 20
 )
@@ -57,17 +66,22 @@ func Encode(idx Index, emit func([]byte) error) error {
 		b = binary.AppendUvarint(b, uint64(len(x.lists)))
 		b = appendF32s(b, x.cent)
 		if x.quant != nil {
-			b = append(b, 1)
-			b = binary.AppendUvarint(b, uint64(x.rerank))
+			b = append(b, quantCodes)
 			b = appendF32s(b, x.quant.scale)
 		} else {
-			b = append(b, 0)
+			b = append(b, quantFloats)
 		}
 		if err := emit(b); err != nil {
 			return err
 		}
 		for c := range x.lists {
-			if err := encodeList(c, x.dims, x.lists[c].ids, x.lists[c].vecs, emit); err != nil {
+			var err error
+			if l := &x.lists[c]; x.quant != nil {
+				err = encodeCodes(c, x.dims, l.ids, l.codes, emit)
+			} else {
+				err = encodeList(c, x.dims, l.ids, l.vecs, emit)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -86,6 +100,26 @@ func encodeList(list, dims int, ids []uint32, vecs []float32, emit func([]byte) 
 		for i := start; i < end; i++ {
 			b = binary.LittleEndian.AppendUint32(b, ids[i])
 			b = appendF32s(b, vecs[i*dims:(i+1)*dims])
+		}
+		if err := emit(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func encodeCodes(list, dims int, ids []uint32, codes []int8, emit func([]byte) error) error {
+	per := max(1, blockBytes/(dims+4))
+	var b []byte
+	for start := 0; start < len(ids); start += per {
+		end := min(start+per, len(ids))
+		b = binary.AppendUvarint(b[:0], uint64(list))
+		b = binary.AppendUvarint(b, uint64(end-start))
+		for i := start; i < end; i++ {
+			b = binary.LittleEndian.AppendUint32(b, ids[i])
+			for _, c := range codes[i*dims : (i+1)*dims] {
+				b = append(b, byte(c))
+			}
 		}
 		if err := emit(b); err != nil {
 			return err
@@ -130,6 +164,33 @@ func (r *reader) f32s(dst []float32) {
 	}
 }
 
+func (r *reader) i8s(dst []int8) {
+	if len(r.b) < len(dst) {
+		r.err = fmt.Errorf("%w: short vector data", ErrCorrupt)
+		return
+	}
+	for i := range dst {
+		if dst[i] = int8(r.b[i]); dst[i] == math.MinInt8 {
+			r.err = fmt.Errorf("%w: a vector code out of range", ErrCorrupt)
+			return
+		}
+	}
+	r.b = r.b[len(dst):]
+}
+
+// has reports whether idx holds a vector under id.
+func has(idx Index, id uint32) bool {
+	switch x := idx.(type) {
+	case *IVF:
+		_, ok := x.where[id]
+		return ok
+	case *Flat:
+		_, ok := x.pos[id]
+		return ok
+	}
+	return idx.Vector(id) != nil
+}
+
 // Decode reads an index written by Encode, calling next for each block, and
 // validates it: dimensions, counts, unique ids, finite components.
 func Decode(next func() ([]byte, error)) (Index, error) {
@@ -148,6 +209,7 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 	}
 	var idx Index
 	var lists int
+	codes := false
 	switch kind {
 	case kindFlat:
 		idx, lists = NewFlat(int(dims)), 1
@@ -163,11 +225,21 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 		if r.err == nil && len(r.b) > 0 {
 			q := r.b[0]
 			r.b = r.b[1:]
-			if q == 1 {
-				x.rerank = int(min(r.uvarint(), maxRerank))
+			switch q {
+			case quantFloats:
+			case quantLegacy, quantCodes:
+				if q == quantLegacy {
+					r.uvarint() // the number of candidates it re-ranked
+				}
 				x.quant = &quantizer{scale: make([]float32, dims)}
 				r.f32s(x.quant.scale)
-			} else if q != 0 {
+				for _, s := range x.quant.scale {
+					if r.err == nil && !(s > 0) {
+						r.err = fmt.Errorf("%w: a quantisation scale is not positive", ErrCorrupt)
+					}
+				}
+				codes = q == quantCodes
+			default:
 				r.err = fmt.Errorf("%w: bad quantisation flag", ErrCorrupt)
 			}
 		} else if r.err == nil {
@@ -186,6 +258,7 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 		return nil, fmt.Errorf("%w: trailing header bytes", ErrCorrupt)
 	}
 	vec := make([]float32, dims)
+	code := make([]int8, dims)
 	for uint64(idx.Len()) < n {
 		b, err := next()
 		if err != nil {
@@ -202,16 +275,23 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 			}
 			id := binary.LittleEndian.Uint32(r.b)
 			r.b = r.b[4:]
-			r.f32s(vec)
+			if codes {
+				r.i8s(code)
+			} else {
+				r.f32s(vec)
+			}
 			if r.err != nil {
 				break
 			}
-			if idx.Vector(id) != nil {
+			if has(idx, id) {
 				return nil, fmt.Errorf("%w: id %d twice", ErrCorrupt, id)
 			}
-			if x, ok := idx.(*IVF); ok {
+			switch x, _ := idx.(*IVF); {
+			case codes:
+				x.putCodes(int(list), id, code)
+			case x != nil:
 				x.put(int(list), id, vec)
-			} else {
+			default:
 				idx.Add(id, vec)
 			}
 		}

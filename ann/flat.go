@@ -78,6 +78,15 @@ func (f *Flat) Each(fn func(id uint32, v []float32) bool) {
 	}
 }
 
+// EachID calls fn for every id until fn returns false.
+func (f *Flat) EachID(fn func(id uint32) bool) {
+	for _, id := range f.ids {
+		if !fn(id) {
+			return
+		}
+	}
+}
+
 // Search fills dst with the k vectors of the highest inner product with q,
 // best first, among the ids allowed (all when allowed is nil). O(n·dims),
 // or O(|allowed|·dims) when allowed is small.

@@ -10,6 +10,7 @@ type Index interface {
 	Delete(id uint32) bool
 	Vector(id uint32) []float32
 	Each(fn func(id uint32, v []float32) bool)
+	EachID(fn func(id uint32) bool)
 	Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) []Result
 }
 

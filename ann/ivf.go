@@ -15,10 +15,9 @@ type IVFOptions struct {
 	Iters  int // k-means iterations; 0 = 10
 	Sample int // vectors k-means trains on; 0 = 64 per cluster
 	Seed   uint64
-	// Quantize scans int8 codes and re-ranks the Rerank best (0 = 8 per
-	// result asked) with the float vectors. See quant.go.
+	// Quantize stores each vector as int8 codes instead of floats, a
+	// quarter of the memory; scores are then approximate. See quant.go.
 	Quantize bool
-	Rerank   int
 }
 
 // IVF is an inverted-file index: vectors are grouped by their nearest
@@ -34,13 +33,14 @@ type IVF struct {
 	trained int               // vectors the centroids were trained on
 	n       int
 	quant   *quantizer // nil unless quantised
-	rerank  int
 }
 
+// An ivfList holds a cluster's vectors: floats, or codes when the index is
+// quantised (never both).
 type ivfList struct {
 	ids   []uint32
 	vecs  []float32
-	codes []int8 // when quantised
+	codes []int8
 }
 
 // DefaultNProbe is the number of clusters scanned by default: a sixteenth
@@ -69,7 +69,8 @@ func (opts IVFOptions) Resolve(n int) IVFOptions {
 
 // BuildIVF trains an IVF index on the vectors of src and adds them all.
 // Besides the index, it needs memory for the training sample and one
-// batch of vectors.
+// batch of vectors. A quantised index rebuilt from a quantised one keeps
+// its scales, so its vectors' codes do not change.
 func BuildIVF(src Index, opts IVFOptions) *IVF {
 	dims, n := src.Dims(), src.Len()
 	opts = opts.Resolve(n)
@@ -86,6 +87,9 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 		return true
 	})
 	x := TrainIVF(sample, dims, n, opts)
+	if old, ok := src.(*IVF); ok && old.quant != nil && x.quant != nil {
+		x.quant = old.quant
+	}
 	const batch = 16384
 	ids := make([]uint32, 0, batch)
 	vecs := make([]float32, 0, batch*dims)
@@ -116,7 +120,7 @@ func TrainIVF(sample []float32, dims, n int, opts IVFOptions) *IVF {
 	}
 	x.cent = kmeans(sample, dims, opts.NList, opts.Iters, opts.Seed)
 	if opts.Quantize {
-		x.quant, x.rerank = newQuantizer(sample, dims), opts.Rerank
+		x.quant = newQuantizer(sample, dims)
 	}
 	x.lists = make([]ivfList, len(x.cent)/dims)
 	return x
@@ -146,10 +150,20 @@ func (x *IVF) put(c int, id uint32, v []float32) {
 	l := &x.lists[c]
 	x.where[id] = uint64(c)<<32 | uint64(len(l.ids))
 	l.ids = append(l.ids, id)
-	l.vecs = append(l.vecs, v...)
 	if x.quant != nil {
 		l.codes = x.quant.appendCodes(l.codes, v)
+	} else {
+		l.vecs = append(l.vecs, v...)
 	}
+	x.n++
+}
+
+// putCodes appends a vector's codes to cluster c.
+func (x *IVF) putCodes(c int, id uint32, codes []int8) {
+	l := &x.lists[c]
+	x.where[id] = uint64(c)<<32 | uint64(len(l.ids))
+	l.ids = append(l.ids, id)
+	l.codes = append(l.codes, codes...)
 	x.n++
 }
 
@@ -173,41 +187,97 @@ func (x *IVF) Delete(id uint32) bool {
 	p, last := int(uint32(w)), len(l.ids)-1
 	if p != last {
 		l.ids[p] = l.ids[last]
-		copy(l.vecs[p*x.dims:(p+1)*x.dims], l.vecs[last*x.dims:])
 		if x.quant != nil {
 			copy(l.codes[p*x.dims:(p+1)*x.dims], l.codes[last*x.dims:])
+		} else {
+			copy(l.vecs[p*x.dims:(p+1)*x.dims], l.vecs[last*x.dims:])
 		}
 		x.where[l.ids[p]] = w
 	}
 	l.ids = l.ids[:last]
-	l.vecs = l.vecs[:last*x.dims]
 	if x.quant != nil {
 		l.codes = l.codes[:last*x.dims]
+	} else {
+		l.vecs = l.vecs[:last*x.dims]
 	}
 	delete(x.where, id)
 	x.n--
 	return true
 }
 
-// Vector returns id's vector, or nil; the slice is the index's own.
+// Quantized reports whether the index stores codes rather than floats.
+func (x *IVF) Quantized() bool { return x.quant != nil }
+
+// Vector returns id's vector, or nil: the index's own slice, or for a
+// quantised index a new one decoded from the codes.
 func (x *IVF) Vector(id uint32) []float32 {
 	w, ok := x.where[id]
 	if !ok {
 		return nil
 	}
-	p := int(uint32(w))
-	return x.lists[w>>32].vecs[p*x.dims : (p+1)*x.dims : (p+1)*x.dims]
+	l, p := &x.lists[w>>32], int(uint32(w))
+	if x.quant != nil {
+		v := make([]float32, x.dims)
+		x.quant.decode(v, l.codes[p*x.dims:(p+1)*x.dims])
+		return v
+	}
+	return l.vecs[p*x.dims : (p+1)*x.dims : (p+1)*x.dims]
 }
 
-// Each calls fn for every vector until fn returns false.
+// Each calls fn for every vector until fn returns false. For a quantised
+// index, v is decoded from the codes into a buffer the next call reuses.
 func (x *IVF) Each(fn func(id uint32, v []float32) bool) {
+	var buf []float32
+	if x.quant != nil {
+		buf = make([]float32, x.dims)
+	}
 	for c := range x.lists {
 		l := &x.lists[c]
 		for p, id := range l.ids {
-			if !fn(id, l.vecs[p*x.dims:(p+1)*x.dims]) {
+			var v []float32
+			if x.quant != nil {
+				x.quant.decode(buf, l.codes[p*x.dims:(p+1)*x.dims])
+				v = buf
+			} else {
+				v = l.vecs[p*x.dims : (p+1)*x.dims]
+			}
+			if !fn(id, v) {
 				return
 			}
 		}
+	}
+}
+
+// EachID calls fn for every id until fn returns false.
+func (x *IVF) EachID(fn func(id uint32) bool) {
+	for c := range x.lists {
+		for _, id := range x.lists[c].ids {
+			if !fn(id) {
+				return
+			}
+		}
+	}
+}
+
+// Quantize converts a float index to codes in place, its scales fitted to
+// its own vectors. It needs memory for one cluster's floats at a time
+// beside the codes.
+func (x *IVF) Quantize() {
+	if x.quant != nil {
+		return
+	}
+	x.quant = &quantizer{scale: make([]float32, x.dims)}
+	for c := range x.lists {
+		x.quant.widen(x.lists[c].vecs)
+	}
+	x.quant.fit()
+	for c := range x.lists {
+		l := &x.lists[c]
+		l.codes = make([]int8, 0, len(l.vecs))
+		for p := 0; p < len(l.vecs); p += x.dims {
+			l.codes = x.quant.appendCodes(l.codes, l.vecs[p:p+x.dims])
+		}
+		l.vecs = nil
 	}
 }
 
@@ -233,10 +303,22 @@ func (x *IVF) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) 
 		return dst[:0]
 	}
 	top := newTopK(dst, k)
+	var qc query
+	if x.quant != nil {
+		qc = x.quant.prepare(q)
+	}
+	d := x.dims
 	if sparse(allowed, x.n) {
 		allowed.Iterate(func(id uint32) bool {
-			if v := x.Vector(id); v != nil {
-				top.push(id, Dot(q, v))
+			w, ok := x.where[id]
+			if !ok {
+				return true
+			}
+			l, p := &x.lists[w>>32], int(uint32(w))
+			if x.quant != nil {
+				top.push(id, qc.score(l.codes[p*d:p*d+d]))
+			} else {
+				top.push(id, Dot(q, l.vecs[p*d:p*d+d]))
 			}
 			return true
 		})
@@ -244,43 +326,12 @@ func (x *IVF) Search(q []float32, k int, allowed *roaring.Bitmap, dst []Result) 
 	}
 	flt := newFilter(allowed)
 	defer flt.release()
-	if x.quant != nil {
-		return x.searchQuantized(q, k, flt, top)
-	}
 	for _, c := range x.probe(q) {
-		scan(q, x.lists[c].ids, x.lists[c].vecs, x.dims, flt, &top)
-	}
-	return top.sorted()
-}
-
-// maxRerank bounds the candidates a quantised search re-ranks.
-const maxRerank = 1 << 14
-
-// searchQuantized scans the probed clusters' codes for the best rerank
-// candidates, then scores those with their float vectors.
-func (x *IVF) searchQuantized(q []float32, k int, flt *filter, top topK) []Result {
-	rerank := x.rerank
-	if rerank <= 0 {
-		rerank = 8 * k
-	}
-	rerank = min(max(rerank, k), maxRerank, x.n)
-	cand := newTopK(make([]Result, 0, rerank), rerank)
-	qs := x.quant.scaled(q)
-	d := x.dims
-	for _, c := range x.probe(q) {
-		l := &x.lists[c]
-		for p, id := range l.ids {
-			if !flt.ok(id) {
-				continue
-			}
-			score := dotCodes(qs, l.codes[p*d:p*d+d])
-			if !cand.full() || score > cand.h[0].Score {
-				cand.push(id, score)
-			}
+		if x.quant != nil {
+			scanCodes(qc, x.lists[c].ids, x.lists[c].codes, d, flt, &top)
+		} else {
+			scan(q, x.lists[c].ids, x.lists[c].vecs, d, flt, &top)
 		}
-	}
-	for _, r := range cand.h {
-		top.push(r.ID, Dot(q, x.Vector(r.ID)))
 	}
 	return top.sorted()
 }

@@ -356,18 +356,25 @@ func BenchmarkMemoryFullText(b *testing.B) {
 			b.ReportMetric(float64(ms.HeapInuse)/float64(n), "heap-B/msg")
 			b.ReportMetric(float64(ms.HeapAlloc)/float64(n), "live-B/msg")
 			reportFootprint(b, e.Footprint(), n)
-			if prefix := os.Getenv("SIFT_HEAP_PROFILE"); prefix != "" {
-				// The live heap by allocation site, the engine still open.
-				f, err := os.Create(prefix + "-" + label(n) + ".prof")
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer f.Close()
-				if err := pprof.WriteHeapProfile(f); err != nil {
-					b.Fatal(err)
-				}
-			}
+			writeHeapProfile(b, label(n)) // the engine still open
 		})
+	}
+}
+
+// writeHeapProfile writes the live heap by allocation site to
+// $SIFT_HEAP_PROFILE-name.prof when that variable is set.
+func writeHeapProfile(b *testing.B, name string) {
+	prefix := os.Getenv("SIFT_HEAP_PROFILE")
+	if prefix == "" {
+		return
+	}
+	f, err := os.Create(prefix + "-" + name + ".prof")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -410,6 +417,7 @@ func BenchmarkMemory(b *testing.B) {
 			vecBytes := float64(st.Vectors) * 384 * 4
 			b.ReportMetric(vecBytes/1e6, "vectors-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/(float64(c.bytes)+vecBytes), "heap/(text+vectors)")
+			writeHeapProfile(b, "semantic-"+label(n))
 		})
 	}
 }

@@ -722,7 +722,7 @@ func (x *Index) buildIVF(sp *space) bool {
 	if testHookIVFBuild != nil {
 		testHookIVFBuild()
 	}
-	ivf := ann.BuildIVF(old, ann.IVFOptions{})
+	ivf := ann.BuildIVF(old, ann.IVFOptions{Quantize: true})
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	x.mu.Lock()

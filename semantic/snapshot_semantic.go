@@ -343,8 +343,11 @@ func (st *state) readState(v *engine.View, next func() ([]byte, error)) error {
 		if builtin && sp.vecs.Dims() != embed.Dims {
 			return fmt.Errorf("%d-dimensional vectors for the built-in embedder", sp.vecs.Dims())
 		}
+		if x, ok := sp.vecs.(*ann.IVF); ok {
+			x.Quantize() // written by a version that kept floats
+		}
 		var bad error
-		sp.vecs.Each(func(id uint32, _ []float32) bool {
+		sp.vecs.EachID(func(id uint32) bool {
 			if int(id) >= len(st.chunks) || st.chunks[id].kind == chunkNone {
 				bad = fmt.Errorf("vector of chunk %d, which does not exist", id)
 			}
