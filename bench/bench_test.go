@@ -395,7 +395,8 @@ func reportFootprint(b *testing.B, f engine.Footprint, n int) {
 
 // BenchmarkMemory reports the heap and resident memory of an engine holding
 // each corpus with its semantic index (windows, chunk index, embedder
-// model, vectors), beside the corpus's raw text size and the vectors' size.
+// model, vectors), beside the corpus's raw text size and the size of the
+// vectors as held (floats below 20,000 chunks, int8 codes above).
 // Run it on its own (-bench Memory) for a resident size not inflated by
 // earlier benchmarks.
 func BenchmarkMemory(b *testing.B) {
@@ -414,7 +415,11 @@ func BenchmarkMemory(b *testing.B) {
 			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/float64(c.bytes), "heap/text")
 			st := c.x.Status()
-			vecBytes := float64(st.Vectors) * 384 * 4
+			per := 384.0 * 4 // floats in the exact index
+			if st.Index == "ivf" {
+				per = 384 // int8 codes
+			}
+			vecBytes := float64(st.Vectors) * per
 			b.ReportMetric(vecBytes/1e6, "vectors-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/(float64(c.bytes)+vecBytes), "heap/(text+vectors)")
 			writeHeapProfile(b, "semantic-"+label(n))
