@@ -101,6 +101,7 @@ func serve(args []string) error {
 		defer close(sharedDone)
 		b.shared(sharedCtx, runner.Schedule)
 	}()
+	go releaseMemory(sharedCtx, time.Minute, log)
 	logSettings(log, cfg)
 	printWelcome(cfg)
 
