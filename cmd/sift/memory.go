@@ -8,14 +8,17 @@ import (
 	"time"
 )
 
-// releaseMemory returns memory the heap no longer uses to the system when
-// a lot of it has piled up: after a bulk import or the semantic layer's
-// catch-up, the garbage collector frees gigabytes that Go's scavenger
-// would give back only slowly (it keeps about as much as the heap may
-// grow to before the next collection, up to twice the live heap), so an
-// idle server would sit on twice the memory it needs. Checked every
-// interval; a release forces one collection, run at most once per check.
-func releaseMemory(ctx context.Context, every time.Duration, log *slog.Logger) {
+// releaseMemory gives the memory a burst of work leaves behind back to the
+// system once the burst ends. After a bulk import or the semantic layer's
+// catch-up the heap holds the work's garbage (collected only when the heap
+// next doubles, or by Go's two-minute forced collection) and then the
+// freed pages, which Go's scavenger returns only slowly and only down to
+// the next collection's goal: an idle server would sit on up to twice
+// the memory it needs. Every interval it reads how much was allocated
+// since the last check: over r.busy bytes marks a burst; the first quiet
+// check after a burst (under r.quiet bytes) collects and releases, once.
+// Under steady load nothing is forced: the collector runs as it must.
+func releaseMemory(ctx context.Context, every time.Duration, r releaser, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -26,18 +29,41 @@ func releaseMemory(ctx context.Context, every time.Duration, log *slog.Logger) {
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		if !worthReleasing(ms.HeapIdle-ms.HeapReleased, ms.HeapInuse) {
+		if !r.due(ms.TotalAlloc) {
 			continue
 		}
 		start := time.Now()
 		debug.FreeOSMemory()
-		log.Debug("returned unused memory", "held_idle_bytes", ms.HeapIdle-ms.HeapReleased, "took", time.Since(start))
+		log.Debug("returned the memory of a burst of work", "took", time.Since(start))
 	}
 }
 
-// worthReleasing reports whether held, memory the heap holds unused, is
-// worth a collection to give back: over 64 MiB and over a quarter of the
-// heap in use.
-func worthReleasing(held, inuse uint64) bool {
-	return held > 64<<20 && held > inuse/4
+// releaser decides when to release from the allocation counter's readings.
+type releaser struct {
+	busy, quiet uint64 // bytes allocated between readings in a burst, when quiet
+
+	last  uint64 // the counter at the previous reading
+	burst bool   // a burst since the last release
+	seen  bool   // last is set
+}
+
+// serveReleaser is sift serve's, read every minute: a burst allocates a
+// quarter of a gigabyte a minute, a quiet minute under 16 MiB.
+var serveReleaser = releaser{busy: 256 << 20, quiet: 16 << 20}
+
+// due takes the allocation counter and reports whether to release now.
+func (r *releaser) due(total uint64) bool {
+	d := total - r.last
+	first := !r.seen
+	r.last, r.seen = total, true
+	switch {
+	case first:
+		return false
+	case d > r.busy:
+		r.burst = true
+	case r.burst && d < r.quiet:
+		r.burst = false
+		return true
+	}
+	return false
 }

@@ -9,51 +9,57 @@ import (
 	"time"
 )
 
-func TestWorthReleasing(t *testing.T) {
-	for _, c := range []struct {
-		held, inuse uint64
-		want        bool
+func TestReleaserDue(t *testing.T) {
+	r := serveReleaser
+	steps := []struct {
+		total uint64
+		want  bool
 	}{
-		{0, 1 << 30, false},
-		{32 << 20, 1 << 20, false},  // little
-		{100 << 20, 1 << 30, false}, // under a quarter of the heap
-		{300 << 20, 1 << 30, true},
-		{100 << 20, 200 << 20, true},
-	} {
-		if got := worthReleasing(c.held, c.inuse); got != c.want {
-			t.Errorf("worthReleasing(%d, %d) = %v", c.held, c.inuse, got)
+		{1 << 30, false},         // first reading
+		{1<<30 + 8<<20, false},   // quiet, no burst before
+		{2 << 30, false},         // a burst
+		{3 << 30, false},         // still busy
+		{3<<30 + 100<<20, false}, // slower, not quiet
+		{3<<30 + 101<<20, true},  // quiet: release
+		{3<<30 + 102<<20, false}, // once
+		{4 << 30, false},         // another burst
+		{4<<30 + 1<<20, true},    // and its release
+	}
+	for i, s := range steps {
+		if got := r.due(s.total); got != s.want {
+			t.Errorf("step %d: due = %v", i, got)
 		}
 	}
 }
 
-// TestReleaseMemory: garbage of a few hundred megabytes, collected, is
-// given back to the system by the releaser.
+// TestReleaseMemory: a burst of 512 MiB of garbage, then quiet: the
+// releaser collects it and the heap gives the pages back to the system.
 func TestReleaseMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 512 MiB")
 	}
-	var keep [][]byte
-	for i := 0; i < 512; i++ {
-		b := make([]byte, 1<<20)
-		for j := range b {
-			b[j] = byte(j)
-		}
-		keep = append(keep, b)
-	}
-	keep = nil
-	runtime.GC() // what a collection after a catch-up leaves: freed, still held
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go releaseMemory(ctx, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	go releaseMemory(ctx, 50*time.Millisecond, releaser{busy: 4 << 20, quiet: 1 << 20}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	time.Sleep(100 * time.Millisecond) // its first reading
+	page := make([]byte, 1<<20)
+	for j := range page {
+		page[j] = byte(j)
+	}
+	var keep [][]byte
+	for i := 0; i < 512; i++ {
+		keep = append(keep, append([]byte(nil), page...))
+	}
+	keep = nil
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		if held := ms.HeapIdle - ms.HeapReleased; held < 64<<20 {
+		if held := ms.HeapSys - ms.HeapReleased; held < 128<<20 {
 			return
 		} else if time.Now().After(deadline) {
-			t.Fatalf("%d MiB of free heap still held", held>>20)
+			t.Fatalf("the heap still holds %d MiB from the system", held>>20)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
