@@ -42,9 +42,9 @@ func releaseMemory(ctx context.Context, every time.Duration, r releaser, log *sl
 type releaser struct {
 	busy, quiet uint64 // bytes allocated between readings in a burst, when quiet
 
-	last  uint64 // the counter at the previous reading
-	burst bool   // a burst since the last release
-	seen  bool   // last is set
+	last  uint64 // the counter at the previous reading: 0 at the start, so
+	// that loading a snapshot before the first reading counts as a burst
+	burst bool // a burst since the last release
 }
 
 // serveReleaser is sift serve's, read every minute: a burst allocates a
@@ -54,11 +54,8 @@ var serveReleaser = releaser{busy: 256 << 20, quiet: 16 << 20}
 // due takes the allocation counter and reports whether to release now.
 func (r *releaser) due(total uint64) bool {
 	d := total - r.last
-	first := !r.seen
-	r.last, r.seen = total, true
+	r.last = total
 	switch {
-	case first:
-		return false
 	case d > r.busy:
 		r.burst = true
 	case r.burst && d < r.quiet:

@@ -15,8 +15,10 @@ func TestReleaserDue(t *testing.T) {
 		total uint64
 		want  bool
 	}{
-		{1 << 30, false},         // first reading
-		{1<<30 + 8<<20, false},   // quiet, no burst before
+		{8 << 20, false},         // quiet from the start
+		{1 << 30, false},         // a burst: loading a snapshot
+		{1<<30 + 8<<20, true},    // quiet: release
+		{1<<30 + 9<<20, false},   // quiet, no burst before
 		{2 << 30, false},         // a burst
 		{3 << 30, false},         // still busy
 		{3<<30 + 100<<20, false}, // slower, not quiet
