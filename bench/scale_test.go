@@ -35,7 +35,13 @@ const (
 // batch, and returns it with every 50th message, the text's size and the
 // time PutMessages took.
 func fullTextEngine(tb testing.TB, n int) (e *engine.Engine, sample []engine.Message, text int64, took time.Duration) {
-	e, err := engine.Open(engine.Options{})
+	return fullTextEngineWith(tb, n, engine.Options{})
+}
+
+// fullTextEngineWith is fullTextEngine with the engine's options (a data
+// dir, say).
+func fullTextEngineWith(tb testing.TB, n int, opts engine.Options) (e *engine.Engine, sample []engine.Message, text int64, took time.Duration) {
+	e, err := engine.Open(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -212,5 +218,48 @@ func TestScaleQueriesExact(t *testing.T) {
 	}
 	if err := sameAsExhaustive(e, reqs); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkSnapshotFullText: the time to write a snapshot of a full-text
+// engine built as BenchmarkScale builds it (the write-ahead log on disk,
+// not synced), its size, and the time to open the data dir again from it.
+//
+//	SIFT_BENCH_10M=1 go test ./bench -run '^$' -bench 'BenchmarkSnapshotFullText' -benchtime 1x -timeout 90m
+func BenchmarkSnapshotFullText(b *testing.B) {
+	for _, n := range scaleSizes() {
+		b.Run(label(n), func(b *testing.B) {
+			skipLarge(b, n)
+			dir := b.TempDir()
+			e, _, text, _ := fullTextEngineWith(b, n, engine.Options{DataDir: dir, NoSync: true})
+			var write, load time.Duration
+			var size int64
+			for i := 0; i < b.N; i++ {
+				t := time.Now()
+				if err := e.Snapshot(); err != nil {
+					b.Fatal(err)
+				}
+				write += time.Since(t)
+				size = e.LastSnapshot().Bytes
+				if err := e.Close(); err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				t = time.Now()
+				var err error
+				if e, err = engine.Open(engine.Options{DataDir: dir, NoSync: true}); err != nil {
+					b.Fatal(err)
+				}
+				load += time.Since(t)
+				if got := e.Counts(true).Messages; got != n {
+					b.Fatalf("loaded %d messages, want %d", got, n)
+				}
+			}
+			e.Close()
+			b.ReportMetric(write.Seconds()/float64(b.N), "write-s")
+			b.ReportMetric(load.Seconds()/float64(b.N), "load-s")
+			b.ReportMetric(float64(size)/1e6, "file-MB")
+			b.ReportMetric(float64(size)/float64(text), "file/text")
+		})
 	}
 }

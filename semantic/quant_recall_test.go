@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sift-search/sift/ann"
+	"github.com/sift-search/sift/embed"
+	"github.com/sift-search/sift/internal/fakeoai"
 )
 
 // TestQuantisedRecall measures what int8 codes cost on the built-in
@@ -168,5 +171,54 @@ func TestFloatIVFLoadsQuantised(t *testing.T) {
 	}
 	if hits := semSearch(t, e, Request{Query: "HMAC signature of the raw body"}); len(hits) == 0 || hits[0].Title != "Webhooks" {
 		t.Fatalf("search after loading: %+v", hits)
+	}
+}
+
+// TestSpaceBeingFilledGetsIVF: vectors filling a new space (here for a
+// model server replacing the built-in embedder) move to an IVF index as
+// soon as they pass ivfMin, not only after the swap: a long catch-up
+// never holds every chunk's floats in an exact index.
+func TestSpaceBeingFilledGetsIVF(t *testing.T) {
+	old := ivfMin
+	ivfMin = 64
+	t.Cleanup(func() { ivfMin = old; testHookIVFBuild = nil })
+	srv := fakeoai.New()
+	defer srv.Close()
+	dir := t.TempDir()
+	e := openDir(t, dir)
+	var docs []Document
+	for i := 0; i < 300; i++ {
+		docs = append(docs, Document{Title: fmt.Sprintf("Note %d", i),
+			Content: fmt.Sprintf("Note %d is about %s and %s.", i, []string{"schedules", "webhooks", "pools", "backups"}[i%4], []string{"retries", "time zones", "signatures"}[i%3])})
+	}
+	if _, err := e.PutDocuments(docs); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	e.Close()
+
+	var filling atomic.Int32 // IVF builds for the space being filled
+	testHookIVFBuild = func() {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		if nx := e.st.next; nx != nil {
+			if f, ok := nx.vecs.(*ann.Flat); ok && f.Len() >= ivfMin && f.Len() < 300 {
+				filling.Add(1)
+			}
+		}
+	}
+	remote := embed.NewOpenAI(srv.URL, "", "fake-embed")
+	remote.Client().Backoff = time.Millisecond
+	e = openDir(t, dir, func(o *Options) { o.Embedder = remote })
+	defer e.Close()
+	waitSem(t, e)
+	e.mu.RLock()
+	name, ivf := e.st.space.name, e.st.space.vecs
+	e.mu.RUnlock()
+	if x, ok := ivf.(*ann.IVF); name != remote.Name() || !ok || x.Len() != 300 || !x.Quantized() {
+		t.Fatalf("space %q holds a %T", name, ivf)
+	}
+	if filling.Load() == 0 {
+		t.Error("the space being filled stayed an exact index until it was complete")
 	}
 }

@@ -77,11 +77,45 @@ func (x *Index) indexStep() (bool, error) {
 		return true, nil
 	}
 	for _, next := range []bool{false, true} {
+		// A space growing past ivfMin, or whose clusters drifted, gets
+		// its IVF index before more vectors: during a long catch-up an
+		// exact index of every chunk's floats would hold four times the
+		// memory of the codes.
+		if sp := x.spaceOf(next); x.vectorsDue(sp) && x.maintainVectors(sp) {
+			return true, nil
+		}
 		if did, err := x.embedPending(next); did || err != nil {
 			return did, err
 		}
 	}
-	return x.swapSpace() || x.maintainVectors(), nil
+	return x.swapSpace() || x.maintainVectors(x.spaceOf(false)), nil
+}
+
+// spaceOf returns the current space, or with next the one being filled.
+func (x *Index) spaceOf(next bool) *space {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if next {
+		return x.st.next
+	}
+	return x.st.space
+}
+
+// vectorsDue reports whether sp's vectors should move to a new IVF index
+// now: an exact index past ivfMin, or an IVF index whose clusters drifted.
+func (x *Index) vectorsDue(sp *space) bool {
+	if sp == nil {
+		return false
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	switch v := sp.vecs.(type) {
+	case *ann.Flat:
+		return v.Len() >= ivfMin
+	case *ann.IVF:
+		return v.Len() >= ivfMin/2 && v.Drifted()
+	}
+	return false
 }
 
 // takeChanges takes in the store's change feed: visibility changes apply
@@ -672,13 +706,13 @@ func (x *Index) swapSpace() bool {
 	return true
 }
 
-// maintainVectors moves the current vectors to an IVF index when they pass
-// ivfMin, rebuilds an IVF index whose clusters drifted, and goes back to an
-// exact index below ivfMin/2.
-func (x *Index) maintainVectors() bool {
+// maintainVectors moves sp's vectors (the current space's, or the one
+// being filled) to an IVF index when they pass ivfMin, rebuilds an IVF
+// index whose clusters drifted, and goes back to an exact index below
+// ivfMin/2.
+func (x *Index) maintainVectors(sp *space) bool {
 	x.stepMu.Lock()
-	sp := x.st.space
-	if sp == nil || sp.vecs == nil {
+	if sp == nil || (sp != x.st.space && sp != x.st.next) || sp.vecs == nil {
 		x.stepMu.Unlock()
 		return false
 	}
@@ -727,7 +761,7 @@ func (x *Index) buildIVF(sp *space) bool {
 	defer x.stepMu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.st.space != sp || sp.vecs != old {
+	if (x.st.space != sp && x.st.next != sp) || sp.vecs != old {
 		return false // cannot happen while only the indexer changes spaces
 	}
 	sp.vecs = ivf
