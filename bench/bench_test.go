@@ -395,8 +395,9 @@ func reportFootprint(b *testing.B, f engine.Footprint, n int) {
 
 // BenchmarkMemory reports the heap and resident memory of an engine holding
 // each corpus with its semantic index (windows, chunk index, embedder
-// model, vectors), beside the corpus's raw text size and the size of the
-// vectors as held (floats below 20,000 chunks, int8 codes above).
+// model, vectors), beside the corpus's raw text size, and both layers'
+// memory by structure (the vectors as held: floats below 20,000 chunks,
+// int8 codes above).
 // Run it on its own (-bench Memory) for a resident size not inflated by
 // earlier benchmarks.
 func BenchmarkMemory(b *testing.B) {
@@ -414,14 +415,20 @@ func BenchmarkMemory(b *testing.B) {
 			b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
 			b.ReportMetric(float64(rssBytes())/1e6, "rss-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/float64(c.bytes), "heap/text")
-			st := c.x.Status()
-			per := 384.0 * 4 // floats in the exact index
-			if st.Index == "ivf" {
-				per = 384 // int8 codes
-			}
-			vecBytes := float64(st.Vectors) * per
+			sf := c.x.Footprint()
+			vecBytes := float64(sf.Vectors)
 			b.ReportMetric(vecBytes/1e6, "vectors-MB")
 			b.ReportMetric(float64(ms.HeapInuse)/(float64(c.bytes)+vecBytes), "heap/(text+vectors)")
+			reportFootprint(b, c.e.Footprint(), n)
+			perMsg := func(v int64) float64 { return float64(v) / float64(n) }
+			b.ReportMetric(perMsg(sf.Chunks), "chunks-B/msg")
+			b.ReportMetric(perMsg(sf.ChunkIndex.Total()), "chunk-index-B/msg")
+			b.ReportMetric(perMsg(sf.ChunkIndex.Dictionary), "chunk-dict-B/msg")
+			b.ReportMetric(perMsg(sf.ChunkIndex.IDs), "chunk-ids-B/msg")
+			b.ReportMetric(perMsg(sf.ChunkIndex.Blocks), "chunk-blocks-B/msg")
+			b.ReportMetric(perMsg(sf.ChunkIndex.Positions), "chunk-pos-B/msg")
+			b.ReportMetric(perMsg(sf.ChunkIndex.Documents), "chunk-docs-B/msg")
+			b.ReportMetric(float64(sf.Model)/1e6, "model-MB")
 			writeHeapProfile(b, "semantic-"+label(n))
 		})
 	}
