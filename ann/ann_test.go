@@ -312,7 +312,7 @@ func TestDecodeLegacyQuantised(t *testing.T) {
 	b = appendF32s(b, q.scale)
 	blocks := [][]byte{b}
 	for c := range x.lists {
-		if err := encodeList(c, dims, x.lists[c].ids, x.lists[c].vecs, func(b []byte) error {
+		if err := encodeFloats(c, dims, x.lists[c].ids, x.lists[c].vecs, func(b []byte) error {
 			blocks = append(blocks, bytes.Clone(b))
 			return nil
 		}); err != nil {

@@ -56,7 +56,7 @@ func Encode(idx Index, emit func([]byte) error) error {
 		if err := emit(b); err != nil {
 			return err
 		}
-		return encodeList(0, x.dims, x.ids, x.vecs, emit)
+		return encodeFloats(0, x.dims, x.ids, x.vecs, emit)
 	case *IVF:
 		b = append(b, kindIVF)
 		b = binary.AppendUvarint(b, uint64(x.dims))
@@ -79,7 +79,7 @@ func Encode(idx Index, emit func([]byte) error) error {
 			if l := &x.lists[c]; x.quant != nil {
 				err = encodeCodes(c, x.dims, l.ids, l.codes, emit)
 			} else {
-				err = encodeList(c, x.dims, l.ids, l.vecs, emit)
+				err = encodeFloats(c, x.dims, l.ids, l.vecs, emit)
 			}
 			if err != nil {
 				return err
@@ -90,16 +90,18 @@ func Encode(idx Index, emit func([]byte) error) error {
 	return fmt.Errorf("BUG: ann: cannot encode %T", idx)
 }
 
-func encodeList(list, dims int, ids []uint32, vecs []float32, emit func([]byte) error) error {
-	per := max(1, blockBytes/(4*dims+4))
+// encodeList writes a list's vectors in blocks of about blockBytes: n
+// vectors of size bytes each, the i-th's bytes appended by vec.
+func encodeList(list, n, size int, ids []uint32, vec func(b []byte, i int) []byte, emit func([]byte) error) error {
+	per := max(1, blockBytes/(size+4))
 	var b []byte
-	for start := 0; start < len(ids); start += per {
-		end := min(start+per, len(ids))
+	for start := 0; start < n; start += per {
+		end := min(start+per, n)
 		b = binary.AppendUvarint(b[:0], uint64(list))
 		b = binary.AppendUvarint(b, uint64(end-start))
 		for i := start; i < end; i++ {
 			b = binary.LittleEndian.AppendUint32(b, ids[i])
-			b = appendF32s(b, vecs[i*dims:(i+1)*dims])
+			b = vec(b, i)
 		}
 		if err := emit(b); err != nil {
 			return err
@@ -108,24 +110,21 @@ func encodeList(list, dims int, ids []uint32, vecs []float32, emit func([]byte) 
 	return nil
 }
 
+// encodeFloats writes float vectors (vecs holds len(ids) of dims).
+func encodeFloats(list, dims int, ids []uint32, vecs []float32, emit func([]byte) error) error {
+	return encodeList(list, len(ids), 4*dims, ids, func(b []byte, i int) []byte {
+		return appendF32s(b, vecs[i*dims:(i+1)*dims])
+	}, emit)
+}
+
+// encodeCodes writes int8 codes (codes holds len(ids) of dims).
 func encodeCodes(list, dims int, ids []uint32, codes []int8, emit func([]byte) error) error {
-	per := max(1, blockBytes/(dims+4))
-	var b []byte
-	for start := 0; start < len(ids); start += per {
-		end := min(start+per, len(ids))
-		b = binary.AppendUvarint(b[:0], uint64(list))
-		b = binary.AppendUvarint(b, uint64(end-start))
-		for i := start; i < end; i++ {
-			b = binary.LittleEndian.AppendUint32(b, ids[i])
-			for _, c := range codes[i*dims : (i+1)*dims] {
-				b = append(b, byte(c))
-			}
+	return encodeList(list, len(ids), dims, ids, func(b []byte, i int) []byte {
+		for _, c := range codes[i*dims : (i+1)*dims] {
+			b = append(b, byte(c))
 		}
-		if err := emit(b); err != nil {
-			return err
-		}
-	}
-	return nil
+		return b
+	}, emit)
 }
 
 // reader reads the header fields.

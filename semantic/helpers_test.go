@@ -93,3 +93,14 @@ func seed(t testing.TB, e testEngine, msgs ...string) {
 		t.Fatal(err)
 	}
 }
+
+// notes returns n short documents, "Note i", each about one of four
+// subjects and one of three details.
+func notes(n int) []Document {
+	var docs []Document
+	for i := 0; i < n; i++ {
+		docs = append(docs, Document{Title: fmt.Sprintf("Note %d", i),
+			Content: fmt.Sprintf("Note %d is about %s and %s.", i, []string{"schedules", "webhooks", "pools", "backups"}[i%4], []string{"retries", "time zones", "signatures"}[i%3])})
+	}
+	return docs
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,11 +132,7 @@ func TestFloatIVFLoadsQuantised(t *testing.T) {
 	t.Cleanup(func() { ivfMin = old })
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	var docs []Document
-	for i := 0; i < 120; i++ {
-		docs = append(docs, Document{Title: fmt.Sprintf("Note %d", i),
-			Content: fmt.Sprintf("Note %d is about %s and %s.", i, []string{"schedules", "webhooks", "pools", "backups"}[i%4], []string{"retries", "time zones", "signatures"}[i%3])})
-	}
+	docs := notes(120)
 	if _, err := e.PutDocuments(append(docs, semDocs...)); err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +181,7 @@ func TestSpaceBeingFilledGetsIVF(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	var docs []Document
-	for i := 0; i < 300; i++ {
-		docs = append(docs, Document{Title: fmt.Sprintf("Note %d", i),
-			Content: fmt.Sprintf("Note %d is about %s and %s.", i, []string{"schedules", "webhooks", "pools", "backups"}[i%4], []string{"retries", "time zones", "signatures"}[i%3])})
-	}
+	docs := notes(300)
 	if _, err := e.PutDocuments(docs); err != nil {
 		t.Fatal(err)
 	}

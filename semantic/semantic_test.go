@@ -488,11 +488,7 @@ func TestVectorIndexBecomesIVF(t *testing.T) {
 	t.Cleanup(func() { ivfMin = old; testHookIVFBuild = nil })
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	var docs []Document
-	for i := 0; i < 120; i++ {
-		docs = append(docs, Document{Title: fmt.Sprintf("Note %d", i),
-			Content: fmt.Sprintf("Note %d is about %s and %s.", i, []string{"schedules", "webhooks", "pools", "backups"}[i%4], []string{"retries", "time zones", "signatures"}[i%3])})
-	}
+	docs := notes(120)
 	docs = append(docs, semDocs...)
 	if _, err := e.PutDocuments(docs); err != nil {
 		t.Fatal(err)
