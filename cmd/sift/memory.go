@@ -42,8 +42,9 @@ func releaseMemory(ctx context.Context, every time.Duration, r releaser, log *sl
 type releaser struct {
 	busy, quiet uint64 // bytes allocated between readings in a burst, when quiet
 
-	last  uint64 // the counter at the previous reading: 0 at the start, so
-	// that loading a snapshot before the first reading counts as a burst
+	// last is the counter at the previous reading: 0 at the start, so that
+	// loading a snapshot before the first reading counts as a burst.
+	last  uint64
 	burst bool // a burst since the last release
 }
 
