@@ -169,31 +169,31 @@ func TestFloatIVFLoadsQuantised(t *testing.T) {
 	}
 }
 
-// TestSpaceBeingFilledGetsIVF: vectors filling a new space (here for a
-// model server replacing the built-in embedder) move to an IVF index as
-// soon as they pass ivfMin, not only after the swap: a long catch-up
-// never holds every chunk's floats in an exact index.
-func TestSpaceBeingFilledGetsIVF(t *testing.T) {
+// TestSpaceBeingFilledIsPacked: vectors filling a new space (here for a
+// model server replacing the built-in embedder) move to int8 codes as
+// soon as they pass ivfMin, not only after the swap, so a long catch-up
+// never holds every chunk's floats; the clusters are trained once, when
+// the space is complete.
+func TestSpaceBeingFilledIsPacked(t *testing.T) {
 	old := ivfMin
 	ivfMin = 64
-	t.Cleanup(func() { ivfMin = old; testHookIVFBuild = nil })
+	t.Cleanup(func() { ivfMin = old; testHookPack = nil })
 	srv := fakeoai.New()
 	defer srv.Close()
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	docs := notes(300)
-	if _, err := e.PutDocuments(docs); err != nil {
+	if _, err := e.PutDocuments(notes(300)); err != nil {
 		t.Fatal(err)
 	}
 	waitSem(t, e)
 	e.Close()
 
-	var filling atomic.Int32 // IVF builds for the space being filled
-	testHookIVFBuild = func() {
+	var filling atomic.Int32 // packs of the space being filled, before it was full
+	testHookPack = func() {
 		e.mu.RLock()
 		defer e.mu.RUnlock()
 		if nx := e.st.next; nx != nil {
-			if f, ok := nx.vecs.(*ann.Flat); ok && f.Len() >= ivfMin && f.Len() < 300 {
+			if x, ok := nx.vecs.(*ann.IVF); ok && x.Quantized() && x.NList() == 1 && x.Len() < 300 {
 				filling.Add(1)
 			}
 		}
@@ -204,12 +204,16 @@ func TestSpaceBeingFilledGetsIVF(t *testing.T) {
 	defer e.Close()
 	waitSem(t, e)
 	e.mu.RLock()
-	name, ivf := e.st.space.name, e.st.space.vecs
+	name, vecs := e.st.space.name, e.st.space.vecs
 	e.mu.RUnlock()
-	if x, ok := ivf.(*ann.IVF); name != remote.Name() || !ok || x.Len() != 300 || !x.Quantized() {
-		t.Fatalf("space %q holds a %T", name, ivf)
+	x, ok := vecs.(*ann.IVF)
+	if name != remote.Name() || !ok || x.Len() != 300 || !x.Quantized() || x.NList() < 2 {
+		t.Fatalf("space %q holds a %T", name, vecs)
 	}
 	if filling.Load() == 0 {
 		t.Error("the space being filled stayed an exact index until it was complete")
+	}
+	if hits := semSearch(t, e, Request{Query: "webhooks signatures"}); len(hits) == 0 {
+		t.Fatal("no hits after the switch")
 	}
 }

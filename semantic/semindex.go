@@ -77,11 +77,10 @@ func (x *Index) indexStep() (bool, error) {
 		return true, nil
 	}
 	for _, next := range []bool{false, true} {
-		// A space growing past ivfMin, or whose clusters drifted, gets
-		// its IVF index before more vectors: during a long catch-up an
-		// exact index of every chunk's floats would hold four times the
-		// memory of the codes.
-		if sp := x.spaceOf(next); x.vectorsDue(sp) && x.maintainVectors(sp) {
+		// A space filling past ivfMin moves to int8 codes before more
+		// vectors: over a long catch-up an exact index of every chunk's
+		// floats holds four times the codes' memory.
+		if sp := x.spaceOf(next); x.pack(sp) {
 			return true, nil
 		}
 		if did, err := x.embedPending(next); did || err != nil {
@@ -101,21 +100,35 @@ func (x *Index) spaceOf(next bool) *space {
 	return x.st.space
 }
 
-// vectorsDue reports whether sp's vectors should move to a new IVF index
-// now: an exact index past ivfMin, or an IVF index whose clusters drifted.
-func (x *Index) vectorsDue(sp *space) bool {
+// testHookPack, when set, runs after pack has packed a space.
+var testHookPack func()
+
+// pack moves sp's exact index to int8 codes in a single list once it
+// holds ivfMin vectors: no clustering yet (a search scans every code,
+// still a quarter of the floats' memory to read), so a long catch-up
+// does not train clusters at each doubling; maintainVectors trains them
+// once the space is full. It reports whether it packed.
+func (x *Index) pack(sp *space) bool {
 	if sp == nil {
 		return false
 	}
+	x.stepMu.Lock()
+	defer x.stepMu.Unlock()
 	x.mu.RLock()
-	defer x.mu.RUnlock()
-	switch v := sp.vecs.(type) {
-	case *ann.Flat:
-		return v.Len() >= ivfMin
-	case *ann.IVF:
-		return v.Len() >= ivfMin/2 && v.Drifted()
+	f, ok := sp.vecs.(*ann.Flat)
+	ok = ok && f.Len() >= ivfMin && (sp == x.st.space || sp == x.st.next)
+	x.mu.RUnlock()
+	if !ok {
+		return false
 	}
-	return false
+	packed := ann.BuildIVF(f, ann.IVFOptions{NList: 1, Sample: f.Len(), Quantize: true})
+	x.mu.Lock()
+	sp.vecs = packed
+	x.mu.Unlock()
+	if testHookPack != nil {
+		testHookPack()
+	}
+	return true
 }
 
 // takeChanges takes in the store's change feed: visibility changes apply
@@ -707,9 +720,9 @@ func (x *Index) swapSpace() bool {
 }
 
 // maintainVectors moves sp's vectors (the current space's, or the one
-// being filled) to an IVF index when they pass ivfMin, rebuilds an IVF
-// index whose clusters drifted, and goes back to an exact index below
-// ivfMin/2.
+// being filled) to an IVF index when they pass ivfMin, trains the
+// clusters of a packed index (see pack) or rebuilds an IVF index whose
+// clusters drifted, and goes back to an exact index below ivfMin/2.
 func (x *Index) maintainVectors(sp *space) bool {
 	x.stepMu.Lock()
 	if sp == nil || (sp != x.st.space && sp != x.st.next) || sp.vecs == nil {
@@ -733,7 +746,7 @@ func (x *Index) maintainVectors(sp *space) bool {
 			x.stepMu.Unlock()
 			return true
 		}
-		if !v.Drifted() {
+		if packed := v.NList() == 1; !v.Drifted() && !packed {
 			x.stepMu.Unlock()
 			return false
 		}
@@ -813,8 +826,11 @@ func (x *Index) idle() bool {
 			return false
 		}
 	}
-	if v, ok := st.space.vecs.(*ann.Flat); ok && v.Len() >= ivfMin {
-		return false
+	switch v := st.space.vecs.(type) {
+	case *ann.Flat:
+		return v.Len() < ivfMin
+	case *ann.IVF:
+		return v.NList() > 1 // else packed: clusters to train
 	}
 	return true
 }
