@@ -18,7 +18,8 @@ import (
 // since the last check: over r.busy bytes marks a burst; the first quiet
 // check after a burst (under r.quiet bytes) collects and releases, once.
 // Under steady load nothing is forced: the collector runs as it must.
-func releaseMemory(ctx context.Context, every time.Duration, r releaser, log *slog.Logger) {
+// allocated reads the counter: totalAllocated, or a test's.
+func releaseMemory(ctx context.Context, every time.Duration, r releaser, allocated func() uint64, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -27,15 +28,20 @@ func releaseMemory(ctx context.Context, every time.Duration, r releaser, log *sl
 			return
 		case <-t.C:
 		}
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		if !r.due(ms.TotalAlloc) {
+		if !r.due(allocated()) {
 			continue
 		}
 		start := time.Now()
 		debug.FreeOSMemory()
 		log.Debug("returned the memory of a burst of work", "took", time.Since(start))
 	}
+}
+
+// totalAllocated is the bytes the process has allocated since it started.
+func totalAllocated() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
 }
 
 // releaser decides when to release from the allocation counter's readings.

@@ -101,7 +101,7 @@ func serve(args []string) error {
 		defer close(sharedDone)
 		b.shared(sharedCtx, runner.Schedule)
 	}()
-	go releaseMemory(sharedCtx, time.Minute, serveReleaser, log)
+	go releaseMemory(sharedCtx, time.Minute, serveReleaser, totalAllocated, log)
 	logSettings(log, cfg)
 	printWelcome(cfg)
 
