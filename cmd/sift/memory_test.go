@@ -16,16 +16,19 @@ func TestReleaserDue(t *testing.T) {
 		want  bool
 	}{
 		{8 << 20, false},         // quiet from the start
-		{1 << 30, false},         // a burst: loading a snapshot
+		{1 << 30, false},         // busy: loading a snapshot
 		{1<<30 + 8<<20, true},    // quiet: release
-		{1<<30 + 9<<20, false},   // quiet, no burst before
-		{2 << 30, false},         // a burst
+		{1<<30 + 9<<20, false},   // quiet, nothing since
+		{2 << 30, false},         // busy
 		{3 << 30, false},         // still busy
 		{3<<30 + 100<<20, false}, // slower, not quiet
 		{3<<30 + 101<<20, true},  // quiet: release
 		{3<<30 + 102<<20, false}, // once
-		{4 << 30, false},         // another burst
-		{4<<30 + 1<<20, true},    // and its release
+		{3<<30 + 202<<20, false}, // a slow build: 100 MiB a reading
+		{3<<30 + 302<<20, false},
+		{3<<30 + 402<<20, false},
+		{3<<30 + 403<<20, true}, // over 256 MiB since, then quiet
+		{3<<30 + 404<<20, false},
 	}
 	for i, s := range steps {
 		if got := r.due(s.total); got != s.want {
