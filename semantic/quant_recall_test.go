@@ -217,3 +217,39 @@ func TestSpaceBeingFilledIsPacked(t *testing.T) {
 		t.Fatal("no hits after the switch")
 	}
 }
+
+// TestPackedSpaceIsClustered: a current space left packed (codes in one
+// list, as a snapshot taken mid-clustering holds it) reports "packed",
+// the indexer trains its clusters, and Wait returns only after that.
+func TestPackedSpaceIsClustered(t *testing.T) {
+	old := ivfMin
+	ivfMin = 64
+	t.Cleanup(func() { ivfMin = old })
+	e := openMem(t)
+	if _, err := e.PutDocuments(notes(300)); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	if st := e.Index.Status(); st.Index != "ivf" {
+		t.Fatalf("index %q after catching up, want ivf", st.Index)
+	}
+	e.stepMu.Lock()
+	e.mu.Lock()
+	e.st.space.vecs = ann.BuildIVF(e.st.space.vecs, ann.IVFOptions{NList: 1, Sample: 300, Quantize: true})
+	e.mu.Unlock()
+	e.stepMu.Unlock()
+	if st := e.Index.Status(); st.Index != "packed" || st.Vectors != 300 {
+		t.Fatalf("status %+v, want a packed index of 300", st)
+	}
+	e.Index.Changed()
+	waitSem(t, e)
+	e.mu.RLock()
+	x, ok := e.st.space.vecs.(*ann.IVF)
+	e.mu.RUnlock()
+	if !ok || x.NList() < 2 || x.Len() != 300 {
+		t.Fatalf("after Wait: a %T, not clustered", e.st.space.vecs)
+	}
+	if st := e.Index.Status(); st.Index != "ivf" {
+		t.Fatalf("index %q after clustering", st.Index)
+	}
+}

@@ -857,7 +857,7 @@ type Status struct {
 	Chunks   int    // live chunks
 	Vectors  int    // chunks with a vector
 	Pending  int    // chunks waiting for one
-	Index    string // "flat" or "ivf"
+	Index    string // "flat", "ivf", or "packed" (codes in one list, clusters being trained)
 	Building string // embedder of vectors being filled, if any
 	Skipped  int    // chunks the embedder refused since start-up (searchable by words only)
 	Error    string // the indexer's last error, if its last step failed
@@ -875,6 +875,9 @@ func (x *Index) Status() Status {
 			s.Vectors, s.Index = v.Len(), "flat"
 		case *ann.IVF:
 			s.Vectors, s.Index = v.Len(), "ivf"
+			if v.NList() == 1 && v.Len() >= ivfMin/2 {
+				s.Index = "packed"
+			}
 		}
 	}
 	if sp := x.st.next; sp != nil {
