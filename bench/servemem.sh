@@ -6,7 +6,8 @@
 # DATADIR_TEMPLATE:
 #   phase catchup: start on a fresh copy, poll GET /healthz every $POLL s until
 #                  the semantic layer has caught up (pending 0, vectors ==
-#                  chunks > 0, nothing building, no error, same counts on two
+#                  chunks > 0, nothing building, no error, clusters trained
+#                  (index not "packed"), same counts on two
 #                  polls in a row), idle $IDLE s, read VmRSS/VmHWM (VmRSS is
 #                  also sampled during the idle window: idle_rss_min/max),
 #                  then idle $EXTRA_IDLE s more and read VmRSS again (late_*).
@@ -127,7 +128,8 @@ wait_caught_up() {
 			LAST=$j
 			cur=$(echo "$j" | jq -r '.semantic as $s |
 				if ($s.pending == 0 and $s.chunks > 0 and $s.vectors == $s.chunks
-				    and ($s.building // "") == "" and ($s.error // "") == "")
+				    and ($s.building // "") == "" and ($s.error // "") == ""
+				    and ($s.index // "") != "packed")
 				then "\(.seq) \($s | tojson)" else "" end')
 			if [ -n "$cur" ] && [ "$cur" = "$prev" ]; then
 				CAUGHT=1
