@@ -14,6 +14,9 @@ var ErrCorrupt = errors.New("corrupt embedding model")
 //
 //	header: string name | uvarint texts | f32 oovIDF | uvarint vocab | u8 hasPC | [Dims f32 pc]
 //	blocks: uvarint count | count × (string term | Dims f32 row)
+//
+// Rows are held as bfloat16 and written widened to f32, exactly; rows
+// written by earlier versions (full f32) are rounded to bfloat16 on load.
 func (m *Model) Encode(emit func([]byte) error) error {
 	var b []byte
 	b = appendString(b, m.name)
@@ -39,7 +42,9 @@ func (m *Model) Encode(emit func([]byte) error) error {
 		b = binary.AppendUvarint(b[:0], uint64(end-start))
 		for r := start; r < end; r++ {
 			b = appendString(b, terms[r])
-			b = appendF32s(b, m.rows[r*Dims:(r+1)*Dims])
+			for _, h := range m.rows[r*Dims : (r+1)*Dims] {
+				b = binary.LittleEndian.AppendUint32(b, uint32(h)<<16)
+			}
 		}
 		if err := emit(b); err != nil {
 			return err
@@ -145,7 +150,7 @@ func DecodeModel(next func() ([]byte, error)) (*Model, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	m.rows = make([]float32, 0, min(int(nv), 4096)*Dims) // grows as blocks back the count
+	m.rows = make([]uint16, 0, min(int(nv), 4096)*Dims) // grows as blocks back the count
 	for uint64(len(m.vocab)) < nv {
 		b, err := next()
 		if err != nil {
@@ -164,7 +169,9 @@ func DecodeModel(next func() ([]byte, error)) (*Model, error) {
 				r.fail("term twice")
 			}
 			m.vocab[t] = int32(len(m.vocab))
-			m.rows = append(m.rows, row...)
+			for _, x := range row {
+				m.rows = append(m.rows, toBF16(x))
+			}
 		}
 		if r.err == nil && len(r.b) != 0 {
 			r.fail("trailing block bytes")

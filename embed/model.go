@@ -47,7 +47,7 @@ const (
 type Model struct {
 	name    string
 	vocab   map[string]int32
-	rows    []float32    // len(vocab)*Dims: idf-weighted term embeddings
+	rows    []uint16     // len(vocab)*Dims: idf-weighted term embeddings, bfloat16
 	oovIDF  float32      // weight of a term outside the vocabulary
 	pc      []float32    // common component, unit length; nil when untrained
 	texts   int          // texts trained on
@@ -174,7 +174,7 @@ func (m *Model) EmbedInto(dst []float32, text string) {
 	defer m.release(w)
 	for _, t := range w.terms(text) {
 		if r, ok := m.vocab[t.Term]; ok {
-			vek32.Add_Inplace(dst, m.rows[int(r)*Dims:int(r+1)*Dims])
+			addBF16(dst, m.rows[int(r)*Dims:int(r+1)*Dims])
 			continue
 		}
 		indexVector(&w.idx, t.Term)
@@ -281,16 +281,19 @@ func Train(each func(fn func(text string))) *Model {
 		}
 	})
 	// Term embeddings: normalised context + normalised index vector,
-	// weighted by idf.
-	m.rows = ctx
+	// weighted by idf, kept as bfloat16.
+	m.rows = make([]uint16, len(ctx))
 	for i, t := range vocab {
-		row := m.rows[i*Dims : (i+1)*Dims]
+		row := ctx[i*Dims : (i+1)*Dims]
 		normalize(row)
 		indexVector(&iv, t)
 		for _, s := range iv {
 			row[s.i] += indexScale * s.v
 		}
 		vek32.MulNumber_Inplace(row, idf(df[t]))
+		for j, x := range row {
+			m.rows[i*Dims+j] = toBF16(x)
+		}
 	}
 	m.release(w)
 	m.pc = m.commonComponent(each)
@@ -348,7 +351,7 @@ func (m *Model) checksum() uint32 {
 		h.Write([]byte{0})
 	}
 	for _, x := range m.rows {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+		binary.LittleEndian.PutUint32(b[:], uint32(x)<<16)
 		h.Write(b[:])
 	}
 	for _, x := range m.pc {

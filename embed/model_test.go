@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -148,4 +149,73 @@ func BenchmarkEmbed(b *testing.B) {
 		m.EmbedInto(dst, text)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "texts/s")
+}
+
+func TestBF16(t *testing.T) {
+	for _, c := range []struct {
+		in   float32
+		want uint16
+	}{
+		{0, 0}, {1, 0x3f80}, {-2, 0xc000},
+		{math.Float32frombits(0x3f808000), 0x3f80}, // tie, even stays
+		{math.Float32frombits(0x3f818000), 0x3f82}, // tie, odd rounds up
+		{math.Float32frombits(0x3f808001), 0x3f81}, // above the tie
+		{math.Float32frombits(0x3f807fff), 0x3f80}, // below the tie
+	} {
+		if got := toBF16(c.in); got != c.want {
+			t.Errorf("toBF16(%v) = %#x, want %#x", c.in, got, c.want)
+		}
+		if w := fromBF16(c.want); toBF16(w) != c.want {
+			t.Errorf("%#x does not round-trip", c.want)
+		}
+	}
+	// Relative error at most 2^-8, and addBF16 adds the widened values.
+	rng := rand.New(rand.NewPCG(1, 2))
+	row := make([]uint16, Dims+3)
+	want := make([]float32, len(row))
+	got := make([]float32, len(row))
+	for i := range row {
+		x := float32(rng.NormFloat64())
+		row[i] = toBF16(x)
+		if d := math.Abs(float64(fromBF16(row[i])-x)) / math.Abs(float64(x)); d > 1.0/256 {
+			t.Fatalf("%v rounds to %v", x, fromBF16(row[i]))
+		}
+		want[i] = 1 + fromBF16(row[i])
+		got[i] = 1
+	}
+	addBF16(got, row)
+	if !slices.Equal(got, want) {
+		t.Fatal("addBF16 differs from adding the widened values")
+	}
+	// Every length, against the reference.
+	for n := range 40 {
+		a, b := slices.Clone(want[:n]), slices.Clone(want[:n])
+		addBF16(a, row[:n])
+		addBF16Ref(b, row[:n])
+		if !slices.Equal(a, b) {
+			t.Fatalf("length %d: %v, want %v", n, a, b)
+		}
+	}
+}
+
+func FuzzAddBF16(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		row := make([]uint16, len(b)/2)
+		for i := range row {
+			row[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+		}
+		a := make([]float32, len(row))
+		for i := range a {
+			a[i] = float32(i) - 3.5
+		}
+		c := slices.Clone(a)
+		addBF16(a, row)
+		addBF16Ref(c, row)
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(c[i]) && !(a[i] != a[i] && c[i] != c[i]) {
+				t.Fatalf("%d: %v, want %v", i, a[i], c[i])
+			}
+		}
+	})
 }

@@ -39,7 +39,7 @@ func (x *Index) Footprint() Footprint {
 		}
 		f.Vectors += vectorBytes(sp.vecs)
 		if sp.model != nil {
-			f.Model += int64(sp.model.Vocab()) * embed.Dims * 4
+			f.Model += int64(sp.model.Vocab()) * embed.Dims * 2 // bfloat16
 		}
 	}
 	return f
