@@ -393,13 +393,13 @@ func (e *Engine) maintain() {
 }
 
 // compactIfNeeded rebuilds an index whose deleted documents exceed a quarter
-// of its live ones. The copy is built beside running searches; only the swap
+// of its live ones (index.Untidy). The copy is built beside running searches; only the swap
 // takes the write lock.
 func (e *Engine) compactIfNeeded() {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	for _, ix := range []**index.Index{&e.st.msgIdx, &e.st.docIdx} {
-		if d := (*ix).Dead(); d > 1000 && d > (*ix).Len()/4 {
+		if (*ix).Untidy() {
 			c := (*ix).Compacted()
 			e.mu.Lock()
 			*ix = c

@@ -28,15 +28,12 @@ const (
 	minTrainChunks  = 64     // the built-in embedder trains from this many chunks on
 	eagerTraining   = 20_000 // below this many, it retrains at each quarter of growth; above, at each doubling
 	embedErrorPause = 5 * time.Second
-	compactEvery    = 30 * time.Second // how often the chunk index is checked for compaction
 )
 
 func (x *Index) loop() {
 	defer close(x.done)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	compact := time.NewTicker(compactEvery)
-	defer compact.Stop()
 	for {
 		for !x.stopped.Load() {
 			more, err := x.indexStep()
@@ -61,8 +58,6 @@ func (x *Index) loop() {
 			return
 		case <-x.wake:
 		case <-tick.C:
-		case <-compact.C:
-			x.compactChunks()
 		}
 	}
 }
@@ -87,7 +82,7 @@ func (x *Index) indexStep() (bool, error) {
 			return did, err
 		}
 	}
-	return x.swapSpace() || x.maintainVectors(x.spaceOf(false)), nil
+	return x.swapSpace() || x.maintainVectors(x.spaceOf(false)) || x.compactChunks(), nil
 }
 
 // spaceOf returns the current space, or with next the one being filled.
@@ -789,14 +784,14 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 	}
 }
 
-// compactChunks rebuilds the chunk index when its deleted chunks exceed a
-// quarter of its live ones. The copy is built beside running searches;
+// compactChunks rebuilds the chunk index when it is untidy (index.Untidy:
+// many deleted chunks), the indexer having nothing else to do. The copy is built beside running searches;
 // only the swap takes the lock.
 func (x *Index) compactChunks() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	ix := x.st.chunkIdx
-	if d := ix.Dead(); d <= 1000 || d <= ix.Len()/4 {
+	if !ix.Untidy() {
 		return false
 	}
 	c := ix.Compacted()
@@ -825,6 +820,9 @@ func (x *Index) idle() bool {
 		if trainDue(live, trained) {
 			return false
 		}
+	}
+	if st.chunkIdx.Untidy() {
+		return false
 	}
 	switch v := st.space.vecs.(type) {
 	case *ann.Flat:

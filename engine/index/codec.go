@@ -275,11 +275,28 @@ func (ix *Index) install(term, word string, p plist) {
 // for a list of more than one block, its id bitmap are rebuilt from it, a
 // pass over the bytes: no posting is encoded again.
 func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
-	// Copies, exactly sized: the block read is not kept.
-	p := plist{n: n, data: slices.Clone(d.Bytes()), pos: slices.Clone(d.Bytes())}
+	data, pos := d.Bytes(), d.Bytes()
 	if d.Err != nil {
-		return p, d.Err
+		return plist{}, d.Err
 	}
+	return ix.blocked(n, data, pos)
+}
+
+// exact returns a copy of b in an array of its length (slices.Clone
+// rounds the capacity up to the allocator's size class).
+func exact(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// blocked returns the list of n postings held in data and pos (as plist
+// keeps them), checked whole, in exactly sized copies (data and pos are
+// not kept), with its blocks, bounds, skip index and id bitmap built in
+// one pass.
+func (ix *Index) blocked(n uint32, data, pos []byte) (plist, error) {
+	p := plist{n: n, data: exact(data), pos: exact(pos)}
 	var m *more
 	var ids []uint32
 	if n > blockLen {
@@ -288,6 +305,9 @@ func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
 	}
 	multi := make([]uint64, (n+63)/64)
 	data, off, id := p.data, 0, uint32(0)
+	if n == 0 {
+		return p, errors.New("no postings")
+	}
 	for r := uint32(0); r < n; r++ {
 		start := off
 		gap, w := binary.Uvarint(data[off:])

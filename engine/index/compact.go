@@ -9,9 +9,16 @@ import (
 // Dead is the number of deleted documents whose postings remain.
 func (ix *Index) Dead() int { return ix.dead }
 
-// Compacted returns a copy of ix without the postings of deleted documents.
-// It only reads ix, so it may run beside searches while writes are held off;
-// the caller swaps the copy in. Ids are kept. O(postings).
+// Untidy reports whether Compacted would pay: deleted documents whose
+// postings remain above a quarter of the live ones (and over 1,000).
+func (ix *Index) Untidy() bool { return ix.dead > 1000 && ix.dead > ix.Len()/4 }
+
+// Compacted returns a copy of ix without the postings of deleted documents,
+// every list laid out as a loaded snapshot's are: exactly sized, allocated
+// one after another (a list grown posting by posting holds spare capacity
+// and is scattered over the heap). It only reads ix, so it may run beside
+// searches while writes are held off; the caller swaps the copy in. Ids
+// are kept. O(postings).
 func (ix *Index) Compacted() *Index {
 	out := &Index{
 		opts:   ix.opts,
@@ -25,10 +32,11 @@ func (ix *Index) Compacted() *Index {
 		lex:    newLexicon(),
 		gen:    ix.gen + 1,
 	}
+	var data, pos []byte // one list's postings, then copied exactly sized
 	for li := range ix.lists {
 		src := &ix.lists[li]
-		var dst plist
-		off := 0
+		data, pos = data[:0], pos[:0]
+		n, last, off := uint32(0), uint32(0), 0
 		var c pcur
 		for c.reset(src, 0); c.doc != noMore; c.next() {
 			id, multi, start := c.doc, c.multi(c.i), off
@@ -36,10 +44,16 @@ func (ix *Index) Compacted() *Index {
 				off = skipPositions(src.pos, off, multi)
 			}
 			if ix.lens[id] != 0 {
-				dst.addRaw(id, c.tfs[c.i], c.lens[c.i], multi, src.pos[start:off])
+				data = appendPosting(data, id-last, c.tfs[c.i], c.lens[c.i], multi)
+				pos = append(pos, src.pos[start:off]...)
+				n, last = n+1, id
 			}
 		}
-		if dst.n > 0 {
+		if n > 0 {
+			dst, err := out.blocked(n, data, pos)
+			if err != nil {
+				panic("BUG: index.Compacted wrote a list it cannot read: " + err.Error())
+			}
 			nli := uint32(len(out.lists))
 			out.dict[ix.terms[li]] = nli
 			out.lists = append(out.lists, dst)

@@ -33,7 +33,7 @@ type Index struct {
 	facets map[string]*roaring.Bitmap
 	total  uint64    // sum of lens of live documents
 	next   uint32    // every id added so far is below next
-	dead   int       // deleted documents whose postings remain (see Compact)
+	dead   int       // deleted documents whose postings remain (see Compacted)
 	veil   veiled    // what public searches leave out (hidden.go)
 	text   textArena // the terms' text
 	lex    lexicon

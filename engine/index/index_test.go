@@ -250,7 +250,18 @@ func TestCompacted(t *testing.T) {
 		}
 	}
 	ix.Delete(0)
+	if !ix.Untidy() {
+		t.Fatal("2,001 of 3,000 deleted and not untidy")
+	}
 	c := ix.Compacted()
+	if c.Untidy() {
+		t.Fatal("untidy once compacted")
+	}
+	for li := range c.lists { // laid out exactly sized
+		if p := &c.lists[li]; cap(p.data) != len(p.data) || cap(p.pos) != len(p.pos) {
+			t.Fatalf("list %q: data %d of %d, positions %d of %d", c.terms[li], len(p.data), cap(p.data), len(p.pos), cap(p.pos))
+		}
+	}
 	for _, q := range []Query{
 		{Terms: terms("t3", "x3")},
 		{Phrases: [][]string{{"words", "here"}}},

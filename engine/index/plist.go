@@ -119,13 +119,6 @@ func (p *plist) add(id uint32, tf uint32, length uint32, positions []uint32) {
 	}
 }
 
-// addRaw appends a posting whose positions are already encoded (multi:
-// not one position).
-func (p *plist) addRaw(id uint32, tf uint8, length uint32, multi bool, pos []byte) {
-	p.push(id, tf, length, multi)
-	p.pos = append(p.pos, pos...)
-}
-
 // push appends the id, frequency and length of a posting whose positions
 // the caller appends next; multi says they are not one position (always
 // false without positions).
@@ -141,18 +134,24 @@ func (p *plist) push(id uint32, tf uint8, length uint32, multi bool) {
 		m.note(p.n, len(p.data), id, impactOf(tf, length))
 		m.docs.Add(id)
 	}
-	p.data = binary.AppendUvarint(p.data, uint64(id-p.last))
+	p.data = appendPosting(p.data, id-p.last, tf, length, multi)
+	p.last = id
+	p.n++
+}
+
+// appendPosting appends a posting to a list's data: its id's gap from the
+// previous one (or the id, first), then its length and flags and, unless
+// 1, its frequency.
+func appendPosting(data []byte, gap uint32, tf uint8, length uint32, multi bool) []byte {
+	data = binary.AppendUvarint(data, uint64(gap))
 	x := uint64(length) << 2
 	if multi {
 		x |= 2
 	}
 	if tf == 1 {
-		p.data = binary.AppendUvarint(p.data, x)
-	} else {
-		p.data = append(binary.AppendUvarint(p.data, x|1), tf)
+		return binary.AppendUvarint(data, x)
 	}
-	p.last = id
-	p.n++
+	return append(binary.AppendUvarint(data, x|1), tf)
 }
 
 // note records posting r, at offset off in data, in the blocks and their
