@@ -253,3 +253,32 @@ func TestPackedSpaceIsClustered(t *testing.T) {
 		t.Fatalf("index %q after clustering", st.Index)
 	}
 }
+
+// TestTrainedSpaceFilledFirst: on a first catch-up the trained embedder's
+// space, which will replace the untrained one, gets its vectors first;
+// the untrained space's chunks are not all embedded only to be dropped.
+func TestTrainedSpaceFilledFirst(t *testing.T) {
+	var untrained, trained atomic.Int64
+	testHookEmbedded = func(space string, n int) {
+		if space == embed.Untrained().Name() {
+			untrained.Add(int64(n))
+		} else {
+			trained.Add(int64(n))
+		}
+	}
+	t.Cleanup(func() { testHookEmbedded = nil })
+	e := openMem(t)
+	if _, err := e.PutDocuments(notes(1000)); err != nil {
+		t.Fatal(err)
+	}
+	waitSem(t, e)
+	e.mu.RLock()
+	name, n := e.st.space.name, e.st.space.vecs.Len()
+	e.mu.RUnlock()
+	if name == embed.Untrained().Name() || n != 1000 {
+		t.Fatalf("space %q with %d vectors", name, n)
+	}
+	if u := untrained.Load(); u >= 500 || trained.Load() < 1000 {
+		t.Fatalf("embedded %d chunks for the untrained space and %d for the trained one", u, trained.Load())
+	}
+}

@@ -68,10 +68,10 @@ func (x *Index) indexStep() (bool, error) {
 	x.stepMu.Lock()
 	x.mergePending()
 	x.stepMu.Unlock()
-	if x.chunkDocuments() || x.windowChannels() || x.ensureSpace() || x.trainIfDue() {
+	if x.chunkDocuments() || x.windowChannels() || x.ensureSpace() || x.trainIfDue() || x.swapSpace() {
 		return true, nil
 	}
-	for _, next := range []bool{false, true} {
+	for _, next := range x.fillOrder() {
 		// A space filling past ivfMin moves to int8 codes before more
 		// vectors: over a long catch-up an exact index of every chunk's
 		// floats holds four times the codes' memory.
@@ -82,7 +82,24 @@ func (x *Index) indexStep() (bool, error) {
 			return did, err
 		}
 	}
-	return x.swapSpace() || x.maintainVectors(x.spaceOf(false)) || x.compactChunks(), nil
+	return x.maintainVectors(x.spaceOf(false)) || x.compactChunks(), nil
+}
+
+// fillOrder says which space gets vectors first: the current one (false),
+// so searches see every chunk soon, unless it lacks most of them while a
+// next one is being filled. Then the next one goes first: it replaces the
+// current one once complete, and embedding the current one's chunks
+// meanwhile would be work thrown away (on a first catch-up the untrained
+// embedder's space is soon followed by the trained one's: at 10M
+// messages, 2.66M embeddings).
+func (x *Index) fillOrder() []bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	cur, next := x.st.space, x.st.next
+	if next != nil && next.usable && cur != nil && 2*cur.pending.GetCardinality() > uint64(x.st.chunkIdx.Len()) {
+		return []bool{true, false}
+	}
+	return []bool{false, true}
 }
 
 // spaceOf returns the current space, or with next the one being filled.
@@ -658,8 +675,15 @@ func (x *Index) embedPending(next bool) (bool, error) {
 		}
 		sp.vecs.Add(id, vecs[i])
 	}
+	if testHookEmbedded != nil {
+		testHookEmbedded(sp.name, len(ids))
+	}
 	return true, nil
 }
+
+// testHookEmbedded, when set, is told how many chunks embedPending
+// embedded for a space, by the space's embedder name.
+var testHookEmbedded func(space string, n int)
 
 // embed embeds texts in one call; if that fails, text by text, so a text
 // the embedder refuses (say, too long for a small model) does not hold up
