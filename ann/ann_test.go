@@ -489,3 +489,43 @@ func FuzzDecode(f *testing.F) {
 		encode(t, idx)
 	})
 }
+
+// TestUnevenClustersAreNotDrift: data with one dense clump (near-duplicate
+// texts) leaves one list far above the mean after every build; that is not
+// drift, or the owner would rebuild forever. Twice that clump is.
+func TestUnevenClustersAreNotDrift(t *testing.T) {
+	const dims, n = 32, 6000
+	data := Clustered(n, dims, 40, 0.15, 5)
+	clump := data[:dims]
+	f := NewFlat(dims)
+	for i := 0; i < n; i++ {
+		v := data[i*dims : (i+1)*dims]
+		if i%3 == 0 { // a third at one point
+			v = clump
+		}
+		f.Add(uint32(i), v)
+	}
+	x := BuildIVF(f, IVFOptions{Quantize: true})
+	if b := x.biggest(); b <= 16*(n/x.NList()+1) {
+		t.Fatalf("the clump's list holds %d, not uneven enough for this test", b)
+	}
+	if x.Drifted() {
+		t.Fatal("drifted right after a build")
+	}
+	y, err := decode(encode(t, x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.(*IVF).Drifted() {
+		t.Fatal("drifted right after loading")
+	}
+	for i := 0; i < n && x.biggest() <= 2*x.skew; i++ { // the clump more than doubles, the index does not
+		if i%3 != 0 {
+			x.Delete(uint32(i))
+			x.Add(uint32(n+i), clump)
+		}
+	}
+	if !x.Drifted() {
+		t.Fatalf("not drifted with the largest list at %d, %d when built", x.biggest(), x.skew)
+	}
+}

@@ -301,5 +301,8 @@ func Decode(next func() ([]byte, error)) (Index, error) {
 			return nil, fmt.Errorf("%w: trailing block bytes", ErrCorrupt)
 		}
 	}
+	if x, ok := idx.(*IVF); ok {
+		x.skew = x.biggest()
+	}
 	return idx, nil
 }

@@ -31,6 +31,7 @@ type IVF struct {
 	lists   []ivfList
 	where   map[uint32]uint64 // id -> list<<32 | position in the list
 	trained int               // vectors the centroids were trained on
+	skew    int               // the largest list once built or loaded: drift is growth beyond twice it
 	n       int
 	quant   *quantizer // nil unless quantised
 }
@@ -102,7 +103,17 @@ func BuildIVF(src Index, opts IVFOptions) *IVF {
 		return true
 	})
 	x.AddBatch(ids, vecs)
+	x.skew = x.biggest()
 	return x
+}
+
+// biggest is the length of the longest list.
+func (x *IVF) biggest() int {
+	b := 0
+	for _, l := range x.lists {
+		b = max(b, len(l.ids))
+	}
+	return b
 }
 
 // TrainIVF returns an empty IVF index whose clusters are trained on sample
@@ -283,16 +294,17 @@ func (x *IVF) Quantize() {
 
 // Drifted reports whether the clusters no longer fit the data: the index
 // has grown or shrunk by half since training, or one cluster holds far more
-// than its share. The owner then rebuilds with BuildIVF.
+// than its share — sixteen times the mean, and twice what the largest held
+// when the index was built or loaded: data whose clusters are uneven by
+// nature (near-duplicate texts) leave one list long after every rebuild,
+// which is no reason to rebuild again. The owner then rebuilds with
+// BuildIVF.
 func (x *IVF) Drifted() bool {
 	if x.n > 2*x.trained+1000 || x.n < x.trained/2 {
 		return true
 	}
-	biggest := 0
-	for _, l := range x.lists {
-		biggest = max(biggest, len(l.ids))
-	}
-	return len(x.lists) > 1 && biggest > 16*(x.n/len(x.lists)+1)
+	b := x.biggest()
+	return len(x.lists) > 1 && b > 16*(x.n/len(x.lists)+1) && b > 2*x.skew
 }
 
 // Search fills dst with the k best vectors for q among the NProbe clusters

@@ -809,8 +809,8 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 }
 
 // compactChunks rebuilds the chunk index when it is untidy (index.Untidy:
-// many deleted chunks), the indexer having nothing else to do. The copy is built beside running searches;
-// only the swap takes the lock.
+// many deleted chunks), the indexer having nothing else to do. The copy is
+// built beside running searches; only the swap takes the lock.
 func (x *Index) compactChunks() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
@@ -852,7 +852,7 @@ func (x *Index) idle() bool {
 	case *ann.Flat:
 		return v.Len() < ivfMin
 	case *ann.IVF:
-		return v.NList() > 1 // else packed: clusters to train
+		return v.NList() > 1 && !v.Drifted() // else packed or drifted: clusters to train
 	}
 	return true
 }
