@@ -18,50 +18,62 @@ type qaCase struct {
 	From     string   `json:"from"`
 }
 
-// qaMinScore is the share of testdata/qa.json the extractive answerer must
-// answer.
-const qaMinScore = 0.8
+// The question sets: testdata/qa.json is the development set, which the
+// answerer was tuned on; testdata/qa-heldout.json was written (by someone
+// who had not read the answerer) before any tuning for it, and is never
+// tuned on one question at a time. Each must reach its minimum share.
+var qaSets = []struct {
+	file     string
+	minScore float64
+}{
+	{"testdata/qa.json", 0.8},
+	{"testdata/qa-heldout.json", 0.5}, // 20 of 40 when it was written: a floor until retrieval is reworked
+}
 
-// TestQuestionAnswerSet asks the questions of testdata/qa.json over the
-// demo content through the extractive answerer, as POST /api/ask does
-// without a model, and scores the answers that hold an answering fact.
-// No answer may give a sentence twice.
+// TestQuestionAnswerSet asks the questions of each set over the demo
+// content through the extractive answerer, as POST /api/ask does without
+// a model, and scores the answers that hold an answering fact. No answer
+// may give a sentence twice.
 func TestQuestionAnswerSet(t *testing.T) {
-	b, err := os.ReadFile("testdata/qa.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []qaCase
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) < 30 {
-		t.Fatalf("%d questions, want at least 30", len(cases))
-	}
 	a := New(demoIndex(t), Options{Link: testLink})
-	hits := 0
-	for _, c := range cases {
-		var r recorder
-		if _, err := a.Ask(context.Background(), Request{Question: c.Question}, &r); err != nil {
-			t.Fatal(err)
-		}
-		ans := r.answer()
-		if testing.Verbose() {
-			t.Logf("%s\n%s", c.Question, ans)
-		}
-		if answers(ans, c.Facts) {
-			hits++
-		} else {
-			t.Logf("miss: %s (from %s; want one of %q)\n  -> %s\n  sources: %s", c.Question, c.From, c.Facts, ans, sourceTitles(r.sources))
-		}
-		if s1, s2, ok := repeatedSentence(ans); ok {
-			t.Errorf("%q: the answer repeats a sentence:\n  %s\n  %s", c.Question, s1, s2)
-		}
-	}
-	score := float64(hits) / float64(len(cases))
-	t.Logf("QA score: %d of %d = %.0f%%", hits, len(cases), 100*score)
-	if score < qaMinScore {
-		t.Errorf("QA score %.2f, want at least %.2f", score, qaMinScore)
+	for _, set := range qaSets {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(set.file, "testdata/"), ".json"), func(t *testing.T) {
+			b, err := os.ReadFile(set.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cases []qaCase
+			if err := json.Unmarshal(b, &cases); err != nil {
+				t.Fatal(err)
+			}
+			if len(cases) < 30 {
+				t.Fatalf("%d questions, want at least 30", len(cases))
+			}
+			hits := 0
+			for _, c := range cases {
+				var r recorder
+				if _, err := a.Ask(context.Background(), Request{Question: c.Question}, &r); err != nil {
+					t.Fatal(err)
+				}
+				ans := r.answer()
+				if testing.Verbose() {
+					t.Logf("%s\n%s", c.Question, ans)
+				}
+				if answers(ans, c.Facts) {
+					hits++
+				} else {
+					t.Logf("miss: %s (from %s; want one of %q)\n  -> %s\n  sources: %s", c.Question, c.From, c.Facts, ans, sourceTitles(r.sources))
+				}
+				if s1, s2, ok := repeatedSentence(ans); ok {
+					t.Errorf("%q: the answer repeats a sentence:\n  %s\n  %s", c.Question, s1, s2)
+				}
+			}
+			score := float64(hits) / float64(len(cases))
+			t.Logf("QA score: %d of %d = %.0f%%", hits, len(cases), 100*score)
+			if score < set.minScore {
+				t.Errorf("QA score %.2f, want at least %.2f", score, set.minScore)
+			}
+		})
 	}
 }
 
@@ -74,10 +86,13 @@ func sourceTitles(sources []Source) string {
 	return b.String()
 }
 
-// answers reports whether answer holds one of facts, compared without case
-// and with runs of spaces as one.
+// answers reports whether answer holds one of facts, compared without case,
+// with runs of spaces as one and without code and bold marks (facts are
+// copied from the Markdown sources; answers give their plain text).
 func answers(answer string, facts []string) bool {
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	norm := func(s string) string {
+		return strings.ToLower(strings.Join(strings.Fields(strings.NewReplacer("`", "", "**", "").Replace(s)), " "))
+	}
 	a := norm(answer)
 	for _, f := range facts {
 		if strings.Contains(a, norm(f)) {
@@ -88,12 +103,21 @@ func answers(answer string, facts []string) bool {
 }
 
 // repeatedSentence finds two sentences of answer that are the same or
-// nearly so (nine tenths of their words shared).
+// nearly so (nine tenths of their words shared). An ellipsis inside a
+// line does not end a sentence ("postgres://... wren migrate").
 func repeatedSentence(answer string) (string, string, bool) {
 	var sents []string
 	var words []map[string]bool
 	for _, line := range strings.Split(answer, "\n") {
+		var units []string
 		for _, s := range splitSentences(strings.TrimSpace(line)) {
+			if n := len(units); n > 0 && strings.HasSuffix(units[n-1], "...") {
+				units[n-1] += " " + s
+			} else {
+				units = append(units, s)
+			}
+		}
+		for _, s := range units {
 			w := map[string]bool{}
 			for _, f := range strings.Fields(strings.ToLower(wordChars.ReplaceAllString(citation.ReplaceAllString(s, ""), " "))) {
 				w[f] = true
