@@ -14,9 +14,8 @@ func (ix *Index) Dead() int { return ix.dead }
 func (ix *Index) Untidy() bool { return ix.dead > 1000 && ix.dead > ix.Len()/4 }
 
 // Compacted returns a copy of ix without the postings of deleted documents,
-// every list laid out as a loaded snapshot's are: exactly sized, allocated
-// one after another (a list grown posting by posting holds spare capacity
-// and is scattered over the heap). It only reads ix, so it may run beside
+// every list exactly sized as a loaded snapshot's are (a list grown posting
+// by posting holds spare capacity). It only reads ix, so it may run beside
 // searches while writes are held off; the caller swaps the copy in. Ids
 // are kept. O(postings).
 func (ix *Index) Compacted() *Index {
