@@ -21,16 +21,7 @@ func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 // is the same, with AVX2 where the processor has it.
 func addBF16Ref(dst []float32, row []uint16) {
 	dst = dst[:len(row)]
-	i := 0
-	for ; i+4 <= len(row); i += 4 {
-		r := row[i : i+4 : i+4]
-		d := dst[i : i+4 : i+4]
-		d[0] += math.Float32frombits(uint32(r[0]) << 16)
-		d[1] += math.Float32frombits(uint32(r[1]) << 16)
-		d[2] += math.Float32frombits(uint32(r[2]) << 16)
-		d[3] += math.Float32frombits(uint32(r[3]) << 16)
-	}
-	for ; i < len(row); i++ {
-		dst[i] += fromBF16(row[i])
+	for i, h := range row {
+		dst[i] += fromBF16(h)
 	}
 }

@@ -393,8 +393,8 @@ func (e *Engine) maintain() {
 }
 
 // compactIfNeeded rebuilds an index whose deleted documents exceed a quarter
-// of its live ones (index.Untidy). The copy is built beside running searches; only the swap
-// takes the write lock.
+// of its live ones (index.Untidy). The copy is built beside running
+// searches; only the swap takes the write lock.
 func (e *Engine) compactIfNeeded() {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()

@@ -296,6 +296,9 @@ func exact(b []byte) []byte {
 // not kept), with its blocks, bounds, skip index and id bitmap built in
 // one pass.
 func (ix *Index) blocked(n uint32, data, pos []byte) (plist, error) {
+	if n == 0 {
+		return plist{}, errors.New("no postings")
+	}
 	p := plist{n: n, data: exact(data), pos: exact(pos)}
 	var m *more
 	var ids []uint32
@@ -305,9 +308,6 @@ func (ix *Index) blocked(n uint32, data, pos []byte) (plist, error) {
 	}
 	multi := make([]uint64, (n+63)/64)
 	data, off, id := p.data, 0, uint32(0)
-	if n == 0 {
-		return p, errors.New("no postings")
-	}
 	for r := uint32(0); r < n; r++ {
 		start := off
 		gap, w := binary.Uvarint(data[off:])
