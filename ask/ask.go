@@ -149,15 +149,20 @@ func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) 
 	question := strings.TrimSpace(req.Question)
 	historyBudget, sourceBudget := a.budgets(question)
 	history := trimHistory(req.History, historyBudget)
-	sources, stale, err := a.retrieve(ctx, question, history, sourceBudget, req.Private)
+	pool, stale, err := a.retrieve(ctx, question, history, req.Private)
 	if err != nil {
 		return Usage{}, err
 	}
+	if a.opts.Model == nil {
+		answer, sources := answerFrom(question, pool, a.opts.Sources)
+		if err := sink.Sources(sources, stale); err != nil {
+			return Usage{}, err
+		}
+		return a.extractive(question, answer, sources, sink)
+	}
+	sources := fitSources(pool, sourceBudget)
 	if err := sink.Sources(sources, stale); err != nil {
 		return Usage{}, err
-	}
-	if a.opts.Model == nil {
-		return a.extractive(question, sources, sink)
 	}
 	return a.generate(ctx, question, history, sources, sink)
 }
@@ -168,8 +173,13 @@ const maxQueryBytes = 2048
 // retrieve finds the passages for a question: the semantic-search ranking
 // of the question, with the previous question when there is a history (a
 // follow-up such as "and on 2.0.1?" needs it); stale as the search says.
-func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, budget int, private bool) ([]Source, bool, error) {
+// The extractive answerer gets poolFactor times as many passages as it
+// keeps: it keeps those its answer quotes.
+func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, private bool) ([]Source, bool, error) {
 	query := textcut.Prefix(question, maxQueryBytes)
+	if other := otherSpellings(query); len(other) > 0 {
+		query = textcut.Prefix(query+" "+strings.Join(other, " "), maxQueryBytes)
+	}
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Role == "user" {
 			// The question leads; the previous one fills what room is left.
@@ -181,7 +191,11 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, b
 	}
 	// Pseudo-relevance feedback helps and costs nothing; a hypothetical
 	// answer from the model would delay the real one, so not with a model.
-	res, err := a.ret.Search(ctx, semantic.Request{Query: query, Limit: a.opts.Sources, HyDE: a.opts.Model == nil, Private: private})
+	limit := a.opts.Sources
+	if a.opts.Model == nil {
+		limit = min(poolFactor*limit, semantic.MaxLimit)
+	}
+	res, err := a.ret.Search(ctx, semantic.Request{Query: query, Limit: limit, HyDE: a.opts.Model == nil, Private: private})
 	if err != nil {
 		return nil, false, err
 	}
@@ -189,8 +203,12 @@ func (a *Asker) retrieve(ctx context.Context, question string, history []Turn, b
 	for i := range res.Hits {
 		sources = append(sources, newSource(&res.Hits[i], a.opts.Link))
 	}
-	return fitSources(sources, budget), res.Stale, nil
+	return sources, res.Stale, nil
 }
+
+// poolFactor is how many more passages than it keeps the extractive
+// answerer chooses from.
+const poolFactor = 3
 
 // questionTokens is the room a question has in the prompt beside the
 // budgets; a longer one takes its excess from the history, then from the
@@ -211,8 +229,7 @@ func (a *Asker) budgets(question string) (history, sources int) {
 }
 
 // extractive streams the extractive answer word by word.
-func (a *Asker) extractive(question string, sources []Source, sink Sink) (Usage, error) {
-	answer := extract(question, sources)
+func (a *Asker) extractive(question, answer string, sources []Source, sink Sink) (Usage, error) {
 	for _, piece := range pieces(answer) {
 		if err := sink.Token(piece); err != nil {
 			return Usage{}, err

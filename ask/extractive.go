@@ -13,16 +13,21 @@ import (
 
 // The extractive answerer answers without a language model: it picks the
 // passages of the sources (passages.go) that share the most informative
-// words with the question and joins them, each cited [n].
+// words with the question and joins them, each cited [n]. The question
+// and the passages are read with British spellings made American and a
+// few synonyms made one word (variants.go).
 //
 //	score(passage) = ( Σ idf(t) over the question's words t in its text
 //	                 + askedWeight × Σ idf(t) over those only in the question it answers
 //	                   (replyWeight in a chat message before it that asks nothing)
 //	                 + listWeight × Σ idf(t) over those only in its list or table
 //	                   (codeWeight in its code)
-//	                 + headWeight × Σ idf(t) over those only in its heading )
+//	                 + headWeight × Σ idf(t) over those only in its heading
+//	                 + typeWeight × max idf when it is the kind of answer asked for )
 //	                 × a length factor (long passages hold more words by chance)
+//	                 × chatWeight in a chat message, rowWeight in a table row
 //	                 + 0.5 × max idf × the source's search score
+//	                 + rankWeight × max idf / the source's rank
 //
 // where idf(t) = ln(1 + S/(1 + s(t))) over the S candidate passages, s(t)
 // of which hold t. An FAQ's answer shares few words with its question, so
@@ -38,6 +43,8 @@ const (
 	listWeight     = 0.5
 	codeWeight     = 0.25
 	headWeight     = 0.3
+	rowWeight      = 0.75 // a table row: reference more than answer
+	rankWeight     = 0.5  // the sources' retrieval rank
 	maxPicked      = 4
 	maxAnswerWords = 110
 	minWords       = 4
@@ -60,15 +67,48 @@ func init() {
 
 // NoAnswer is the extractive answer when no passage shares enough words
 // with the question.
-const NoAnswer = "The indexed content does not seem to answer this question."
+const NoAnswer = "Not found in the indexed content. The closest sources are listed with this answer."
 
-// extract composes the answer to question from sources.
+// extract composes the answer to question from sources, citing them as
+// numbered.
 func extract(question string, sources []Source) string {
+	answer, _ := answerFrom(question, sources, len(sources))
+	return answer
+}
+
+// answerFrom composes the answer to question from a pool of sources in
+// retrieval order, and returns it with the sources it keeps: those it
+// cites, numbered in the order it cites them, then the best of the others,
+// keep in all.
+func answerFrom(question string, pool []Source, keep int) (string, []Source) {
+	picked := choose(question, pool)
+	if picked == nil {
+		return NoAnswer, pool[:min(keep, len(pool))]
+	}
+	number := make([]int, len(pool)) // 0: not cited
+	var kept []Source
+	for _, c := range picked {
+		if number[c.source] == 0 {
+			kept = append(kept, pool[c.source])
+			number[c.source] = len(kept)
+		}
+	}
+	for i := range pool {
+		if number[i] == 0 && len(kept) < keep {
+			kept = append(kept, pool[i])
+		}
+	}
+	return compose(picked, number), kept
+}
+
+// choose picks the passages of sources that answer question, in source
+// order; nil when none does.
+func choose(question string, sources []Source) []*passage {
 	a := tokenizer.New(tokenizer.Options{Stem: true, StemCacheSize: 1024})
 	want := map[string]bool{}
 	word := map[string]int32{} // a term's word in the question: a compound's parts ("SQLite": sq, lite) are of it
 	var whole tokenizer.Token
-	for _, t := range a.Append(nil, question, 0) {
+	for _, t := range a.Append(nil, americanize(question), 0) {
 		if t.Flags&tokenizer.Stop != 0 && questionFiller[t.Term] {
 			continue
 		}
@@ -85,13 +125,14 @@ func extract(question string, sources []Source) string {
 	}
 	terms := func(text string) map[string]bool {
 		out := map[string]bool{}
-		for _, t := range a.Append(nil, text, 0) {
+		for _, t := range a.Append(nil, americanize(text), 0) {
 			if want[t.Term] {
 				out[t.Term] = true
 			}
 		}
 		return out
 	}
+	kind := askedKind(question)
 	var cands []*passage
 	for i, s := range sources {
 		for _, p := range passages(i, s) {
@@ -102,17 +143,21 @@ func extract(question string, sources []Source) string {
 			p.block = p.shown(func(line string) bool { return len(terms(line)) > 0 })
 			p.terms, p.asked, p.headed, p.listed = terms(p.text), terms(p.question), terms(p.heading), terms(p.block)
 			p.matched = matched(word, p.terms, p.asked, p.listed)
+			if p.matched > 0 && kind.fits(p.text+"\n"+p.block) {
+				p.fits = true
+				p.matched++
+			}
 			cands = append(cands, &p)
 		}
 	}
 	if len(want) == 0 || len(cands) == 0 {
-		return NoAnswer
+		return nil
 	}
 	best, need := score(cands, sources, want, word)
 	if best == 0 {
-		return NoAnswer
+		return nil
 	}
-	return compose(pick(cands, best, need))
+	return pick(cands, best, need)
 }
 
 // matched counts the words of the question that sets of its terms hold.
@@ -169,18 +214,25 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 				c.score += headWeight * idf(t)
 			}
 		}
+		if c.fits {
+			c.score += typeWeight * maxIDF
+		}
 		c.score /= 1 + 0.02*float64(max(0, c.words-25))
 		if sources[c.source].Type == "message" {
 			c.score *= chatWeight
 		}
-		c.score += 0.5 * maxIDF * sources[c.source].Score
+		if c.row {
+			c.score *= rowWeight
+		}
+		c.score += 0.5*maxIDF*sources[c.source].Score + rankWeight*maxIDF/float64(1+c.source)
 		best = max(best, c.score)
 	}
 	return best, need
 }
 
 // pick takes the best passages, the best one with those after it, and
-// returns them in source order.
+// returns them in the order the answer gives them: the best one and those
+// after it first, then the others in source order.
 func pick(cands []*passage, best float64, need int) []*passage {
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(x, y *passage) int { return cmpFloat(y.score, x.score) })
@@ -210,8 +262,22 @@ func pick(cands []*passage, best float64, need int) []*passage {
 			}
 		}
 	}
-	slices.SortFunc(picked, func(x, y *passage) int {
-		if x.source != y.source {
+	if len(picked) == 0 {
+		return nil
+	}
+	// The answer opens with the best passage and those it brought; the
+	// others follow in source order.
+	lead := picked[0]
+	group := func(c *passage) bool {
+		return c == lead || c.source == lead.source && c.section == lead.section && c.pos > lead.pos
+	}
+	slices.SortStableFunc(picked, func(x, y *passage) int {
+		switch gx, gy := group(x), group(y); {
+		case gx != gy && gx:
+			return -1
+		case gx != gy:
+			return 1
+		case x.source != y.source:
 			return x.source - y.source
 		}
 		return x.pos - y.pos
@@ -222,9 +288,10 @@ func pick(cands []*passage, best float64, need int) []*passage {
 // size is the words a passage adds to the answer.
 func (p *passage) size() int { return p.words + wordCount(p.block) }
 
-// compose joins the passages, each cited: "text [n]." within a line of
-// prose, or "text [n]:" on a line of its own above its block.
-func compose(picked []*passage) string {
+// compose joins the passages, each cited by its source's number: "text
+// [n]." within a line of prose, or "text [n]:" on a line of its own above
+// its block.
+func compose(picked []*passage, number []int) string {
 	var b strings.Builder
 	for _, c := range picked {
 		text := strings.TrimRightFunc(c.text, unicode.IsSpace)
@@ -245,7 +312,7 @@ func compose(picked []*passage) string {
 		case !strings.HasSuffix(b.String(), "\n"):
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%s [%d]%s", text, c.source+1, end)
+		fmt.Fprintf(&b, "%s [%d]%s", text, number[c.source], end)
 		if c.block != "" {
 			b.WriteString("\n" + c.block + "\n")
 		}
@@ -265,7 +332,9 @@ func cmpFloat(a, b float64) int {
 
 // repeats reports whether c adds little to the picked passages: it
 // restates one, or its question words are all those of a picked passage of
-// its source, or most of those of any.
+// its source. (Sharing the question's words with a passage of another
+// source is not repeating it: "SQLite migrations run automatically" and
+// "… because several nodes should not race on DDL" answer one question.)
 func repeats(c *passage, picked []*passage) bool {
 	for _, p := range picked {
 		shared := 0
@@ -274,8 +343,7 @@ func repeats(c *passage, picked []*passage) bool {
 				shared++
 			}
 		}
-		if shared == len(c.terms) && p.source == c.source && shared > 0 ||
-			float64(shared) > 0.8*float64(max(len(c.terms), len(p.terms))) && len(c.terms) > 2 {
+		if shared == len(c.terms) && p.source == c.source && shared > 0 {
 			return true
 		}
 	}

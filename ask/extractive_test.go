@@ -114,3 +114,54 @@ func FuzzPassages(f *testing.F) {
 		}
 	})
 }
+
+// TestAnswerKind: a question's wording says what kind of answer it wants,
+// and the passage of that kind wins over one sharing the same words.
+func TestAnswerKind(t *testing.T) {
+	for q, want := range map[string]answerKind{
+		"how big can a payload be":                   quantityAnswer,
+		"What's the default timeout?":                quantityAnswer,
+		"When is 2.2 out?":                           timeAnswer,
+		"Is it OK to set jitter: 0?":                 yesNoAnswer,
+		"We run SQLite. Why does it lock?":           reasonAnswer,
+		"How do I rotate the secret?":                anyAnswer,
+		"My pods restart. Can I raise the limit?":    quantityAnswer,
+		"Our nodes are many. Does Wren support DST?": yesNoAnswer,
+	} {
+		if got := askedKind(q); got != want {
+			t.Errorf("askedKind(%q) = %d, want %d", q, got, want)
+		}
+	}
+	ans := extract("how big can a payload be", []Source{doc("Payloads are kept in memory while a run is active.\n\nPayloads are limited to 1 MiB by default.")})
+	if ans != "Payloads are limited to 1 MiB by default [1]." {
+		t.Errorf("quantity: %q", ans)
+	}
+}
+
+// TestAnswerFromPool: the sources kept are those the answer quotes, first
+// and numbered as cited, then the best of the rest; the British spelling
+// in a passage answers the American one in the question.
+func TestAnswerFromPool(t *testing.T) {
+	pool := []Source{
+		doc("Wren ships as a single binary."), doc("Logs go to standard error."),
+		doc("Metrics are on port 7070."), doc("Wren is under the Apache-2.0 licence, like its Helm chart."),
+	}
+	ans, kept := answerFrom("What license is Wren under?", pool, 2)
+	if !strings.HasPrefix(ans, "Wren is under the Apache-2.0 licence, like its Helm chart [1].") {
+		t.Errorf("answer %q", ans)
+	}
+	if len(kept) != 2 || kept[0].Text != pool[3].Text || kept[1].Text != pool[0].Text {
+		t.Errorf("kept %v", kept)
+	}
+	// The best passage opens the answer, though its source comes later.
+	ans, kept = answerFrom("Which port serves metrics, and where do logs go?", []Source{
+		doc("Logs go to standard error, one line each."), doc("Metrics are served on port 7070 for Prometheus."),
+	}, 2)
+	if ans != "Metrics are served on port 7070 for Prometheus [1]. Logs go to standard error, one line each [2]." || kept[0].Text != "Metrics are served on port 7070 for Prometheus." {
+		t.Errorf("order: %q", ans)
+	}
+	ans, kept = answerFrom("What is the boiling point of mercury?", pool, 3)
+	if ans != NoAnswer || len(kept) != 3 {
+		t.Errorf("no answer: %q, %d sources", ans, len(kept))
+	}
+}

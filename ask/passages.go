@@ -26,6 +26,8 @@ type passage struct {
 	section  int      // passages under one heading, question or message share it
 	para     int      // passages of one paragraph or list item share it
 	item     bool     // in a list item
+	row      bool     // a table row
+	fits     bool     // of the kind of answer the question expects
 
 	words                int             // of text
 	matched              int             // the question's words it holds in text, question or block
@@ -215,7 +217,9 @@ func (p *passageMaker) items(b *mdBlock) {
 			if k == 0 {
 				p.heading = heading + " " + row
 			} else if !codeLike(row) {
-				p.add(row, "")
+				if c := p.add(row, ""); c != nil {
+					c.row = true
+				}
 			}
 		}
 		p.heading = heading

@@ -20,14 +20,17 @@ type qaCase struct {
 
 // The question sets: testdata/qa.json is the development set, which the
 // answerer was tuned on; testdata/qa-heldout.json was written (by someone
-// who had not read the answerer) before any tuning for it, and is never
-// tuned on one question at a time. Each must reach its minimum share.
+// who had not read the answerer) before any tuning for it, and its misses
+// were then read for kinds of failure, never tuned on one at a time;
+// testdata/qa-fresh.json was written the same way after that tuning, and
+// nothing was changed for it. Each must reach its minimum share.
 var qaSets = []struct {
 	file     string
 	minScore float64
 }{
-	{"testdata/qa.json", 0.8},
-	{"testdata/qa-heldout.json", 0.5}, // 20 of 40 when it was written: a floor until retrieval is reworked
+	{"testdata/qa.json", 0.85},
+	{"testdata/qa-heldout.json", 0.65}, // 20 of 40 when written, 27–28 since: a floor, short of the 85% aimed at
+	{"testdata/qa-fresh.json", 0.7},    // 24 of 30 when first run: a floor
 }
 
 // TestQuestionAnswerSet asks the questions of each set over the demo
