@@ -172,12 +172,15 @@ func (v *View) Messages() uint32 { return uint32(v.st.msgs.len()) }
 
 // MessageText is what a derived index reads of a message: whether it still
 // exists, its time (unix microseconds), its author as shown (display name,
-// else username) and its content.
+// else username), its content, and its id and the id of the message it
+// replies to ("" when none).
 type MessageText struct {
 	Live    bool
 	Micros  int64
 	Author  string
 	Content string
+	ID      string
+	ReplyTo string
 }
 
 // MessageText returns message ref's text; a deleted message is not Live.
@@ -194,7 +197,8 @@ func (v *View) MessageText(ref uint32) MessageText {
 	if name == "" {
 		name = a.name
 	}
-	return MessageText{Live: true, Micros: r.ts, Author: name, Content: v.st.text.msgContent(r.text)}
+	return MessageText{Live: true, Micros: r.ts, Author: name, Content: v.st.text.msgContent(r.text),
+		ID: v.st.text.msgID(r.text), ReplyTo: v.st.msgExtra[ref].replyTo}
 }
 
 // Message returns message ref whole. It must exist (MessageText.Live).

@@ -36,8 +36,9 @@ type chunkRec struct {
 }
 
 // Conversation windows: consecutive messages of a channel, split at a
-// silence longer than windowGap or when a window reaches windowMaxMsgs
-// messages or windowMaxBytes of text.
+// silence longer than windowGap — unless the message replies to one of the
+// window (a question answered an hour later stays with its answer) — or
+// when a window reaches windowMaxMsgs messages or windowMaxBytes of text.
 const (
 	windowGap      = 30 * time.Minute
 	windowMaxMsgs  = 20
@@ -59,12 +60,21 @@ func windows(refs []uint32, texts []engine.MessageText) [][]uint32 {
 	bytes := 0
 	gap := windowGap.Microseconds()
 	var last int64
+	start := 0 // of cur in texts
+	replies := func(r *engine.MessageText) bool {
+		for j := start; r.ReplyTo != "" && j < start+len(cur); j++ {
+			if texts[j].ID == r.ReplyTo {
+				return true
+			}
+		}
+		return false
+	}
 	for i, ref := range refs {
 		r := &texts[i]
-		if len(cur) > 0 && (r.Micros-last > gap || len(cur) >= windowMaxMsgs ||
+		if len(cur) > 0 && (r.Micros-last > gap && !replies(r) || len(cur) >= windowMaxMsgs ||
 			bytes+len(r.Content) > windowMaxBytes) {
 			out = append(out, cur)
-			cur, bytes = nil, 0
+			cur, bytes, start = nil, 0, i
 		}
 		cur = append(cur, ref)
 		bytes += len(r.Content)
