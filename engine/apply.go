@@ -171,6 +171,8 @@ func (e *Engine) apply(o *op) {
 		e.mu.Lock()
 		e.st.settings = o.settings
 		e.mu.Unlock()
+	case opPutInsights:
+		e.applyInsights(o.insights)
 	case opPutMessages:
 		e.applyPutMessages(o.messages)
 	case opDeleteMessages:

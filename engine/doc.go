@@ -9,5 +9,9 @@
 // waits behind a bulk import. Snapshots serialise the whole state (records
 // and indexes) while holding off writers but not readers.
 //
+// It also keeps the insights table (insights.go): counts of what people
+// search and ask, rows the insights package aggregates and the engine only
+// persists, guarded by the writer lock alone.
+//
 // engine imports tokenizer and ann, never httpapi or crawl.
 package engine

@@ -72,7 +72,9 @@ type Engine struct {
 	mu      sync.RWMutex // guards st against writers; see state
 	st      *state
 	seq     uint64        // last applied sequence number; guarded by writeMu
+	changed uint64        // the last write of content (not insights: insights.go); guarded by writeMu
 	seqSeen atomic.Uint64 // seq, for readers that must not wait on writeMu
+	chgSeen atomic.Uint64 // changed, for readers
 	wa      *analyzer     // the writers' analyzer; guarded by writeMu
 
 	wal      *wal.Log // nil in memory
@@ -191,6 +193,8 @@ func (e *Engine) load() error {
 	}
 	start := time.Now()
 	replayed := 0
+	e.changed = seq
+	e.chgSeen.Store(seq)
 	res, err := w.ReplayWith(e.replayOptions(seq, choice), func(s uint64, kind uint8, payload []byte) error {
 		o, err := decodeOp(opKind(kind), payload)
 		if err != nil {
@@ -199,6 +203,10 @@ func (e *Engine) load() error {
 		e.setFeedSeq(s)
 		e.apply(&o)
 		e.feedApplied(s)
+		if o.kind != opPutInsights {
+			e.changed = s
+			e.chgSeen.Store(s)
+		}
 		replayed++
 		return nil
 	})
@@ -316,6 +324,11 @@ func (e *Engine) commit(o *op) (uint64, error) {
 	e.feedApplied(seq)
 	e.seq = seq
 	e.seqSeen.Store(seq)
+	if o.kind == opPutInsights {
+		return seq, nil // no content changed: nothing for the follower, no snapshot due
+	}
+	e.changed = seq
+	e.chgSeen.Store(seq)
 	e.lastWrite.Store(time.Now().UnixNano())
 	if f := e.opts.Follower; f != nil {
 		f.Changed()
@@ -349,7 +362,8 @@ func (e *Engine) followerEdits() uint64 {
 	return 0
 }
 
-// LastWrite returns when the last write was applied (zero before any).
+// LastWrite returns when the last write of content was applied (zero
+// before any); writes of insights do not count.
 func (e *Engine) LastWrite() time.Time {
 	if n := e.lastWrite.Load(); n != 0 {
 		return time.Unix(0, n)
@@ -381,9 +395,10 @@ func (e *Engine) maintain() {
 		}
 		e.compactIfNeeded()
 		e.writeMu.Lock()
-		grown := e.seq > e.snapSeq || e.followerEdits() != e.snapEdits
+		grown := e.changed > e.snapSeq || e.followerEdits() != e.snapEdits
+		logged := e.seq > e.snapSeq // insights alone: only for the log's size
 		e.writeMu.Unlock()
-		if grown && (time.Since(lastSnap) >= e.opts.SnapshotInterval || e.wal.Bytes() >= e.opts.SnapshotLogBytes) {
+		if grown && time.Since(lastSnap) >= e.opts.SnapshotInterval || (grown || logged) && e.wal.Bytes() >= e.opts.SnapshotLogBytes {
 			if err := e.Snapshot(); err != nil {
 				e.log.Error("snapshot failed", "err", err)
 			}
@@ -422,7 +437,7 @@ func (e *Engine) Close() error {
 	var errs []error
 	if e.wal != nil {
 		e.writeMu.Lock()
-		grown := e.seq > e.snapSeq || e.followerEdits() != e.snapEdits
+		grown := e.changed > e.snapSeq || e.followerEdits() != e.snapEdits
 		e.writeMu.Unlock()
 		if grown && !e.noFinalSnapshot {
 			errs = append(errs, e.Snapshot())
@@ -436,6 +451,10 @@ func (e *Engine) Close() error {
 // Seq returns the sequence number of the last applied write. It never
 // waits, even while a snapshot holds writers off.
 func (e *Engine) Seq() uint64 { return e.seqSeen.Load() }
+
+// ContentSeq returns the sequence number of the last write of content:
+// Seq, but for writes of insights, which change no page.
+func (e *Engine) ContentSeq() uint64 { return e.chgSeen.Load() }
 
 // versionLegacySources gives the sources loaded from records written
 // before versions existed (Version 0, which PutSourceIf reads as "absent")

@@ -24,6 +24,7 @@ const (
 	opPutSettings     opKind = 10
 	opPutCursor       opKind = 11
 	opPutDocuments    opKind = 12 // documents with their declared language
+	opPutInsights     opKind = 13 // rows of the insights table (insights.go)
 )
 
 // op is one logged mutation. Which fields are set depends on kind.
@@ -38,6 +39,7 @@ type op struct {
 	ids      []string          // opDeleteMessages: message ids; opDeleteDocuments: document ids
 	docs     []Document        // opPutDocuments
 	settings map[string]string // opPutSettings: the whole set
+	insights []Insight         // opPutInsights
 }
 
 // encode appends the payload of o (its kind travels in the record header).
@@ -76,6 +78,11 @@ func (o *op) encode(e *bin.Enc) error {
 		encodeStrings(e, o.ids)
 	case opPutSettings:
 		encodeStringMap(e, o.settings)
+	case opPutInsights:
+		e.Uvarint(uint64(len(o.insights)))
+		for i := range o.insights {
+			encodeInsight(e, &o.insights[i])
+		}
 	default:
 		return fmt.Errorf("BUG: encode op kind %d", o.kind)
 	}
@@ -120,6 +127,11 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 		o.ids = decodeStrings(d)
 	case opPutSettings:
 		o.settings = decodeStringMap(d)
+	case opPutInsights:
+		o.insights = make([]Insight, d.Count(7))
+		for i := range o.insights {
+			o.insights[i] = decodeInsight(d)
+		}
 	default:
 		return op{}, fmt.Errorf("unknown record type %d", kind)
 	}

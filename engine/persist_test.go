@@ -338,6 +338,9 @@ func TestGoldenSnapshot(t *testing.T) {
 			if *update && v == snapVersion {
 				e := openMem(t, withFollower(&testFollower{}))
 				fill(t, e, 3)
+				if err := e.PutInsights(someInsights); err != nil {
+					t.Fatal(err)
+				}
 				var b bytes.Buffer
 				if err := writeLocked(e, &b, 42); err != nil {
 					t.Fatal(err)
@@ -357,6 +360,9 @@ func TestGoldenSnapshot(t *testing.T) {
 			e := openDir(t, dir)
 			if got := fingerprint(t, e); got != string(want) {
 				t.Fatalf("golden snapshot reads differently:\n%s\nvs\n%s", got, want)
+			}
+			if got := e.Insights(); v >= 7 && !slices.Equal(got, sortedInsights(someInsights)) || v < 7 && len(got) > 0 {
+				t.Fatalf("golden snapshot's insights: %+v", got)
 			}
 			// (Semantic search over each version: semantic.TestGoldenSnapshots.)
 			if _, _, _, err := Restore(dir, path); err == nil || !strings.Contains(err.Error(), "in use") {
@@ -423,6 +429,7 @@ func FuzzDecodeOp(f *testing.F) {
 			File: "x.zip", ImportCounts: ImportCounts{Messages: 3, Stored: 1, Skipped: map[string]int{"empty message": 2}}}}},
 		{kind: opPutCursor, id: "s", cursor: `{"last":{"c":"42"}}`},
 		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "web", Cursor: "c-1", Version: 7}, cursorOK: true},
+		{kind: opPutInsights, insights: someInsights},
 	} {
 		var e bin.Enc
 		if err := o.encode(&e); err != nil {
@@ -454,6 +461,7 @@ func FuzzDecodeOp(f *testing.F) {
 func FuzzReadState(f *testing.F) {
 	e, _ := Open(Options{})
 	fill(f, e, 2)
+	e.PutInsights(someInsights)
 	var b bytes.Buffer
 	writeLocked(e, &b, 1)
 	e.Close()
@@ -481,6 +489,7 @@ func FuzzReadFrames(f *testing.F) {
 	e, _ := Open(Options{Follower: tf})
 	tf.e = e
 	fill(f, e, 2)
+	e.PutInsights(someInsights)
 	var raw bytes.Buffer
 	e.writeMu.Lock()
 	e.st.writeFrames(&frameWriter{w: &raw}, e.seq, e.opts.TitleWeight, tf)

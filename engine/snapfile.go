@@ -280,6 +280,7 @@ type SnapshotSummary struct {
 	Channels  int
 	Messages  int
 	Documents int
+	Insights  int  // rows of the insights table
 	Rebuilt   bool // its indexes were written by another tokenizer version and rebuilt to check it
 }
 
@@ -303,7 +304,7 @@ func InspectSnapshot(r io.Reader, f Follower) (*SnapshotSummary, error) {
 	}
 	st.commitSection()
 	sum := &SnapshotSummary{Version: hdr.version, Seq: seq, Created: hdr.created, Sources: len(st.sources),
-		Channels: len(st.chanKey), Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(), Rebuilt: rebuilt}
+		Channels: len(st.chanKey), Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(), Insights: len(st.insights), Rebuilt: rebuilt}
 	return sum, nil
 }
 

@@ -18,7 +18,7 @@ import (
 // A snapshot is a 32-byte header followed by one zstd stream of frames:
 //
 //	header: "SIFTSNAP" | u32 version | u64 sequence | i64 created (unix ns) | u32 CRC-32C of the previous 28 bytes
-//	frames: meta, sources…, settings, authors…, channels…, messages…,
+//	frames: meta, sources…, settings, insights…, authors…, channels…, messages…,
 //	        documents…, message index…, document index…,
 //	        (section name, section data…)…, end
 //
@@ -29,9 +29,10 @@ const (
 	snapMagic = "SIFTSNAP"
 	// Versions 1 (before the semantic index), 2 (before visibility), 3
 	// (the semantic index among the store's frames), 4 (before documents'
-	// languages) and 5 (index encoding 3) are read too; the semantic frames
-	// of 2 and 3 are skipped, and the follower rebuilds.
-	snapVersion    = 6
+	// languages), 5 (index encoding 3) and 6 (before insights) are read
+	// too; the semantic frames of 2 and 3 are skipped, and the follower
+	// rebuilds.
+	snapVersion    = 7
 	snapHeaderSize = 32
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
@@ -51,6 +52,7 @@ const (
 	frameSettings  = 14
 	frameSection   = 15 // a follower's section starts; payload: its name
 	frameSectData  = 16 // a payload of the section
+	frameInsights  = 17 // blocks of insight rows (version 7 on)
 	frameEnd       = 0x7F
 
 	// frameMore marks a frame whose payload continues in the next frame: a
@@ -79,6 +81,7 @@ type snapshotMeta struct {
 	msgs        int
 	docs        int
 	chunks      int // versions 2 and 3
+	insights    int // version 7 on
 }
 
 // frameWriter writes payloads as frames, splitting those over chunkBytes
@@ -141,7 +144,7 @@ func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f F
 	var e bin.Enc
 	e.String(analyzerVersion)
 	e.U8(titleWeight)
-	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), st.msgs.len(), len(st.docs)} {
+	for _, n := range []int{len(st.sources), len(st.authors), len(st.chans), st.msgs.len(), len(st.docs), len(st.insights)} {
 		e.Uvarint(uint64(n))
 	}
 	if err := fw.frame(frameMeta, e.B); err != nil {
@@ -161,7 +164,12 @@ func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f F
 	if err := fw.frame(frameSettings, e.B); err != nil {
 		return err
 	}
-	err := writeBlocks(fw, &e, frameAuthors, len(st.authors), authorsPerFrame, func(i int) {
+	rows := st.insightRows()
+	err := writeBlocks(fw, &e, frameInsights, len(rows), insightsPerFrame, func(i int) { encodeInsight(&e, &rows[i]) })
+	if err != nil {
+		return err
+	}
+	err = writeBlocks(fw, &e, frameAuthors, len(st.authors), authorsPerFrame, func(i int) {
 		e.String(st.authors[i].name)
 		e.String(st.authors[i].display)
 	})
@@ -509,9 +517,12 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 	d := &bin.Dec{B: p}
 	m.analyzer = d.String()
 	m.titleWeight = d.U8()
-	counts := []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs, &m.chunks}
-	if version == 1 || version >= 4 {
-		counts = counts[:5]
+	counts := []*int{&m.sources, &m.authors, &m.chans, &m.msgs, &m.docs}
+	switch {
+	case version == 2 || version == 3:
+		counts = append(counts, &m.chunks)
+	case version >= 7:
+		counts = append(counts, &m.insights)
 	}
 	for _, n := range counts {
 		if *n = int(d.Uvarint()); *n < 0 {
@@ -544,6 +555,20 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 		if err := d.Done(); err != nil {
 			return m, fmt.Errorf("settings: %w", err)
 		}
+	}
+	err = fr.readBlocks(frameInsights, m.insights, func(d *bin.Dec) error {
+		in := decodeInsight(d)
+		if d.Err == nil && in.Count == 0 {
+			return errors.New("a row of count 0")
+		}
+		st.insights[in.key()] = insightCounts{in.Count, in.NoResults, in.Unanswered}
+		return nil
+	})
+	if err != nil {
+		return m, fmt.Errorf("insights: %w", err)
+	}
+	if len(st.insights) != m.insights {
+		return m, errors.New("insights: duplicates")
 	}
 	err = fr.readBlocks(frameAuthors, m.authors, func(d *bin.Dec) error {
 		st.authorFor(d.String(), d.String())

@@ -33,6 +33,10 @@ type state struct {
 	docIdx    *index.Index
 	chanOrder map[uint32][]uint32 // channel -> its message slots in time order
 
+	// insights is the insights table (insights.go), guarded by writeMu
+	// alone: no search reads it.
+	insights map[insightKey]insightCounts
+
 	// feed records what writes change, for the follower; nil without one
 	// and while a snapshot is read.
 	feed *feed
@@ -58,6 +62,7 @@ func newState(opts index.Options) *state {
 		sources:   make(map[string]*Source),
 		rules:     make(map[string]*sourceRules),
 		settings:  make(map[string]string),
+		insights:  make(map[insightKey]insightCounts),
 		hid:       newHidden(),
 		chanKey:   make(map[recKey]uint32),
 		chanSlug:  make(map[string]uint32),

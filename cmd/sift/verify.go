@@ -115,6 +115,9 @@ func verifySnapshot(f io.Reader, path string, size int64) (int, error) {
 	sem := idx.Status()
 	fmt.Printf("  holds           %d sources, %d channels, %d messages, %d documents, %d chunks (%d embedded)\n",
 		sum.Sources, sum.Channels, sum.Messages, sum.Documents, sem.Chunks, sem.Vectors)
+	if sum.Version >= 7 {
+		fmt.Printf("  insights        %d counts of searches and questions by day\n", sum.Insights)
+	}
 	switch sum.Version {
 	case 1:
 		fmt.Println("  note            written before semantic search; start-up builds its chunks and vectors")

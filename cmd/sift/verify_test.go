@@ -35,13 +35,17 @@ func TestVerifyCommand(t *testing.T) {
 	if _, err := eng.PutDocuments([]engine.Document{{Title: "guide", Content: "how to"}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := eng.PutInsights([]engine.Insight{{Day: 20000, Endpoint: 2, Count: 3}, {Day: 20000, Endpoint: 2, Text: "how to", Count: 3}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
 	snap := eng.LastSnapshot()
 	out, err := run(t, "verify", snap.Path)
 	// Two sources: the built-in uploads source and chat.
-	for _, want := range []string{"verified", "format version  6", "2 sources, 2 channels, 3 messages, 1 documents, 0 chunks",
+	for _, want := range []string{"verified", "format version  7", "2 sources, 2 channels, 3 messages, 1 documents, 0 chunks",
+		"insights        2 counts of searches and questions by day",
 		"created         " + now.UTC().Format("2006-01-02"), "bytes"} {
 		if err != nil || !strings.Contains(out, want) {
 			t.Fatalf("verify a good snapshot: %v, want %q in\n%s", err, want, out)
