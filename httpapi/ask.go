@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/insights"
 )
 
 // Bounds of a question.
@@ -157,6 +158,7 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 			return
 		}
 		s.stats.record(endpointName(ctx), req.Question, len(col.sources), time.Since(start))
+		s.noteAsk(insights.Ask, req.Question, req.Private, len(col.sources), col.answer.String() == ask.NoAnswer)
 		out := askResponseJSON{Answer: col.answer.String(), Sources: form.sources(col.sources), Stale: col.stale}
 		if !form.v1 {
 			out.Usage = &usage

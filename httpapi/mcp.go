@@ -15,7 +15,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/agent"
+	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/insights"
 )
 
 // POST /mcp serves the agent package's tools over MCP's streamable HTTP
@@ -232,6 +234,9 @@ func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.Sear
 		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
+	if req.Offset == 0 {
+		b.s.noteSearch(insights.MCP, req.Query, private, res.TotalMessages+res.TotalDocuments)
+	}
 	base := b.s.opts.BaseURL
 	out := &agent.SearchResult{Messages: make([]agent.MessageHit, 0, len(res.Messages)), Documents: make([]agent.DocumentHit, 0, len(res.Documents))}
 	for _, c := range res.Corrections {
@@ -274,6 +279,7 @@ func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*
 		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP semantic_search", req.Query, len(res.Hits), res.Took)
+	b.s.noteSearch(insights.MCP, req.Query, private, len(res.Hits))
 	out := &agent.SemanticResult{Query: req.Query, Results: make([]agent.SemanticHit, 0, len(res.Hits)), Stale: res.Stale}
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, agent.SemanticHit{
@@ -322,6 +328,7 @@ func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult,
 		return nil, b.toolErr(ctx, err)
 	}
 	b.s.stats.record("MCP ask", req.Question, len(col.sources), time.Since(start))
+	b.s.noteAsk(insights.MCP, req.Question, private, len(col.sources), col.answer.String() == ask.NoAnswer)
 	out := &agent.AskResult{Answer: col.answer.String(), Sources: make([]agent.AskSource, 0, len(col.sources)), Stale: col.stale}
 	for i, src := range (askForm{}).sources(col.sources) {
 		out.Sources = append(out.Sources, agent.AskSource{N: i + 1, Type: src.Type, Score: src.Score,

@@ -20,6 +20,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/internal/demo"
 )
 
@@ -192,7 +193,13 @@ func mustJSON(t *testing.T, v any) string {
 func openAPIDemo(t *testing.T) *testServer {
 	t.Helper()
 	eng, idx := semanticDemo(t, nil)
-	return serve(t, eng, idx, Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass, PublicRateLimit: 1000})
+	rec, err := insights.Open(insights.Options{Store: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := serve(t, eng, idx, Options{APISecretKey: testKey, AdminUser: testUser, AdminPassword: testPass, PublicRateLimit: 1000, Insights: rec})
+	t.Cleanup(func() { rec.Close() })
+	return ts
 }
 
 // servedValidators fetch /openapi.json from ts and return validators of
@@ -350,6 +357,9 @@ func TestOpenAPIAnswersMatch(t *testing.T) {
 		{method: "POST", path: "/api/sources/" + demo.ChatSource + "/optouts", body: `{"author": "nobody-here"}`, header: withJSON(basicAuth...), status: 201},
 		{method: "DELETE", path: "/api/sources/" + demo.ChatSource + "/optouts/nobody-here", header: basicAuth, status: 204},
 		{method: "POST", path: "/api/admin/backup", header: bearer, status: 200},
+		{method: "GET", path: "/api/admin/insights", header: basicAuth, status: 200},
+		{method: "GET", path: "/api/admin/insights?days=7&callers=public", header: bearer, status: 200},
+		{method: "GET", path: "/api/admin/insights?days=1&callers=authenticated", header: bearer, status: 200},
 		{method: "GET", path: "/metrics", header: basicAuth, status: 200},
 		{method: "GET", path: "/openapi.json", status: 200, loose: true},
 		{method: "GET", path: "/llms.txt", status: 200},
@@ -378,6 +388,9 @@ func TestOpenAPIAnswersMatch(t *testing.T) {
 		{method: "POST", path: "/api/ask", body: `{"question": ""}`, header: withJSON(), status: 400, badRequest: true},
 		{method: "POST", path: "/api/ask", body: "How?", header: []string{"Content-Type", "text/plain"}, status: 415, badRequest: true},
 		{method: "GET", path: "/api/sources", status: 401, badRequest: true},
+		{method: "GET", path: "/api/admin/insights", status: 401, badRequest: true},
+		{method: "GET", path: "/api/admin/insights?days=abc", header: basicAuth, status: 400, badRequest: true},
+		{method: "GET", path: "/api/admin/insights?days=91", header: basicAuth, status: 400},
 		{method: "GET", path: "/api/search?q=install", header: []string{"Authorization", "Bearer wrong"}, status: 401, badRequest: true},
 		{method: "POST", path: "/api/v1/ask", body: ask, header: withJSON(), status: 401, badRequest: true},
 		{method: "GET", path: "/api/sources/nope", header: basicAuth, status: 404},

@@ -50,6 +50,9 @@ func newPages(site func() string) *pages {
 	for name, f := range linkFuncs() {
 		funcs[name] = f
 	}
+	for name, f := range insightFuncs() {
+		funcs[name] = f
+	}
 	return &pages{t: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
 }
 
@@ -103,10 +106,20 @@ func (s *Server) lastChange() time.Time {
 	c := &s.changes
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if seq := s.eng.Seq(); c.at.IsZero() || seq != c.seq {
+	if seq := s.contentSeq(); c.at.IsZero() || seq != c.seq {
 		c.seq, c.at = seq, time.Now()
 	}
 	return c.at
+}
+
+// contentSeq is the store's sequence number of its last write of content
+// (the engine's ContentSeq: counts of searches written by the insights
+// recorder change no page), else its Seq.
+func (s *Server) contentSeq() uint64 {
+	if c, ok := s.eng.(interface{ ContentSeq() uint64 }); ok {
+		return c.ContentSeq()
+	}
+	return s.eng.Seq()
 }
 
 // pageOpts are how one rendering is sent.

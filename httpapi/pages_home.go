@@ -16,6 +16,7 @@ import (
 
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/insights"
 )
 
 // homeData is the home page: search results and, without JavaScript, an
@@ -101,7 +102,8 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		}
 	}
 	o := pageOpts{}
-	bearerOnly := s.opts.SearchAccess == "bearer" && !s.auth.bearerOK(ctx) && !s.auth.basicOK(ctx)
+	privileged := s.privileged(ctx)
+	bearerOnly := s.opts.SearchAccess == "bearer" && !privileged
 	if len(ctx.QueryArgs().Peek("q")) > 0 && bearerOnly {
 		data.Error = "Search on this server needs the API key (SEARCH_ACCESS=bearer)."
 		o.status = fasthttp.StatusUnauthorized
@@ -114,6 +116,9 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
 		} else {
 			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
+			if req.Offset == 0 {
+				s.noteSearch(insights.Page, req.Query, privileged, data.Result.TotalMessages+data.Result.TotalDocuments)
+			}
 			params := filterParams(ctx)
 			data.Source, data.Keep = req.Source, maps.Clone(params)
 			data.Keep.Del("source")
@@ -200,6 +205,7 @@ func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) 
 		return fasthttp.StatusBadGateway, "No answer: " + publicAskError(err) + "."
 	}
 	s.stats.record("page ask", q, len(col.sources), time.Since(start))
+	s.noteAsk(insights.Ask, q, s.privileged(ctx), len(col.sources), col.answer.String() == ask.NoAnswer)
 	data.Answer = newPageAnswer(col.answer.String(), col.sources)
 	data.Answer.Stale = col.stale
 	return 0, ""

@@ -33,6 +33,7 @@ func (s *Server) routes() *router.Router {
 	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))
 	r.GET("/api/channels/{slug}/messages", s.public(s.channelMessages))
 	r.POST("/api/admin/backup", s.admin(s.backup))
+	r.GET("/api/admin/insights", s.admin(s.adminInsights))
 	r.GET("/api/sources", s.admin(s.listSources))
 	r.POST("/api/sources", s.admin(s.createSource))
 	r.GET("/api/sources/{id}", s.admin(s.getSource))
@@ -70,6 +71,7 @@ func (s *Server) routes() *router.Router {
 	page("/openapi.json", s.openAPI())
 	page("/static/{name}", s.staticFile)
 	page("/dashboard", s.basicOnly(s.dashboard))
+	page("/dashboard/insights", s.basicOnly(s.consoleInsights))
 	// The operator's console: pages with Basic Auth only; its actions are
 	// POSTs that also need a same-site request and the form's token.
 	page("/dashboard/add-source", s.basicOnly(s.consoleAddForm))

@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/insights"
 )
 
 // timeFormat is how times appear in JSON: RFC 3339 with milliseconds.
@@ -117,6 +118,9 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.stats.record("GET /api/search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
+	if req.Offset == 0 {
+		s.noteSearch(insights.API, req.Query, req.Private, res.TotalMessages+res.TotalDocuments)
+	}
 	out := searchJSON{
 		Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents)),
 		Corrections: res.Corrections,

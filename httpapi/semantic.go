@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -151,6 +152,7 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 	}
 	took := time.Since(start)
 	s.stats.record("GET /api/semantic-search", req.Query, len(res.Hits), took)
+	s.noteSearch(insights.Semantic, req.Query, req.Private, len(res.Hits))
 	out.DurationMs = math.Round(float64(took.Microseconds())) / 1000
 	writeJSON(ctx, fasthttp.StatusOK, out)
 }

@@ -46,7 +46,7 @@ func (s *Server) sitemapURLs() []sitemapURL {
 	c := &s.sitemap
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if seq := s.eng.Seq(); c.urls == nil || c.seq != seq {
+	if seq := s.contentSeq(); c.urls == nil || c.seq != seq {
 		c.urls, c.seq = s.listPages(), seq
 	}
 	return c.urls

@@ -61,6 +61,11 @@ type Options struct {
 	// (required; crawl.NewRunner over the same store). Its owner closes it
 	// after Shutdown.
 	Crawler Crawler
+	// Insights records the searches and questions and answers GET
+	// /api/admin/insights and /dashboard/insights; nil records nothing
+	// (INSIGHTS=off: the report is empty). Its owner closes it after
+	// Shutdown, which flushes it.
+	Insights Insights
 	// MetricsAccess is who may GET /metrics: "admin" (default) or "public".
 	// Metrics is what it serves; nil = the server's own.
 	MetricsAccess string
@@ -99,6 +104,7 @@ type Server struct {
 	changes  changeClock
 	semantic Semantic
 	asker    Asker
+	insights Insights // nil: not recorded
 	limiter  *limiter // nil when the public tier is not limited
 	suggests *limiter // GET /api/suggest's buckets; nil when not limited
 	crawler  Crawler
@@ -137,6 +143,7 @@ func New(eng Store, opts Options) *Server {
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.semantic = opts.Semantic
 	s.asker = opts.Asker
+	s.insights = opts.Insights
 	if opts.PublicRateLimit > 0 {
 		s.limiter = newLimiter(opts.PublicRateLimit, cmp.Or(opts.RateLimitClients, 100_000))
 		if perSecond := cmp.Or(opts.SuggestRateLimit, defaultSuggestRate); perSecond > 0 {

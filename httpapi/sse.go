@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/insights"
 )
 
 // Server-sent events of an answer, one "data: {json}\n\n" each, flushed as
@@ -35,6 +36,7 @@ type sseSink struct {
 	events  chan<- []byte
 	form    askForm
 	sources int // how many the answer drew on
+	watch   noAnswerWatch
 }
 
 func (k *sseSink) send(ev sseEvent) error {
@@ -76,7 +78,10 @@ func (k *sseSink) Sources(s []ask.Source, stale bool) error {
 	return k.send(sseEvent{Type: "sources", Sources: k.form.sources(s), Stale: stale})
 }
 
-func (k *sseSink) Token(t string) error { return k.send(sseEvent{Type: "token", Token: &t}) }
+func (k *sseSink) Token(t string) error {
+	k.watch.piece(t)
+	return k.send(sseEvent{Type: "token", Token: &t})
+}
 
 // streamAnswer runs the question and writes its events to w until the
 // answer ends or the client goes away; a failure is logged with the
@@ -96,6 +101,7 @@ func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm, ri
 				endpoint = "POST /api/v1/ask (stream)"
 			}
 			s.stats.record(endpoint, req.Question, sink.sources, time.Since(start))
+			s.noteAsk(insights.Ask, req.Question, req.Private, sink.sources, sink.watch.noAnswer())
 		}
 		switch {
 		case err != nil && ctx.Err() == context.Canceled:

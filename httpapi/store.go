@@ -8,6 +8,7 @@ import (
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -102,6 +103,16 @@ type Asker interface {
 	// UsesModel reports whether answers come from a chat model (else the
 	// extractive answerer).
 	UsesModel() bool
+}
+
+// Insights records what people search and ask, and reports on it
+// (insights.Recorder). Record must never wait.
+type Insights interface {
+	Record(ev insights.Event)
+	Report(q insights.Query) insights.Report
+	// RetentionDays is how many days it keeps: the longest window a
+	// report covers.
+	RetentionDays() int
 }
 
 // Crawler runs the crawls, imports and deletions of sources, one at a time

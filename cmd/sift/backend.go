@@ -12,6 +12,7 @@ import (
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -24,6 +25,9 @@ type backend struct {
 		crawl.Sink
 	}
 	sem httpapi.Semantic
+	// insights keeps the insights table: the engine; nil on a cluster,
+	// where each server keeps its own in memory.
+	insights insights.Store
 	// shared runs the jobs one process does for every process of a
 	// cluster (scheduled crawls, the semantic indexer), until ctx ends:
 	// on the memory store at once; on a cluster while this process holds
@@ -55,7 +59,7 @@ func openBackend(cfg *config, opts engine.Options, sopts semantic.Options, log *
 	if err != nil {
 		return nil, fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
 	}
-	return &backend{store: eng, sem: idx, close: eng.Close, shared: runAll}, nil
+	return &backend{store: eng, sem: idx, insights: eng, close: eng.Close, shared: runAll}, nil
 }
 
 // runAll runs jobs until ctx ends and they return.

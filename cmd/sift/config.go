@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -42,6 +43,10 @@ type config struct {
 	LogLevel         string
 	SiteName         string
 	SiteDescription  string
+	// Insights: record what people search and ask ("on" or "off"), kept
+	// InsightsRetention.
+	Insights          string
+	InsightsRetention time.Duration
 
 	// The store: memory (the data dir) or weaviate (a cluster).
 	Store               string
@@ -105,6 +110,55 @@ func (b *binder) duration(p *time.Duration, flagName, envName string, def time.D
 	b.fs.DurationVar(p, flagName, def, usage+" (env "+envName+")")
 }
 
+// days is a flag.Value of a duration given in days ("90d") or as a Go
+// duration ("2160h").
+type days struct{ d *time.Duration }
+
+func (v days) String() string {
+	if v.d == nil {
+		return ""
+	}
+	if *v.d%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(*v.d/(24*time.Hour)), 10) + "d"
+	}
+	return v.d.String()
+}
+
+func (v days) Set(s string) error {
+	d, err := parseDays(s)
+	if err == nil {
+		*v.d = d
+	}
+	return err
+}
+
+// parseDays reads "90d" (whole days) or a Go duration such as "2160h".
+func parseDays(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v >= 0 && v <= 100_000 {
+			return time.Duration(v) * 24 * time.Hour, nil
+		}
+		return 0, fmt.Errorf("%q is not a number of days such as 90d", s)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of days such as 90d, nor a duration such as 2160h", s)
+	}
+	return d, nil
+}
+
+func (b *binder) days(p *time.Duration, flagName, envName string, def time.Duration, usage string) {
+	if v, ok := b.env(envName); ok {
+		d, err := parseDays(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%s", envName, err))
+		}
+		def = d
+	}
+	*p = def
+	b.fs.Var(days{p}, flagName, usage+" (env "+envName+")")
+}
+
 // parseServe reads the settings of sift serve from the environment and args.
 func parseServe(args []string) (*config, error) {
 	c := &config{}
@@ -138,6 +192,9 @@ func parseServe(args []string) (*config, error) {
 	b.str(&c.LogLevel, "log-level", "LOG_LEVEL", "info", "debug, info, warn or error")
 	b.str(&c.SiteName, "site-name", "SITE_NAME", "", "the instance's name in pages, OpenGraph and llms.txt (default the BASE_URL host; the console's setting wins)")
 	b.str(&c.SiteDescription, "site-description", "SITE_DESCRIPTION", "", "a sentence on what the instance holds, for the home page and llms.txt")
+	b.str(&c.Insights, "insights", "INSIGHTS", "on", "record what people search and ask, for /api/admin/insights and /dashboard/insights: on or off")
+	b.days(&c.InsightsRetention, "insights-retention", "INSIGHTS_RETENTION", insights.DefaultRetention,
+		"how long insights are kept: days such as 90d, or a duration such as 2160h (rounded up to whole days; 1d to 3650d)")
 	b.str(&c.Store, "store", "STORE", "memory", "where records live: memory (the data dir) or weaviate (a cluster, see WEAVIATE_URL)")
 	b.str(&c.WeaviateURL, "weaviate-url", "WEAVIATE_URL", "", "REST address of a Weaviate node, e.g. http://10.0.0.5:8080 (STORE=weaviate)")
 	b.str(&c.WeaviateGRPCAddr, "weaviate-grpc-addr", "WEAVIATE_GRPC_ADDR", "", "gRPC host:port of that node; when set, batches go over gRPC")
@@ -195,6 +252,12 @@ func (c *config) validate(b *binder) {
 	}
 	if c.FreshWait < 0 || c.FreshWait > time.Minute {
 		bad("fresh wait %s must be from 0 to 1m", c.FreshWait)
+	}
+	if c.Insights != "on" && c.Insights != "off" {
+		bad("insights %q must be on or off", c.Insights)
+	}
+	if c.InsightsRetention < time.Nanosecond || c.InsightsRetention > 3650*24*time.Hour {
+		bad("insights retention %s must be from 1d to 3650d", days{&c.InsightsRetention})
 	}
 	if c.SnapshotInterval < time.Second {
 		bad("snapshot interval %s must be at least 1s", c.SnapshotInterval)

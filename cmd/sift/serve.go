@@ -17,6 +17,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/oai"
 	"github.com/sift-search/sift/llm"
@@ -77,19 +78,32 @@ func serve(args []string) error {
 			return fmt.Errorf("load demo content: %w", err)
 		}
 	}
+	var rec *insights.Recorder
+	if cfg.Insights == "on" {
+		if rec, err = insights.Open(insights.Options{Store: b.insights, Retention: cfg.InsightsRetention, Logger: log,
+			FlushEvery: testKnob("SIFT_INSIGHTS_FLUSH", 30*time.Second)}); err != nil {
+			b.close()
+			return fmt.Errorf("open insights: %w", err)
+		}
+	}
 	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, cfg.BaseURL)},
 		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport, Tick: testKnob("SIFT_SCHEDULE_TICK", 0)})
-	srv := httpapi.New(eng, httpapi.Options{
+	hopts := httpapi.Options{
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
 		PublicRateLimit: cfg.PublicRateLimit, SuggestRateLimit: suggestRate(cfg.SuggestRateLimit), Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, log)), Crawler: runner,
 		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
-	})
+	}
+	if rec != nil {
+		hopts.Insights = rec
+	}
+	srv := httpapi.New(eng, hopts)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		runner.Close()
+		closeInsights(rec, log)
 		b.close()
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
@@ -119,6 +133,7 @@ func serve(args []string) error {
 	runner.Close() // running crawls stop; their progress so far is kept
 	stopShared()
 	<-sharedDone
+	closeInsights(rec, log) // the last counts, before the store's final snapshot
 	if cerr := b.close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close the store: %w", cerr))
 	}
@@ -126,6 +141,17 @@ func serve(args []string) error {
 		log.Info("stopped cleanly")
 	}
 	return err
+}
+
+// closeInsights writes the insights counted since the last flush; a
+// failure loses those counts only (insights are not acknowledged writes).
+func closeInsights(rec *insights.Recorder, log *slog.Logger) {
+	if rec == nil {
+		return
+	}
+	if err := rec.Close(); err != nil {
+		log.Warn("the last insights were not written", "err", err)
+	}
 }
 
 func newLogger(level string) *slog.Logger {
@@ -152,7 +178,8 @@ func logSettings(log *slog.Logger, c *config) {
 		"data_dir", c.DataDir, "search_access", c.SearchAccess, "api_secret_key", set(c.APISecretKey),
 		"admin_user", set(c.AdminUser), "max_upload_bytes", c.MaxUploadBytes,
 		"embeddings", orBuiltin(c.EmbedBaseURL, "built-in"), "llm", orBuiltin(c.LLMBaseURL, "none (extractive)"),
-		"public_rate_limit", c.PublicRateLimit, "trust_proxy", c.TrustProxy, "metrics_access", c.MetricsAccess)
+		"public_rate_limit", c.PublicRateLimit, "trust_proxy", c.TrustProxy, "metrics_access", c.MetricsAccess,
+		"insights", c.Insights, "insights_retention", days{&c.InsightsRetention}.String())
 	if c.APISecretKey == "" && c.AdminUser == "" {
 		log.Warn("admin endpoints are disabled: set API_SECRET_KEY, or ADMIN_USER and ADMIN_PASSWORD, to enable them")
 	}
