@@ -33,8 +33,10 @@ import (
 // of which hold t. An FAQ's answer shares few words with its question, so
 // the question's words count for it. The best passages are taken while
 // they score at least a third of the best, up to maxPicked passages or
-// maxAnswerWords words, skipping one that repeats a picked one; they are
-// read in source order.
+// maxAnswerWords words, skipping one that repeats a picked one, and after
+// the first one that holds fewer than two of the question's informative
+// words (those in at most half the candidates: not the product's name);
+// the answer opens with the best one.
 const (
 	followers      = 2   // passages after the best one that come with it
 	chatWeight     = 0.7 // chat answers less often than documentation
@@ -153,11 +155,11 @@ func choose(question string, sources []Source) []*passage {
 	if len(want) == 0 || len(cands) == 0 {
 		return nil
 	}
-	best, need := score(cands, sources, want, word)
+	best, need, needStrong := score(cands, sources, want, word)
 	if best == 0 {
 		return nil
 	}
-	return pick(cands, best, need)
+	return pick(cands, best, need, needStrong)
 }
 
 // matched counts the words of the question that sets of its terms hold.
@@ -172,10 +174,11 @@ func matched(word map[string]int32, sets ...map[string]bool) int {
 }
 
 // score scores the candidates and returns the best score and how many of
-// the question's words a passage must hold. The best must hold at least
+// the question's words a passage must hold (needStrong of its informative
+// ones, for a passage after the first). The best must hold at least
 // two of them (or the only one), as sharing one common word with the
 // question is chance; the best score is 0 when none does.
-func score(cands []*passage, sources []Source, want map[string]bool, word map[string]int32) (best float64, need int) {
+func score(cands []*passage, sources []Source, want map[string]bool, word map[string]int32) (best float64, need, needStrong int) {
 	df := map[string]int{}
 	for _, c := range cands {
 		for t := range want {
@@ -189,12 +192,40 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 	for t := range want {
 		maxIDF = max(maxIDF, idf(t))
 	}
-	words := map[int32]bool{}
+	// A word in most passages ("Wren" in a product's docs) is no sign of
+	// an answer: matches count the others, if the question has any.
+	informative := map[string]bool{}
+	for t := range want {
+		if 2*df[t] <= len(cands) {
+			informative[t] = true
+		}
+	}
+	if len(informative) == 0 {
+		informative = want
+	}
+	only := func(set map[string]bool) map[string]bool {
+		out := map[string]bool{}
+		for t := range set {
+			if informative[t] {
+				out[t] = true
+			}
+		}
+		return out
+	}
+	words, strong := map[int32]bool{}, map[int32]bool{}
 	for t := range want {
 		words[word[t]] = true
+		if informative[t] {
+			strong[word[t]] = true
+		}
 	}
 	need = min(2, len(words))
+	needStrong = min(2, len(strong))
 	for _, c := range cands {
+		c.strong = matched(word, only(c.terms), only(c.asked), only(c.listed))
+		if c.fits && c.strong > 0 {
+			c.strong++
+		}
 		if c.matched < need {
 			continue
 		}
@@ -227,13 +258,13 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 		c.score += 0.5*maxIDF*sources[c.source].Score + rankWeight*maxIDF/float64(1+c.source)
 		best = max(best, c.score)
 	}
-	return best, need
+	return best, need, needStrong
 }
 
 // pick takes the best passages, the best one with those after it, and
 // returns them in the order the answer gives them: the best one and those
 // after it first, then the others in source order.
-func pick(cands []*passage, best float64, need int) []*passage {
+func pick(cands []*passage, best float64, need, needStrong int) []*passage {
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(x, y *passage) int { return cmpFloat(y.score, x.score) })
 	var picked []*passage
@@ -242,7 +273,7 @@ func pick(cands []*passage, best float64, need int) []*passage {
 		if len(picked) >= maxPicked || c.score < best/3 || c.score == 0 {
 			break
 		}
-		if c.matched < need || words > 0 && words+c.size() > maxAnswerWords || repeats(c, picked) {
+		if c.matched < need || len(picked) > 0 && c.strong < needStrong || words > 0 && words+c.size() > maxAnswerWords || repeats(c, picked) {
 			continue
 		}
 		picked = append(picked, c)

@@ -160,6 +160,15 @@ func TestAnswerFromPool(t *testing.T) {
 	if ans != "Metrics are served on port 7070 for Prometheus [1]. Logs go to standard error, one line each [2]." || kept[0].Text != "Metrics are served on port 7070 for Prometheus." {
 		t.Errorf("order: %q", ans)
 	}
+	// A passage sharing only the product's name and one word more does not
+	// trail the answer.
+	ans, _ = answerFrom("What license is Wren released under?", []Source{
+		doc("Wren is under the Apache-2.0 licence, like its Helm chart."), doc("Wren 2.0 was released in March, Wren says."),
+		doc("Wren runs on Linux."), doc("Wren keeps its history in the database."),
+	}, 4)
+	if ans != "Wren is under the Apache-2.0 licence, like its Helm chart [1]." {
+		t.Errorf("trailing passage: %q", ans)
+	}
 	ans, kept = answerFrom("What is the boiling point of mercury?", pool, 3)
 	if ans != NoAnswer || len(kept) != 3 {
 		t.Errorf("no answer: %q, %d sources", ans, len(kept))

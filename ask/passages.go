@@ -31,6 +31,7 @@ type passage struct {
 
 	words                int             // of text
 	matched              int             // the question's words it holds in text, question or block
+	strong               int             // … of those in at most half the candidates
 	terms, asked, headed map[string]bool // the question's words in text, question and heading
 	listed               map[string]bool // … and in block
 	score                float64
