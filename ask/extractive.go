@@ -33,24 +33,26 @@ import (
 // of which hold t. An FAQ's answer shares few words with its question, so
 // the question's words count for it. The best passages are taken while
 // they score at least a third of the best, up to maxPicked passages or
-// maxAnswerWords words, skipping one that repeats a picked one, and after
-// the first one that holds fewer than two of the question's informative
-// words (those in at most half the candidates: not the product's name);
-// the answer opens with the best one.
+// maxAnswerWords words, skipping one that repeats a picked one, or that
+// holds none of the question's informative words (those in at most half
+// of at least minCommonSample candidates: not the product's name, not
+// "run" in a job scheduler's docs) — fewer than two after the first; the
+// answer opens with the best one.
 const (
-	followers      = 2   // passages after the best one that come with it
-	chatWeight     = 0.7 // chat answers less often than documentation
-	askedWeight    = 0.8
-	replyWeight    = 0.4 // a chat message's words answered by one that asks nothing
-	listWeight     = 0.5
-	codeWeight     = 0.25
-	headWeight     = 0.3
-	rowWeight      = 0.75 // a table row: reference more than answer
-	rankWeight     = 0.5  // the sources' retrieval rank
-	maxPicked      = 4
-	maxAnswerWords = 110
-	minWords       = 4
-	maxWords       = 70
+	followers       = 2   // passages after the best one that come with it
+	chatWeight      = 0.7 // chat answers less often than documentation
+	askedWeight     = 0.8
+	replyWeight     = 0.4 // a chat message's words answered by one that asks nothing
+	listWeight      = 0.5
+	codeWeight      = 0.25
+	headWeight      = 0.3
+	rowWeight       = 0.75 // a table row: reference more than answer
+	rankWeight      = 0.5  // the sources' retrieval rank
+	maxPicked       = 4
+	minCommonSample = 20 // candidates needed to call a word common
+	maxAnswerWords  = 110
+	minWords        = 4
+	maxWords        = 70
 )
 
 // questionFiller are the function words of questions. Other stop words
@@ -194,13 +196,14 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 	}
 	// A word in most passages ("Wren" in a product's docs) is no sign of
 	// an answer: matches count the others, if the question has any.
+	// (A handful of passages is too few to tell.)
 	informative := map[string]bool{}
 	for t := range want {
 		if 2*df[t] <= len(cands) {
 			informative[t] = true
 		}
 	}
-	if len(informative) == 0 {
+	if len(informative) == 0 || len(cands) < minCommonSample {
 		informative = want
 	}
 	only := func(set map[string]bool) map[string]bool {
@@ -273,7 +276,7 @@ func pick(cands []*passage, best float64, need, needStrong int) []*passage {
 		if len(picked) >= maxPicked || c.score < best/3 || c.score == 0 {
 			break
 		}
-		if c.matched < need || len(picked) > 0 && c.strong < needStrong || words > 0 && words+c.size() > maxAnswerWords || repeats(c, picked) {
+		if c.matched < need || c.strong < min(len(picked)+1, needStrong) || words > 0 && words+c.size() > maxAnswerWords || repeats(c, picked) {
 			continue
 		}
 		picked = append(picked, c)

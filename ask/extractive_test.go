@@ -162,10 +162,12 @@ func TestAnswerFromPool(t *testing.T) {
 	}
 	// A passage sharing only the product's name and one word more does not
 	// trail the answer.
-	ans, _ = answerFrom("What license is Wren released under?", []Source{
-		doc("Wren is under the Apache-2.0 licence, like its Helm chart."), doc("Wren 2.0 was released in March, Wren says."),
-		doc("Wren runs on Linux."), doc("Wren keeps its history in the database."),
-	}, 4)
+	// (Common: in more than half of at least minCommonSample passages.)
+	docs := []Source{doc("Wren is under the Apache-2.0 licence, like its Helm chart."), doc("Wren 2.0 was released in March, Wren says.")}
+	for i := range minCommonSample {
+		docs = append(docs, doc(fmt.Sprintf("Wren keeps history number %d in the database.", i)))
+	}
+	ans, _ = answerFrom("What license is Wren released under?", docs, 4)
 	if ans != "Wren is under the Apache-2.0 licence, like its Helm chart [1]." {
 		t.Errorf("trailing passage: %q", ans)
 	}
