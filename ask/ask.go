@@ -45,6 +45,10 @@ type Options struct {
 	// or the document's origin with the text fragment) and Sift's own page
 	// of it. nil: sources have no links.
 	Link func(h *semantic.Hit) (url, page string)
+	// Correct returns the misspelled words of a question, each with its
+	// likeliest correction (as full-text search's typo tolerance matches
+	// them: the store's words); nil takes questions as written.
+	Correct func(question string, private bool) map[string]string
 }
 
 // DefaultOptions fit a model with a 4,096-token context.
@@ -147,14 +151,18 @@ func (a *Asker) Refused() int64 { return a.busy.Load() }
 // own count when it reports one, else the estimate of EstimateTokens.
 func (a *Asker) Ask(ctx context.Context, req Request, sink Sink) (Usage, error) {
 	question := strings.TrimSpace(req.Question)
+	search := question // retrieved with, and read by the extractive answerer: typos corrected
+	if a.opts.Correct != nil {
+		search = corrected(question, a.opts.Correct(question, req.Private))
+	}
 	historyBudget, sourceBudget := a.budgets(question)
 	history := trimHistory(req.History, historyBudget)
-	pool, stale, err := a.retrieve(ctx, question, history, req.Private)
+	pool, stale, err := a.retrieve(ctx, search, history, req.Private)
 	if err != nil {
 		return Usage{}, err
 	}
 	if a.opts.Model == nil {
-		answer, sources := answerFrom(question, pool, a.opts.Sources)
+		answer, sources := answerFrom(search, pool, a.opts.Sources)
 		if err := sink.Sources(sources, stale); err != nil {
 			return Usage{}, err
 		}

@@ -21,6 +21,7 @@ import (
 var (
 	demoOnce sync.Once
 	demoIdx  *semantic.Index
+	demoEng  *engine.Engine
 )
 
 // demoIndex is the semantic index of an engine holding the demo content,
@@ -40,12 +41,26 @@ func demoIndex(t *testing.T) *semantic.Index {
 		if err := x.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
-		demoIdx = x
+		demoIdx, demoEng = x, e
 	})
 	if demoIdx == nil {
 		t.Fatal("no demo index")
 	}
 	return demoIdx
+}
+
+// demoCorrect corrects a question's words against the demo store, as
+// sift serve's asker does (typoFixes).
+func demoCorrect(q string, private bool) map[string]string {
+	res, err := demoEng.Search(engine.SearchRequest{Query: q, Limit: 1, Private: private})
+	if err != nil {
+		return nil
+	}
+	fixes := map[string]string{}
+	for _, c := range res.Corrections {
+		fixes[c.Word] = c.Matches[0]
+	}
+	return fixes
 }
 
 // recorder is a Sink that keeps what it gets, and can fail after n tokens.

@@ -38,7 +38,7 @@ var qaSets = []struct {
 // a model, and scores the answers that hold an answering fact. No answer
 // may give a sentence twice.
 func TestQuestionAnswerSet(t *testing.T) {
-	a := New(demoIndex(t), Options{Link: testLink})
+	a := New(demoIndex(t), Options{Link: testLink, Correct: demoCorrect})
 	for _, set := range qaSets {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(set.file, "testdata/"), ".json"), func(t *testing.T) {
 			b, err := os.ReadFile(set.file)
@@ -158,4 +158,58 @@ func TestRepeatedSentence(t *testing.T) {
 	f("Use overlap: skip on the job [1]. Use `overlap: skip` on the job! [2].", true)
 	f("The default is UTC [1].\nSet tz on each job [2]. The default is UTC [3].", true)
 	f("Ok [1]. Ok [2].", false) // too short to count
+}
+
+// TestQuestionsWithTypos asks the development set again with typos — two
+// letters swapped in each word of six letters or more, as a hurried user
+// types — and answers nearly as many right as without: the asker corrects
+// the words full-text search finds only with typos before it retrieves.
+func TestQuestionsWithTypos(t *testing.T) {
+	b, err := os.ReadFile("testdata/qa.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []qaCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	score := func(a *Asker, typos bool) int {
+		hits := 0
+		for _, c := range cases {
+			q := c.Question
+			if typos {
+				q = withTypos(q)
+			}
+			var r recorder
+			if _, err := a.Ask(context.Background(), Request{Question: q}, &r); err != nil {
+				t.Fatal(err)
+			}
+			if answers(r.answer(), c.Facts) {
+				hits++
+			}
+		}
+		return hits
+	}
+	asIs := New(demoIndex(t), Options{Link: testLink})
+	fixing := New(demoIndex(t), Options{Link: testLink, Correct: demoCorrect})
+	clean, uncorrected, corrected := score(fixing, false), score(asIs, true), score(fixing, true)
+	t.Logf("of %d: %d without typos, %d with typos as written, %d with typos corrected", len(cases), clean, uncorrected, corrected)
+	if corrected < clean-4 || corrected < uncorrected+5 {
+		t.Errorf("with typos corrected %d, want near %d and above %d", corrected, clean, uncorrected)
+	}
+}
+
+// withTypos swaps two middle letters of each word of q of six letters or
+// more (not code).
+func withTypos(q string) string {
+	f := strings.Fields(q)
+	for i, w := range f {
+		if len(w) >= 6 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") == "" {
+			r := []byte(w)
+			k := len(r) / 2
+			r[k-1], r[k] = r[k], r[k-1]
+			f[i] = string(r)
+		}
+	}
+	return strings.Join(f, " ")
 }

@@ -148,3 +148,20 @@ func otherSpellings(text string) []string {
 }
 
 var izeWord = regexp.MustCompile(`^([a-z]{3,})iz(e|es|ed|ing|ation|ations|er|ers)$`)
+
+// corrected replaces the misspelled words of question (lower case, as
+// full-text search folds them) by their corrections, matching whole words
+// without regard to case.
+func corrected(question string, fixes map[string]string) string {
+	if len(fixes) == 0 {
+		return question
+	}
+	return words.ReplaceAllStringFunc(question, func(w string) string {
+		if fix, ok := fixes[strings.ToLower(w)]; ok && fix != "" {
+			return fix
+		}
+		return w
+	})
+}
+
+var words = regexp.MustCompile(`[\pL\pN]+`)

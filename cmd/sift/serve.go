@@ -27,13 +27,32 @@ import (
 // askOptions configures question answering: the chat model when one is
 // configured, else the extractive answerer; sources link to the pages at
 // BASE_URL.
-func askOptions(cfg *config, chat *llm.Client, log *slog.Logger) ask.Options {
+func askOptions(cfg *config, chat *llm.Client, store httpapi.Searcher, log *slog.Logger) ask.Options {
 	opts := ask.Options{MaxConcurrent: cfg.LLMMaxConcurrent, MaxQueued: 4 * cfg.LLMMaxConcurrent,
-		Link: httpapi.HitLinks(cfg.BaseURL), Logger: log}
+		Link: httpapi.HitLinks(cfg.BaseURL), Correct: typoFixes(store), Logger: log}
 	if chat != nil {
 		opts.Model = chat
 	}
 	return opts
+}
+
+// typoFixes corrects a question's words as full-text search matches them
+// with typos: each word found in no record the caller may see, but found
+// with typos, becomes the word it was most often matched as.
+func typoFixes(store httpapi.Searcher) func(string, bool) map[string]string {
+	return func(question string, private bool) map[string]string {
+		res, err := store.Search(engine.SearchRequest{Query: question, Limit: 1, Private: private})
+		if err != nil {
+			return nil // a question need not parse as a query
+		}
+		fixes := map[string]string{}
+		for _, c := range res.Corrections {
+			if len(c.Matches) > 0 {
+				fixes[c.Word] = c.Matches[0]
+			}
+		}
+		return fixes
+	}
 }
 
 // shutdownGrace is how long running requests get to finish on SIGTERM.
@@ -93,7 +112,7 @@ func serve(args []string) error {
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
 		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
-		PublicRateLimit: cfg.PublicRateLimit, SuggestRateLimit: suggestRate(cfg.SuggestRateLimit), Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, log)), Crawler: runner,
+		PublicRateLimit: cfg.PublicRateLimit, SuggestRateLimit: suggestRate(cfg.SuggestRateLimit), Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, eng, log)), Crawler: runner,
 		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
 	}
 	if rec != nil {
