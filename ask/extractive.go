@@ -19,13 +19,16 @@ import (
 //
 //	score(passage) = ( Σ idf(t) over the question's words t in its text
 //	                 + askedWeight × Σ idf(t) over those only in the question it answers
-//	                   (replyWeight in a chat message before it that asks nothing)
+//	                   (replyWeight in a chat message before it that asks nothing
+//	                   and holds fewer than two of the question's informative words)
 //	                 + listWeight × Σ idf(t) over those only in its list or table
 //	                   (codeWeight in its code)
 //	                 + headWeight × Σ idf(t) over those only in its heading
 //	                 + typeWeight × max idf when it is the kind of answer asked for )
 //	                 × a length factor (long passages hold more words by chance)
-//	                 × chatWeight in a chat message, rowWeight in a table row
+//	                 × chatWeight in a chat message (unless it replies to one that
+//	                   holds two of the question's informative words), rowWeight
+//	                   in a table row
 //	                 + 0.5 × max idf × the source's search score
 //	                 + rankWeight × max idf / the source's rank
 //
@@ -232,11 +235,16 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 		if c.matched < need {
 			continue
 		}
+		// A chat message before it that holds two of the question's
+		// informative words asks what the question asks, even without a
+		// question mark ("our alert went to 2 for about 40s yesterday"),
+		// and a reply to it is an answer like a document's.
+		alike := matched(word, only(c.asked)) >= 2
 		for t := range want {
 			switch {
 			case c.terms[t]:
 				c.score += idf(t)
-			case c.asked[t] && lastQuestion(c.question) == "":
+			case c.asked[t] && lastQuestion(c.question) == "" && !alike:
 				c.score += replyWeight * idf(t)
 			case c.asked[t]:
 				c.score += askedWeight * idf(t)
@@ -252,7 +260,7 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 			c.score += typeWeight * maxIDF
 		}
 		c.score /= 1 + 0.02*float64(max(0, c.words-25))
-		if sources[c.source].Type == "message" {
+		if sources[c.source].Type == "message" && !alike {
 			c.score *= chatWeight
 		}
 		if c.row {
