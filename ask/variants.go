@@ -20,7 +20,7 @@ var synonyms = map[string]string{}
 func init() {
 	for _, group := range []string{"large big huge", "larger bigger", "maximum max largest biggest highest",
 		"minimum min smallest lowest", "delete remove erase", "deleted removed erased", "deleting removing erasing",
-		"allowed permitted", "start begin launch", "fast quick", "often frequently"} {
+		"allowed permitted", "start begin launch", "fast quick", "often frequently", "check verify validate", "checks verifies validates", "checked verified validated", "checking verifying validating"} {
 		words := strings.Fields(group)
 		for _, w := range words[1:] {
 			synonyms[w] = words[0]
