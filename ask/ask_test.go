@@ -50,18 +50,8 @@ func demoIndex(t *testing.T) *semantic.Index {
 }
 
 // demoCorrect corrects a question's words against the demo store, as
-// sift serve's asker does (typoFixes).
-func demoCorrect(q string, private bool) map[string]string {
-	res, err := demoEng.Search(engine.SearchRequest{Query: q, Limit: 1, Private: private})
-	if err != nil {
-		return nil
-	}
-	fixes := map[string]string{}
-	for _, c := range res.Corrections {
-		fixes[c.Word] = c.Matches[0]
-	}
-	return fixes
-}
+// sift serve's asker does.
+func demoCorrect(q string, private bool) map[string]string { return TypoFixes(demoEng)(q, private) }
 
 // recorder is a Sink that keeps what it gets, and can fail after n tokens.
 type recorder struct {

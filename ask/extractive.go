@@ -76,13 +76,6 @@ func init() {
 // with the question.
 const NoAnswer = "Not found in the indexed content. The closest sources are listed with this answer."
 
-// extract composes the answer to question from sources, citing them as
-// numbered.
-func extract(question string, sources []Source) string {
-	answer, _ := answerFrom(question, sources, len(sources))
-	return answer
-}
-
 // answerFrom composes the answer to question from a pool of sources in
 // retrieval order, and returns it with the sources it keeps: those it
 // cites, numbered in the order it cites them, then the best of the others,
@@ -149,7 +142,7 @@ func choose(question string, sources []Source) []*passage {
 			}
 			p.block = p.shown(func(line string) bool { return len(terms(line)) > 0 })
 			p.terms, p.asked, p.headed, p.listed = terms(p.text), terms(p.question), terms(p.heading), terms(p.block)
-			p.matched = matched(word, p.terms, p.asked, p.listed)
+			p.matched = matched(word, nil, p.terms, p.asked, p.listed)
 			if p.matched > 0 && kind.fits(p.text+"\n"+p.block) {
 				p.fits = true
 				p.matched++
@@ -167,12 +160,15 @@ func choose(question string, sources []Source) []*passage {
 	return pick(cands, best, need, needStrong)
 }
 
-// matched counts the words of the question that sets of its terms hold.
-func matched(word map[string]int32, sets ...map[string]bool) int {
+// matched counts the words of the question that sets of its terms hold,
+// of the terms in of (all when nil).
+func matched(word map[string]int32, of map[string]bool, sets ...map[string]bool) int {
 	seen := map[int32]bool{}
 	for _, set := range sets {
 		for t := range set {
-			seen[word[t]] = true
+			if of == nil || of[t] {
+				seen[word[t]] = true
+			}
 		}
 	}
 	return len(seen)
@@ -209,15 +205,6 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 	if len(informative) == 0 || len(cands) < minCommonSample {
 		informative = want
 	}
-	only := func(set map[string]bool) map[string]bool {
-		out := map[string]bool{}
-		for t := range set {
-			if informative[t] {
-				out[t] = true
-			}
-		}
-		return out
-	}
 	words, strong := map[int32]bool{}, map[int32]bool{}
 	for t := range want {
 		words[word[t]] = true
@@ -228,7 +215,7 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 	need = min(2, len(words))
 	needStrong = min(2, len(strong))
 	for _, c := range cands {
-		c.strong = matched(word, only(c.terms), only(c.asked), only(c.listed))
+		c.strong = matched(word, informative, c.terms, c.asked, c.listed)
 		if c.fits && c.strong > 0 {
 			c.strong++
 		}
@@ -239,7 +226,7 @@ func score(cands []*passage, sources []Source, want map[string]bool, word map[st
 		// informative words asks what the question asks, even without a
 		// question mark ("our alert went to 2 for about 40s yesterday"),
 		// and a reply to it is an answer like a document's.
-		alike := matched(word, only(c.asked)) >= 2
+		alike := matched(word, informative, c.asked) >= 2
 		for t := range want {
 			switch {
 			case c.terms[t]:

@@ -9,6 +9,13 @@ import (
 
 func doc(text string) Source { return Source{Type: "document", Title: "Guide", Text: text, Score: 1} }
 
+// extract composes the answer to question from sources, citing them as
+// numbered.
+func extract(question string, sources []Source) string {
+	answer, _ := answerFrom(question, sources, len(sources))
+	return answer
+}
+
 // TestIntroKeepsItsBlock: a sentence leading into code or a list is quoted
 // with it, a long block shortened around the question's words.
 func TestIntroKeepsItsBlock(t *testing.T) {

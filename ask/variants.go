@@ -3,6 +3,8 @@ package ask
 import (
 	"regexp"
 	"strings"
+
+	"github.com/sift-search/sift/engine"
 )
 
 // Spelling variants. A question asks about the "license" where the FAQ
@@ -148,6 +150,28 @@ func otherSpellings(text string) []string {
 }
 
 var izeWord = regexp.MustCompile(`^([a-z]{3,})iz(e|es|ed|ing|ation|ations|er|ers)$`)
+
+// TypoFixes returns an Options.Correct that corrects a question's words
+// as a full-text search of store matches them with typos: each word found
+// in no record the caller may see, but found with typos, becomes the word
+// it was most often matched as.
+func TypoFixes(store interface {
+	Search(engine.SearchRequest) (*engine.SearchResult, error)
+}) func(question string, private bool) map[string]string {
+	return func(question string, private bool) map[string]string {
+		res, err := store.Search(engine.SearchRequest{Query: question, Limit: 1, Private: private})
+		if err != nil {
+			return nil // a question need not parse as a query
+		}
+		fixes := map[string]string{}
+		for _, c := range res.Corrections {
+			if len(c.Matches) > 0 {
+				fixes[c.Word] = c.Matches[0]
+			}
+		}
+		return fixes
+	}
+}
 
 // corrected replaces the misspelled words of question (lower case, as
 // full-text search folds them) by their corrections, matching whole words

@@ -153,8 +153,7 @@ func Open(opts Options) (*Recorder, error) {
 	}
 	if opts.Store != nil {
 		for _, row := range opts.Store.Insights() {
-			r.tab.put(key{day: row.Day, ep: Endpoint(row.Endpoint), ask: row.Ask, auth: row.Authenticated, text: row.Text},
-				counts{n: row.Count, none: row.NoResults, unanswered: row.Unanswered})
+			r.tab.put(keyOf(&row), counts{n: row.Count, none: row.NoResults, unanswered: row.Unanswered})
 		}
 	}
 	r.pruned = r.today()

@@ -147,16 +147,16 @@ func (r *Recorder) Report(q Query) Report {
 		q.Limit = MaxListed
 	}
 	from, to := dayOf(rep.From), dayOf(rep.To)
-	type search struct{ all, none tally }
-	type question struct{ all, unanswered tally }
-	searches, questions := map[string]*search{}, map[string]*question{}
+	// Per kind (searches, then questions) and text: all the times, and
+	// those it missed (found nothing; found no source).
+	type tallies struct{ all, missed tally }
+	texts := [2]map[string]*tallies{{}, {}}
 	r.mu.RLock()
 	for k, c := range r.tab.entries {
 		if k.day < from || k.day > to || !q.Callers.counts(k.auth) {
 			continue
 		}
-		switch {
-		case k.text == "":
+		if k.text == "" {
 			d := &rep.Daily[k.day-from]
 			if k.ask {
 				d.Asks += int(c.n)
@@ -170,44 +170,36 @@ func (r *Recorder) Report(q Query) Report {
 			} else {
 				d.Public += int(c.n)
 			}
-		case k.ask:
-			t := questions[k.text]
-			if t == nil {
-				t = &question{}
-				questions[k.text] = t
-			}
-			t.all.add(&k, c.n)
-			t.unanswered.add(&k, c.unanswered)
-		default:
-			t := searches[k.text]
-			if t == nil {
-				t = &search{}
-				searches[k.text] = t
-			}
-			t.all.add(&k, c.n)
-			t.none.add(&k, c.none)
+			continue
 		}
+		kind, missed := 0, c.none
+		if k.ask {
+			kind, missed = 1, c.unanswered
+		}
+		t := texts[kind][k.text]
+		if t == nil {
+			t = &tallies{}
+			texts[kind][k.text] = t
+		}
+		t.all.add(&k, c.n)
+		t.missed.add(&k, missed)
 	}
 	r.mu.RUnlock()
 	for _, d := range rep.Daily {
 		rep.Searches += d.Searches
 		rep.Asks += d.Asks
 	}
-	var top, zero, asked, unanswered []named
-	for text, t := range searches {
-		top = append(top, named{text, &t.all})
-		if t.none.n > 0 {
-			zero = append(zero, named{text, &t.none})
+	var all, missed [2][]named
+	for kind, m := range texts {
+		for text, t := range m {
+			all[kind] = append(all[kind], named{text, &t.all})
+			if t.missed.n > 0 {
+				missed[kind] = append(missed[kind], named{text, &t.missed})
+			}
 		}
 	}
-	for text, t := range questions {
-		asked = append(asked, named{text, &t.all})
-		if t.unanswered.n > 0 {
-			unanswered = append(unanswered, named{text, &t.unanswered})
-		}
-	}
-	rep.TopQueries, rep.ZeroResultQueries = ranked(top, q.Limit), ranked(zero, q.Limit)
-	rep.TopQuestions, rep.UnansweredQuestions = ranked(asked, q.Limit), ranked(unanswered, q.Limit)
+	rep.TopQueries, rep.ZeroResultQueries = ranked(all[0], q.Limit), ranked(missed[0], q.Limit)
+	rep.TopQuestions, rep.UnansweredQuestions = ranked(all[1], q.Limit), ranked(missed[1], q.Limit)
 	return rep
 }
 

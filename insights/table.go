@@ -159,9 +159,13 @@ func (t *table) takeDirty() []engine.Insight {
 // markDirty marks the entries of rows changed again (a write that failed).
 func (t *table) markDirty(rows []engine.Insight) {
 	for i := range rows {
-		r := &rows[i]
-		t.dirty[key{day: r.Day, ep: Endpoint(r.Endpoint), ask: r.Ask, auth: r.Authenticated, text: r.Text}] = struct{}{}
+		t.dirty[keyOf(&rows[i])] = struct{}{}
 	}
+}
+
+// keyOf is the key of a stored row.
+func keyOf(r *engine.Insight) key {
+	return key{day: r.Day, ep: Endpoint(r.Endpoint), ask: r.Ask, auth: r.Authenticated, text: r.Text}
 }
 
 func compareBool(a, b bool) int {

@@ -93,7 +93,7 @@ func openLocal(dir, baseURL string, log *slog.Logger) (*mcp.Server, func(), erro
 	runner := crawl.NewRunner(eng, crawl.RunnerOptions{Logger: log, Env: crawl.Env{UserAgent: httpapi.UserAgent(version, baseURL)},
 		OnResult: metrics.ObserveCrawl, OnImport: metrics.ObserveImport})
 	hs := httpapi.New(eng, httpapi.Options{BaseURL: baseURL, Version: version, Logger: log, Metrics: metrics,
-		Semantic: idx, Asker: ask.New(idx, ask.Options{Link: httpapi.HitLinks(baseURL), Correct: typoFixes(eng), Logger: log}), Crawler: runner})
+		Semantic: idx, Asker: ask.New(idx, ask.Options{Link: httpapi.HitLinks(baseURL), Correct: ask.TypoFixes(eng), Logger: log}), Crawler: runner})
 	return hs.OwnerMCP(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

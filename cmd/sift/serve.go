@@ -29,30 +29,11 @@ import (
 // BASE_URL.
 func askOptions(cfg *config, chat *llm.Client, store httpapi.Searcher, log *slog.Logger) ask.Options {
 	opts := ask.Options{MaxConcurrent: cfg.LLMMaxConcurrent, MaxQueued: 4 * cfg.LLMMaxConcurrent,
-		Link: httpapi.HitLinks(cfg.BaseURL), Correct: typoFixes(store), Logger: log}
+		Link: httpapi.HitLinks(cfg.BaseURL), Correct: ask.TypoFixes(store), Logger: log}
 	if chat != nil {
 		opts.Model = chat
 	}
 	return opts
-}
-
-// typoFixes corrects a question's words as full-text search matches them
-// with typos: each word found in no record the caller may see, but found
-// with typos, becomes the word it was most often matched as.
-func typoFixes(store httpapi.Searcher) func(string, bool) map[string]string {
-	return func(question string, private bool) map[string]string {
-		res, err := store.Search(engine.SearchRequest{Query: question, Limit: 1, Private: private})
-		if err != nil {
-			return nil // a question need not parse as a query
-		}
-		fixes := map[string]string{}
-		for _, c := range res.Corrections {
-			if len(c.Matches) > 0 {
-				fixes[c.Word] = c.Matches[0]
-			}
-		}
-		return fixes
-	}
 }
 
 // shutdownGrace is how long running requests get to finish on SIGTERM.
