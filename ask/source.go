@@ -23,7 +23,7 @@ type Source struct {
 	Channel    string
 	Time       time.Time // first message, or the document's last update
 	URL        string    // deep link: platform message or page with a text fragment
-	PageURL    string    // Sift's own page of it: /c/:slug?m=…#m-… or /d/:slug#:~:text=…
+	PageURL    string    // Sift's own page of it: /t/:slug.:id (its conversation) or /d/:slug#:~:text=…
 	Text       string    // the whole passage, as the model sees it
 }
 

@@ -113,7 +113,7 @@ func TestBrowser(t *testing.T) {
 	}
 	shot := func(name string) chromedp.Action { return screenshot(shots, name) }
 
-	// Home → search → a message result → its channel page, at the message.
+	// Home → search → a message result → its conversation, at the message.
 	var resultHref, where string
 	err := chromedp.Run(ctx,
 		network.Enable(),
@@ -139,7 +139,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(resultHref, "#m-") || where != "visible" {
-		t.Fatalf("the result %s opened its channel with the message %s", resultHref, where)
+		t.Fatalf("the result %s opened its conversation with the message %s", resultHref, where)
 	}
 
 	// The API's link form, /c/slug#m-id, finds the message's page too.
@@ -147,7 +147,7 @@ func TestBrowser(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.AttributeValue(".msg:target", "id", &id, nil, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	slug := strings.TrimPrefix(strings.SplitN(resultHref, "?", 2)[0], "/c/")
+	slug, _, _ := strings.Cut(strings.TrimPrefix(resultHref, "/t/"), ".")
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(ts.url+"/c/"+slug+"#"+id),
 		chromedp.WaitVisible("#"+id+":target", chromedp.ByQuery),

@@ -63,7 +63,7 @@ func TestChannelChatFormatting(t *testing.T) {
 	// Every message has its anchor and a permalink; authors' runs share a
 	// line: Ana's three, Dee's first, Dee's next two 25 minutes later, and
 	// Dee's reply (a reply starts a group).
-	items := regexp.MustCompile(`<li class="(msg(?: cont)?)" id="m-(\d+)">\n(?:<div class="meta stamp">.*?<a href="#m-(\d+)">|<div class="meta"><span class="who">([^<]+)</span>.*?<a href="#m-(\d+)">)`).FindAllStringSubmatch(page, -1)
+	items := regexp.MustCompile(`<li class="(msg(?: cont)?)" id="m-(\d+)">\n(?:<div class="meta stamp">.*?<a href="#m-(\d+)">|<span class="av av\d+" aria-hidden="true">[^<]+</span><div class="meta"><span class="who">([^<]+)</span>.*?<a href="#m-(\d+)">)`).FindAllStringSubmatch(page, -1)
 	var got []string
 	for _, m := range items {
 		if m[2] != m[3] && m[2] != m[5] {
@@ -79,7 +79,7 @@ func TestChannelChatFormatting(t *testing.T) {
 		t.Errorf("Ana's name shown %d times", n)
 	}
 	// The thread message 104 started is linked from it, not listed.
-	if !strings.Contains(page, `<a href="/c/leader-cache-fix">Thread →</a>`) || strings.Contains(page, `<a href="/c/leader-cache-fix">Leader cache fix</a>`) {
+	if !strings.Contains(page, `<a href="/t/leader-cache-fix">Thread →</a>`) || strings.Contains(page, `<a href="/c/leader-cache-fix">Leader cache fix</a>`) {
 		t.Error("the thread started by a message on the page")
 	}
 }

@@ -31,9 +31,17 @@ var staticFS embed.FS
 // and renderMarkdown, which escape or sanitise.
 type pages struct{ t *template.Template }
 
-func newPages(site func() string) *pages {
+// identity is the site's identity, as the console sets it: its name, the
+// URL of its logo and its accent colour ("" when it has none).
+type identity struct {
+	name, logo, accent func() string
+}
+
+func newPages(id identity) *pages {
 	funcs := template.FuncMap{
-		"site":       site,
+		"site":       id.name,
+		"logo":       id.logo,
+		"accent":     func() template.CSS { return template.CSS(id.accent()) }, // "#rrggbb" or "", checked when set
 		"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"date":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
 		"day":        func(t time.Time) string { return t.UTC().Format("2006-01-02") },
@@ -66,6 +74,7 @@ type head struct {
 	JSONLD      any    // schema.org object, or nil
 	NoIndex     bool   // pages that are not content (dashboard, errors)
 	Script      bool   // the page uses /static/app.js
+	Wide        bool   // a grid wider than the reading measure
 }
 
 // descriptionBytes bounds a meta description.
@@ -226,6 +235,8 @@ func (s *Server) staticFile(ctx *fasthttp.RequestCtx) {
 		ct = "text/javascript; charset=utf-8"
 	case strings.HasSuffix(name, ".css"):
 		ct = "text/css; charset=utf-8"
+	case strings.HasSuffix(name, ".svg"):
+		ct = "image/svg+xml"
 	}
 	s.sendPage(ctx, ct, b, pageOpts{})
 }
@@ -246,6 +257,9 @@ func (s *Server) notFound(ctx *fasthttp.RequestCtx) {
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return thousands(n) + " " + noun[:len(noun)-1] + "ies" // reply → replies
 	}
 	return thousands(n) + " " + noun + "s"
 }

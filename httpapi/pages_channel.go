@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"fmt"
 	"html/template"
 	"strconv"
@@ -44,6 +43,9 @@ type messageView struct {
 	ReplyHref       string // the message it answers: on this page, or found by ?m=
 	Body            template.HTML
 	Thread          string // slug of the thread this message started, if any
+	Convo           string // slug of the conversation it starts, if it has replies
+	Replies         int    // how many
+	Avatar          avatar
 
 	m *engine.Message
 }
@@ -92,7 +94,10 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 		Pager:  pager{URL: channelURL("", slug), Page: page, Pages: pages, Label: "Pages"},
 		Pager2: pager{URL: channelURL("", slug), Page: page, Pages: pages, Label: "Pages (end of list)"}}
 	threads := s.channelThreads(&data, msgs)
-	data.Msgs = messageViews(msgs, threads, dialectOf(src.Type))
+	data.Msgs = messageViews(msgs, threads, dialectOf(src.Type), "")
+	if !threadKind(ch.Kind) {
+		s.markConversations(slug, (page-1)*messagesPerPage, data.Msgs)
+	}
 	canonical := channelURL(s.opts.BaseURL, slug)
 	if page > 1 {
 		canonical += "?page=" + strconv.Itoa(page)
@@ -115,6 +120,31 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 	// The page also shows counts and links that other writes change: it is
 	// dated by the engine's last change, not by its own messages.
 	s.render(ctx, "channel.html", pageOpts{modified: s.lastChange()}, data)
+}
+
+// markConversations links each message of a channel page that starts a
+// conversation with replies to the conversation's page; the page's
+// messages start at offset in the channel.
+func (s *Server) markConversations(slug string, offset int, views []messageView) {
+	if len(views) == 0 {
+		return
+	}
+	from := max(offset-convoLookback, 0)
+	msgs, _, err := s.eng.ChannelMessages(slug, from, offset-from+len(views)+convoMax)
+	if err != nil {
+		return
+	}
+	replies := map[string]int{}
+	for _, c := range group(msgs, offset-from) {
+		if len(c.msgs) > 1 {
+			replies[c.root().ID] = len(c.msgs) - 1
+		}
+	}
+	for i := range views {
+		if n := replies[views[i].ID]; n > 0 {
+			views[i].Convo, views[i].Replies = convoSlug(slug, views[i].ID), n
+		}
+	}
 }
 
 // channelThreads finds the channel's parent and its threads: those a
@@ -150,8 +180,10 @@ func (s *Server) channelThreads(data *channelData, msgs []engine.Message) map[st
 }
 
 // messageViews prepares a page's messages for the template, grouping each
-// author's consecutive messages.
-func messageViews(msgs []engine.Message, threads map[string]string, d chatDialect) []messageView {
+// author's consecutive messages. A reply to a message not among msgs links
+// it on its channel's page: channelSlug's when the page is not a page of
+// that channel.
+func messageViews(msgs []engine.Message, threads map[string]string, d chatDialect, channelSlug string) []messageView {
 	ids := make(map[string]bool, len(msgs))
 	for i := range msgs {
 		ids[msgs[i].ID] = true
@@ -161,13 +193,15 @@ func messageViews(msgs []engine.Message, threads map[string]string, d chatDialec
 		m := &msgs[i]
 		ts := m.Timestamp.UTC()
 		v := messageView{
-			ID: m.ID, Who: cmp.Or(m.AuthorName, m.Author), ISO: ts.Format(time.RFC3339),
+			ID: m.ID, Who: displayName(m), ISO: ts.Format(time.RFC3339), Avatar: avatarOf(m),
 			When: ts.Format("2006-01-02 15:04"), Clock: ts.Format("15:04"), Edited: !m.EditedAt.IsZero(),
 			Body: renderChat(m.Content, d), Thread: threads[m.ID], m: m,
 		}
 		switch {
 		case m.ReplyTo != "" && ids[m.ReplyTo]:
 			v.ReplyHref = messageAnchor(m.ReplyTo)
+		case m.ReplyTo != "" && channelSlug != "":
+			v.ReplyHref = MessageURL("", channelSlug, m.ReplyTo)
 		case m.ReplyTo != "":
 			v.ReplyHref = messageRef(m.ReplyTo)
 		}
@@ -194,9 +228,6 @@ func continues(prev, v *messageView) bool {
 func channelJSONLD(pageURL, name string, msgs []messageView) map[string]any {
 	if len(msgs) == 0 {
 		return nil
-	}
-	person := func(m *engine.Message) map[string]any {
-		return map[string]any{"@type": "Person", "name": cmp.Or(m.AuthorName, m.Author)}
 	}
 	first := msgs[0].m
 	post := map[string]any{

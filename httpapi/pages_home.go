@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +38,8 @@ type homeData struct {
 	Source      string          // the filter chosen
 	Keep        url.Values      // the other filter parameters, kept by the form
 	Hits        []hitView       // messages and documents, alternately
-	Two         bool            // both lists have hits: two columns where there is room
+	Show        string          // "", showMessages or showDocuments
+	Tabs        []tabView       // all hits, messages, documents
 	Filters     []filterView    // in force, each with a link that drops it
 	Empty       bool            // nothing matched
 	Suggestions []suggestion    // then, wider searches
@@ -46,6 +48,24 @@ type homeData struct {
 	From, To    int                 // the results shown, 1-based
 	Corrections []engine.Correction // query words found only with typos
 	ExactHref   string              // the same search without typo tolerance
+
+	// Without a search, what there is to read.
+	Recent      []conversation
+	Channels    []channelCount
+	Collections []collection
+	Asked       []insights.Entry // the questions asked most often, answered
+}
+
+// channelCount is a channel on the home page.
+type channelCount struct {
+	Name, Slug, Topic string
+	Messages          int
+}
+
+// collection is a source's documents on the home page.
+type collection struct {
+	ID, Name  string
+	Documents int
 }
 
 // pageAnswer is an answer cut into text and citation links.
@@ -99,6 +119,9 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	for _, src := range s.eng.Sources() {
 		if st := s.eng.SourceStats(src.ID, false); st.Messages+st.Documents > 0 {
 			data.Sources = append(data.Sources, src)
+			if st.Documents > 0 {
+				data.Collections = append(data.Collections, collection{ID: src.ID, Name: src.Name, Documents: st.Documents})
+			}
 		}
 	}
 	o := pageOpts{}
@@ -122,10 +145,16 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 			params := filterParams(ctx)
 			data.Source, data.Keep = req.Source, maps.Clone(params)
 			data.Keep.Del("source")
-			s.searchView(&data, req.Query, params)
 			paging := params
-			if req.NoTypos {
+			if show := string(ctx.QueryArgs().Peek("show")); show == showMessages || show == showDocuments {
+				data.Show = show
 				paging = maps.Clone(params)
+				paging.Set("show", show)
+				data.Keep.Set("show", show)
+			}
+			s.searchView(&data, req.Query, params)
+			if req.NoTypos {
+				paging = maps.Clone(paging)
 				paging.Set("typos", "false")
 				data.Keep.Set("typos", "false")
 			}
@@ -139,6 +168,9 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	} else if len(ctx.QueryArgs().Peek("q")) > 0 {
 		data.Error = err.Error()
 	}
+	if !data.Searched {
+		s.frontPage(&data)
+	}
 	if ctx.IsPost() {
 		// The ask box without JavaScript: a form POST, answered here.
 		q := strings.TrimSpace(string(ctx.PostArgs().Peek("ask")))
@@ -151,6 +183,44 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 	s.render(ctx, "home.html", o, data)
 }
 
+// homeChannels is how many channels the home page lists, the busiest.
+const homeChannels = 12
+
+// askedMin is how often a question must have been asked, by callers
+// without credentials, before the home page shows it: a question asked
+// once is one person's words, and stays in the operator's insights.
+const askedMin = 3
+
+// frontPage fills what the home page shows without a search: recent
+// conversations, channels and the questions asked most.
+func (s *Server) frontPage(data *homeData) {
+	data.Head.Wide = true
+	data.Recent = s.recentConversations()
+	for _, ch := range s.eng.Channels("", false) {
+		if threadKind(ch.Kind) {
+			continue
+		}
+		if _, n, err := s.eng.ChannelMessages(ch.Slug, 0, 0); err == nil && n > 0 {
+			data.Channels = append(data.Channels, channelCount{Name: ch.Name, Slug: ch.Slug, Topic: ch.Topic, Messages: n})
+		}
+	}
+	slices.SortStableFunc(data.Channels, func(a, b channelCount) int { return cmp.Compare(b.Messages, a.Messages) })
+	data.Channels = data.Channels[:min(len(data.Channels), homeChannels)]
+	if s.insights == nil {
+		return
+	}
+	r := s.insights.Report(insights.Query{Days: 30, Callers: insights.Public, Limit: 20})
+	unanswered := map[string]bool{}
+	for _, e := range r.UnansweredQuestions {
+		unanswered[e.Text] = true
+	}
+	for _, e := range r.TopQuestions {
+		if e.Count >= askedMin && !unanswered[e.Text] && len(data.Asked) < 5 {
+			data.Asked = append(data.Asked, e)
+		}
+	}
+}
+
 // resultPages sets the links to the previous and next results of a search
 // with the filter parameters params.
 func resultPages(data *homeData, req engine.SearchRequest, params url.Values) {
@@ -159,13 +229,19 @@ func resultPages(data *homeData, req engine.SearchRequest, params url.Values) {
 		limit = 20
 	}
 	r := data.Result
-	shown := max(len(r.Messages), len(r.Documents))
+	shown, total := max(len(r.Messages), len(r.Documents)), max(r.TotalMessages, r.TotalDocuments)
+	switch data.Show {
+	case showMessages:
+		shown, total = len(r.Messages), r.TotalMessages
+	case showDocuments:
+		shown, total = len(r.Documents), r.TotalDocuments
+	}
 	data.From, data.To = req.Offset+1, req.Offset+shown
 	link := func(offset int) string { return searchLink(req.Query, params, offset) }
 	if req.Offset > 0 {
 		data.Prev = link(max(req.Offset-limit, 0))
 	}
-	if next := req.Offset + limit; next < max(r.TotalMessages, r.TotalDocuments) && next <= engine.MaxSearchOffset {
+	if next := req.Offset + limit; next < total && next <= engine.MaxSearchOffset {
 		data.Next = link(next)
 	}
 }

@@ -17,11 +17,12 @@ import (
 var searchParams = []string{"source", "channel", "from", "after", "before"}
 
 // hitView is one search hit as the page shows it: a message or a
-// document. Hits alternate between the two lists, so both are on the first
-// screen; on a wide screen they stand in two columns.
+// document. Hits alternate between the two rankings, so both are on the
+// first screen, unless the page shows one kind (tabs).
 type hitView struct {
-	Msg *engine.MessageHit
-	Doc *engine.DocumentHit
+	Msg  *engine.MessageHit
+	Href string // a message's conversation
+	Doc  *engine.DocumentHit
 	// Of a document: its source's name, where it came from (a crawled
 	// page's host) and its date with what the date is.
 	Source, Host, Dated string
@@ -42,9 +43,22 @@ type suggestion struct {
 // suggestions for the search q with the filter parameters params.
 func (s *Server) searchView(data *homeData, q string, params url.Values) {
 	names := s.publicSourceNames()
-	data.Hits = interleave(data.Result, names)
+	data.Hits = interleave(data.Result, names, data.Show)
 	r := data.Result
-	data.Two = len(r.Messages) > 0 && len(r.Documents) > 0
+	for _, t := range []struct{ show, label string }{{"", "All"}, {showMessages, "Messages"}, {showDocuments, "Documents"}} {
+		v := maps.Clone(params)
+		if t.show != "" {
+			v.Set("show", t.show)
+		}
+		n := r.TotalMessages + r.TotalDocuments
+		switch t.show {
+		case showMessages:
+			n = r.TotalMessages
+		case showDocuments:
+			n = r.TotalDocuments
+		}
+		data.Tabs = append(data.Tabs, tabView{Label: t.label, Count: n, Href: searchLink(q, v, 0), Current: t.show == data.Show})
+	}
 	parts := engine.SplitQuery(q)
 	for _, key := range searchParams {
 		if v := params.Get(key); v != "" {
@@ -79,14 +93,30 @@ func (s *Server) publicSourceNames() map[string]string {
 	return names
 }
 
-// interleave lists a search's messages and documents alternately.
-func interleave(r *engine.SearchResult, names map[string]string) []hitView {
+// The kinds of hit a search page may show alone (?show=).
+const (
+	showMessages  = "messages"
+	showDocuments = "documents"
+)
+
+// tabView is a link to the same search showing all hits or one kind.
+type tabView struct {
+	Label   string
+	Count   int
+	Href    string
+	Current bool
+}
+
+// interleave lists a search's messages and documents alternately, or only
+// those of one kind.
+func interleave(r *engine.SearchResult, names map[string]string, show string) []hitView {
 	hits := make([]hitView, 0, len(r.Messages)+len(r.Documents))
 	for i := range max(len(r.Messages), len(r.Documents)) {
-		if i < len(r.Messages) {
-			hits = append(hits, hitView{Msg: &r.Messages[i]})
+		if i < len(r.Messages) && show != showDocuments {
+			m := &r.Messages[i]
+			hits = append(hits, hitView{Msg: m, Href: conversationURL("", m.ChannelSlug, m.ID) + messageAnchor(m.ID)})
 		}
-		if i < len(r.Documents) {
+		if i < len(r.Documents) && show != showMessages {
 			d := &r.Documents[i]
 			h := hitView{Doc: d, Source: names[d.SourceID], Dated: "updated", When: d.UpdatedAt}
 			if u, err := url.Parse(d.URL); err == nil && u.Host != "" {

@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"encoding/json"
+	"html"
 	"net/url"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,7 +42,7 @@ func TestSnippetsArePlain(t *testing.T) {
 			t.Errorf("%q: highlight %q, content %q", q, d.Highlight, d.Content)
 		}
 		page := string(htmlGet(t, ts, "/?q="+url.QueryEscape(q)).body)
-		i := strings.Index(page, `<article class="hit hit-doc">`)
+		i := strings.Index(page, `<li class="hit hit-doc">`)
 		if i < 0 || !strings.Contains(page[i:], d.Highlight) {
 			t.Errorf("%q: the search page lacks the highlight %q", q, d.Highlight)
 		}
@@ -103,14 +105,29 @@ func TestSearchPageEmptyState(t *testing.T) {
 	}
 }
 
-// TestSearchPageLayout: messages and documents alternate, each document
-// with its source and date, and the pages of results keep every filter.
+// TestSearchPageLayout: messages and documents alternate in one list,
+// each document with its source and date, tabs show one kind with its
+// count, and the pages of results keep every filter.
 func TestSearchPageLayout(t *testing.T) {
 	ts := pageSite(t)
 	page := string(htmlGet(t, ts, "/?q=zebrafish").body)
 	msg, doc := strings.Index(page, `class="hit hit-msg"`), strings.Index(page, `class="hit hit-doc"`)
-	if msg < 0 || doc < msg || !strings.Contains(page, `<div class="hits two">`) {
+	if msg < 0 || doc < msg || strings.Count(page, `<ol class="hits">`) != 1 {
 		t.Fatalf("hits: message at %d, document at %d", msg, doc)
+	}
+	tabs := regexp.MustCompile(`<a href="([^"]+)"( aria-current="page")?>(\w+) <span class="n">(\d+)</span></a>`).FindAllStringSubmatch(page, -1)
+	if len(tabs) != 3 || tabs[0][3] != "All" || tabs[0][2] == "" || tabs[1][3] != "Messages" || tabs[2][3] != "Documents" {
+		t.Fatalf("tabs %v", tabs)
+	}
+	for _, tab := range tabs[1:] {
+		href := html.UnescapeString(tab[1])
+		p := string(htmlGet(t, ts, href).body)
+		kind := map[string]string{"Messages": "hit-msg", "Documents": "hit-doc"}[tab[3]]
+		other := map[string]string{"Messages": "hit-doc", "Documents": "hit-msg"}[tab[3]]
+		if !strings.Contains(p, `class="hit `+kind+`"`) || strings.Contains(p, `class="hit `+other+`"`) ||
+			!strings.Contains(p, `aria-current="page">`+tab[3]) || strings.Count(p, `class="hit `+kind+`"`) != min(20, atoi(t, tab[4])) {
+			t.Errorf("%s: not only %s, or not all of them", href, tab[3])
+		}
 	}
 	if !regexp.MustCompile(`<span class="kind">Document</span> Uploads · docs.example · crawled <time datetime="[0-9T:Z-]+">\d{4}-\d\d-\d\d</time>`).MatchString(page[doc:]) {
 		t.Errorf("a document hit without its source and date: %s", page[doc:min(len(page), doc+600)])
@@ -155,4 +172,13 @@ func FuzzSplitQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -145,7 +145,7 @@ func TestChannelPage(t *testing.T) {
 	for _, want := range []string{
 		`<time datetime="2026-03-01T09:00:00Z">`, `<a rel="next" href="/c/general?page=2">`, `href="/c/general?page=3">Latest`,
 		`<link rel="canonical" href="` + ts.url + `/c/general">`, `<meta property="og:title"`, `<meta name="description"`,
-		`href="/c/thread-about-cron">Thread →`, `<a href="#m-m5">in reply</a>`, `All things &lt;b&gt;general&lt;/b&gt;`, `User &lt;1&gt;`,
+		`href="/t/thread-about-cron">Thread →`, `<a href="#m-m5">in reply</a>`, `All things &lt;b&gt;general&lt;/b&gt;`, `User &lt;1&gt;`,
 		`<a href="https://example.com/a?b=1&amp;c=2" rel="nofollow ugc noopener">`, `<pre><code>func main() { fmt.Println(&#34;&lt;hi&gt;&#34;) }</code></pre>`,
 		`<code>inline &lt;code&gt;</code>`, "second line",
 	} {
@@ -236,7 +236,7 @@ func TestHomeAndSourcesPages(t *testing.T) {
 	ts := pageSite(t)
 	r := htmlGet(t, ts, "/?q=zebrafish")
 	page := string(r.body)
-	if !strings.Contains(page, `<a class="result" href="/c/general?m=m200#m-m200">`) || !strings.Contains(page, `<mark>zebrafish</mark>`) {
+	if !strings.Contains(page, `<a class="result" href="/t/general.m200#m-m200">`) || !strings.Contains(page, `<mark>zebrafish</mark>`) {
 		t.Fatalf("search results: %s", page)
 	}
 	if !strings.Contains(page, `<form class="bar" id="ask-form" action="/" method="post">`) || !strings.Contains(page, `<script src="/static/app.js" defer></script>`) {
@@ -248,7 +248,7 @@ func TestHomeAndSourcesPages(t *testing.T) {
 	// not when the form was posted from another site.
 	form := "application/x-www-form-urlencoded"
 	r = ts.do(t, "POST", "/", strings.NewReader("ask=where+is+the+zebrafish+answer"), "Content-Type", form, "Sec-Fetch-Site", "same-origin")
-	if r.status != 200 || !strings.Contains(string(r.body), `<div class="answer" id="answer">`) || !strings.Contains(string(r.body), `href="`+ts.url+`/c/general?m=`) {
+	if r.status != 200 || !strings.Contains(string(r.body), `<div class="answer" id="answer">`) || !strings.Contains(string(r.body), `href="`+ts.url+`/t/general.`) {
 		body := string(r.body)
 		if i := strings.Index(body, `id="ask-out"`); i >= 0 {
 			body = body[i:]
@@ -379,9 +379,10 @@ func TestSitemap(t *testing.T) {
 	if err := xml.Unmarshal(r.body, &idx); err != nil || !strings.HasPrefix(r.header.Get("Content-Type"), "application/xml") {
 		t.Fatalf("index: %v %s", err, r.body)
 	}
-	// home, /sources, 3 pages of #general, 1 of the thread, 2 documents: 8
-	// URLs in files of at most 3.
-	if len(idx.Sitemaps) != 3 {
+	// home, /sources, 3 pages of #general, 1 of the thread, the thread as
+	// a conversation and two of #general's, 2 documents: 11 URLs in files
+	// of at most 3.
+	if len(idx.Sitemaps) != 4 {
 		t.Fatalf("%d child sitemaps", len(idx.Sitemaps))
 	}
 	var all []string
@@ -408,10 +409,16 @@ func TestSitemap(t *testing.T) {
 		}
 	}
 	slices.Sort(all)
-	if len(all) != 8 || !slices.Contains(all, "/c/general?page=3") || !slices.Contains(all, "/c/thread-about-cron") || slices.Contains(all, "/c/general?page=4") {
+	if len(all) != 11 || !slices.Contains(all, "/c/general?page=3") || !slices.Contains(all, "/c/thread-about-cron") || slices.Contains(all, "/c/general?page=4") ||
+		!slices.Contains(all, "/t/thread-about-cron") {
 		t.Fatalf("URLs %v", all)
 	}
-	for _, bad := range []string{"/sitemap-0.xml", "/sitemap-4.xml", "/sitemap-01.xml", "/sitemap-x.xml"} {
+	for _, p := range all {
+		if r := ts.get(t, p); r.status != 200 {
+			t.Errorf("%s: %d", p, r.status)
+		}
+	}
+	for _, bad := range []string{"/sitemap-0.xml", "/sitemap-5.xml", "/sitemap-01.xml", "/sitemap-x.xml"} {
 		if r := ts.get(t, bad); r.status != 404 {
 			t.Errorf("%s: %d", bad, r.status)
 		}
@@ -529,7 +536,7 @@ func TestPageStructure(t *testing.T) {
 		if !strings.HasPrefix(page, "<!doctype html>\n<html lang=\"en\">") {
 			t.Errorf("%s: no doctype or language", path)
 		}
-		for _, once := range []string{`<main id="main">`, "<header>", "<footer", "<h1", `<meta name="viewport"`, "<title>"} {
+		for _, once := range []string{`<main id="main"`, "<header", "<footer", "<h1", `<meta name="viewport"`, "<title>"} {
 			if n := strings.Count(page, once); n != 1 {
 				t.Errorf("%s: %d × %s", path, n, once)
 			}

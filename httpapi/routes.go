@@ -63,6 +63,8 @@ func (s *Server) routes() *router.Router {
 	page("/sources", s.sourcesPage)
 	page(channelRoute, s.channelPage)
 	page(documentRoute, s.documentPage)
+	page(convoRoute, s.conversationPage)
+	page("/status", s.statusPage)
 	page("/robots.txt", s.robotsTxt)
 	page("/sitemap.xml", s.sitemapIndex)
 	page("/sitemap-{n}.xml", s.sitemapFile)

@@ -41,7 +41,7 @@ type sitemapCache struct {
 }
 
 // sitemapURLs lists every public page: home, /sources, each page of each
-// channel, each document. The list is computed again only after a write.
+// channel, each conversation with a reply, each document. The list is computed again only after a write.
 func (s *Server) sitemapURLs() []sitemapURL {
 	c := &s.sitemap
 	c.mu.Lock()
@@ -71,6 +71,9 @@ func (s *Server) listPages() []sitemapURL {
 				newest = t
 			}
 		}
+		s.eachConversation(ch, func(slug string, last time.Time) {
+			urls = append(urls, sitemapURL{conversationURL(base, slug, ""), last})
+		})
 	}
 	docs, _ := s.eng.Documents(0, math.MaxInt, false)
 	for i := range docs {

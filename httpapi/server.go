@@ -101,6 +101,7 @@ type Server struct {
 	shed     logEvery
 	bodies   bodyBudget
 	sitemap  sitemapCache
+	convos   convoCache // the home page's recent conversations
 	changes  changeClock
 	semantic Semantic
 	asker    Asker
@@ -153,7 +154,7 @@ func New(eng Store, opts Options) *Server {
 	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
 	s.console = newConsole()
-	s.pages = newPages(s.siteName)
+	s.pages = newPages(identity{name: s.siteName, logo: s.siteLogoURL, accent: s.siteAccent})
 	s.stats = newStats()
 	s.contents.maxBytes = maxCachedContent
 	s.handler = s.metrics.instrument(s.middleware(s.routes().Handler))

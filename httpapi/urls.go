@@ -19,6 +19,7 @@ import (
 const (
 	channelRoute  = "/c/{slug}"
 	documentRoute = "/d/{slug}"
+	convoRoute    = "/t/{slug}"
 )
 
 // Every piece of a URL made here is escaped for its place in it (a slug or
@@ -31,6 +32,13 @@ const (
 
 // channelURL is the first page of a channel: base/c/{slug}.
 func channelURL(base, slug string) string { return base + "/c/" + url.PathEscape(slug) }
+
+// conversationURL is the page of a conversation (conversations.go):
+// base/t/{slug} for a thread, base/t/{slug}.{id} for the conversation a
+// message of channel slug starts.
+func conversationURL(base, slug, id string) string {
+	return base + "/t/" + url.PathEscape(convoSlug(slug, id))
+}
 
 // DocumentURL is the page of a document: base/d/{slug}.
 func DocumentURL(base, slug string) string { return base + "/d/" + url.PathEscape(slug) }
@@ -62,6 +70,8 @@ func linkFuncs() template.FuncMap {
 		"documentHref": func(slug string) template.URL { return template.URL(DocumentURL("", slug)) },
 		// messageHref is a message's permalink: /c/{slug}?m={id}#m-{id}.
 		"messageHref": func(slug, id string) template.URL { return template.URL(MessageURL("", slug, id)) },
+		// convoHref is a conversation's page: /t/{slug}.
+		"convoHref": func(slug string) template.URL { return template.URL(conversationURL("", slug, "")) },
 		// anchorHref is a message's anchor on its page: #m-{id}.
 		"anchorHref": func(id string) template.URL { return template.URL(messageAnchor(id)) },
 		// messageID is the id attribute a message's anchor names: m-{id}.
@@ -104,12 +114,12 @@ func hitURL(base string, h *semantic.Hit) string {
 
 // hitPageURL links a semantic hit to Sift's own page of it: a document
 // passage to its page with its text fragment, a conversation to the page of
-// its channel that holds its first message.
+// the conversation its first message belongs to.
 func hitPageURL(base string, h *semantic.Hit) string {
 	if h.Type == "document" {
 		return withFragment(DocumentURL(base, h.DocSlug), h.Fragment)
 	}
-	return MessageURL(base, h.ChannelSlug, h.MessageID)
+	return conversationURL(base, h.ChannelSlug, h.MessageID) + messageAnchor(h.MessageID)
 }
 
 // withFragment adds a "#:~:text=…" fragment directive to u. A URL that has

@@ -175,7 +175,7 @@ func TestPageLinksEscaped(t *testing.T) {
 		}
 	}
 	u, tr := follow(t, ts, chPath, findLink(t, chPath, links, "Thread →", "m-"+threadID).href)
-	if u.Path != "/c/"+threadSlug || tr.status != 200 || !strings.Contains(string(tr.body), "in the thread") {
+	if u.Path != "/t/"+threadSlug || tr.status != 200 || !strings.Contains(string(tr.body), "in the thread") {
 		t.Fatalf("%s: the thread link leads to %s (%d)", chPath, u, tr.status)
 	}
 	if u, r := follow(t, ts, chPath, findLink(t, chPath, links, "Orphan?", "").href); u.Path != "/c/"+orphanSlug || r.status != 200 {
@@ -201,15 +201,20 @@ func TestPageLinksEscaped(t *testing.T) {
 		t.Errorf("%s: the reply link leads to %s (%d)", p2, u, target.status)
 	}
 
-	// The home page's results link a message's permalink and a document.
+	// The home page's results link a message's conversation and a
+	// document; the conversation links the message's place in its channel.
 	home := "/?q=needle"
 	r = htmlGet(t, ts, home)
 	links, _ = pageLinks(t, r.body)
 	u, target = follow(t, ts, home, findLink(t, home, links, "in #Q?", "").href)
-	_, ids = pageLinks(t, target.body)
-	if u.Path != chPath || u.Query().Get("m") != found || u.Fragment != "m-"+found || target.status != 200 || !ids[u.Fragment] ||
-		!strings.Contains(string(target.body), "Page 2 of 2") {
+	clinks, ids := pageLinks(t, target.body)
+	if u.Path != "/t/"+convoSlug(chSlug, found) || u.Fragment != "m-"+found || target.status != 200 || !ids["m-"+found] {
 		t.Errorf("home: the message result leads to %s (%d)", u, target.status)
+	}
+	u, target = follow(t, ts, u.Path, findLink(t, u.Path, clinks, "See it in #Q?", "").href)
+	_, ids = pageLinks(t, target.body)
+	if u.Path != chPath || u.Query().Get("m") == "" || u.Fragment != "m-"+u.Query().Get("m") || target.status != 200 || !ids[u.Fragment] {
+		t.Errorf("the conversation's channel link leads to %s (%d)", u, target.status)
 	}
 	u, target = follow(t, ts, home, findLink(t, home, links, `Doc? #&"< ü`, "").href)
 	if !strings.HasPrefix(u.Path, "/d/") || target.status != 200 || !strings.Contains(string(target.body), "needle document") {

@@ -110,11 +110,22 @@
     const li = el("li");
     const a = el("a");
     a.href = src.sourceUrl;
-    a.textContent = src.metadata || src.preview.slice(0, 80);
+    a.textContent = src.metadata || cut(src.preview, 80);
     const preview = el("span", "meta");
-    preview.textContent = " — " + src.preview.slice(0, 140);
+    preview.textContent = " — " + cut(src.preview, 140);
     li.append(a, preview);
     return li;
+  }
+
+  // cut shortens text to about n characters at a word, marking the cut
+  // with an ellipsis, as the server cuts its previews.
+  function cut(text, n) {
+    const chars = Array.from(text || "");
+    if (chars.length <= n) return chars.join("");
+    let s = chars.slice(0, n - 1).join("");
+    const space = s.lastIndexOf(" ");
+    if (space > s.length / 2) s = s.slice(0, space);
+    return s.replace(/[\s,;:.]+$/, "") + "…";
   }
 
   function el(tag, cls) {

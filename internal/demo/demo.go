@@ -30,7 +30,15 @@ type Store interface {
 	Counts(private bool) engine.Counts
 	PutSource(s engine.Source) (engine.Source, error)
 	PutDocuments(docs []engine.Document) ([]engine.Document, error)
+	Settings() map[string]string
+	UpdateSettings(changes map[string]string) (map[string]string, error)
 }
+
+// The demo site's identity, set when the operator has set none.
+const (
+	siteName        = "Wren Community"
+	siteDescription = "Questions and answers from the Wren scheduler's #help channel, and its documentation: search them, or ask in your own words."
+)
 
 // Load fills an empty store with the demo content. A store that holds
 // anything is left alone. log may be nil.
@@ -83,6 +91,11 @@ func Load(eng Store, log *slog.Logger) error {
 	n, err := crawl.Import(eng, x)
 	if err != nil {
 		return err
+	}
+	if cur := eng.Settings(); cur["site_name"] == "" && cur["site_description"] == "" {
+		if _, err := eng.UpdateSettings(map[string]string{"site_name": siteName, "site_description": siteDescription}); err != nil {
+			return err
+		}
 	}
 	log.Info("demo content loaded", "documents", len(docs), "messages", n, "channels", len(x.Channels))
 	return nil
