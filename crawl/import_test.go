@@ -254,7 +254,7 @@ func TestImportDiscordGuild(t *testing.T) {
 	if !errors.Is(err, engine.ErrConflict) || !strings.Contains(err.Error(), "111") || !strings.Contains(err.Error(), "222") {
 		t.Fatalf("import of another guild: %v", err)
 	}
-	if st := eng.SourceStats("dc", true); st.Messages+st.Channels != 0 {
+	if st := eng.SourceStats("dc", true); st.Messages+st.Channels+st.Threads != 0 {
 		t.Fatalf("a refused import stored %+v", st)
 	}
 	src, _ := eng.Source("dc")

@@ -554,8 +554,10 @@ func (p *slackParser) export() (*Export, error) {
 }
 
 // threadChannel is the channel of a thread's replies, named after its
-// parent message when that was read and private when its conversation is,
-// and links the replies to the parent.
+// parent message when that was read, else (the parent is older than the
+// export, or was deleted) after its earliest reply, and links the replies
+// to the parent. NameAuthor is whose words name it, so that an author who
+// opted out names nothing.
 func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
 	// Not Private of its own: the engine makes a thread follow its
 	// channel, stored with it, so an operator who opens a private
@@ -569,6 +571,13 @@ func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
 		for _, r := range t.replies {
 			p.msgs[r].ReplyTo = parentID
 		}
+	} else if len(t.replies) > 0 {
+		first := &p.msgs[slices.MinFunc(t.replies, func(a, b int) int {
+			ma, mb := &p.msgs[a], &p.msgs[b]
+			return cmp.Or(ma.Timestamp.Compare(mb.Timestamp), strings.Compare(ma.ID, mb.ID))
+		})]
+		ch.Name = visibleName(first.Content, 60, fallback)
+		ch.NameAuthor = first.Author
 	} else {
 		ch.Name = fallback
 	}

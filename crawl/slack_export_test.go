@@ -81,8 +81,10 @@ var wantSlack = Export{
 		{SourceID: "src", ID: "G05MPIM", Name: "ana, bo, cy", Kind: "channel", Topic: "Group messaging with: @ana @bo @cy", Private: true},
 		{SourceID: "src", ID: "C02DEV", Name: "dev", Kind: "channel", Topic: "Build & deploy talk with @bo"},
 		{SourceID: "src", ID: "C01GENERAL", Name: "general", Kind: "channel", Topic: "Company-wide & announcements"},
+		// A thread whose start is not in the export: named after its first reply.
+		{SourceID: "src", ID: "C01GENERAL-1699000000.000100", Name: "late reply to an old thread", ParentID: "C01GENERAL", Kind: "thread",
+			NameAuthor: "bo"},
 		{SourceID: "src", ID: "G03SECRET", Name: "secret-plans", Kind: "channel", Topic: "Q4 offsite", Private: true},
-		{SourceID: "src", ID: "C01GENERAL-1699000000.000100", Name: "thread 1699000000.000100", ParentID: "C01GENERAL", Kind: "thread"},
 	},
 	Messages: []engine.Message{
 		{SourceID: "src", ChannelID: "C01GENERAL-1699950060.000200", ID: "C01GENERAL-1699950120.000300", Author: "bo", AuthorName: "Bo Chen",
@@ -113,10 +115,10 @@ var wantSlack = Export{
 			Timestamp: unixUTC(1699950480, 800)},
 		{SourceID: "src", ChannelID: "C01GENERAL", ID: "C01GENERAL-1700036460.000200", Author: "eve", AuthorName: "Eve",
 			Content: "hello all", Timestamp: unixUTC(1700036460, 200)},
-		{SourceID: "src", ChannelID: "G03SECRET", ID: "G03SECRET-1699951000.000100", Author: "ana", AuthorName: "Ana",
-			Content: "Offsite in Lisbon? :tada:", Timestamp: unixUTC(1699951000, 100)},
 		{SourceID: "src", ChannelID: "C01GENERAL-1699000000.000100", ID: "C01GENERAL-1700036430.000150", Author: "bo", AuthorName: "Bo Chen",
 			Content: "late reply to an old thread", Timestamp: unixUTC(1700036430, 150)},
+		{SourceID: "src", ChannelID: "G03SECRET", ID: "G03SECRET-1699951000.000100", Author: "ana", AuthorName: "Ana",
+			Content: "Offsite in Lisbon? :tada:", Timestamp: unixUTC(1699951000, 100)},
 	},
 }
 
@@ -272,6 +274,45 @@ func TestSlackExportPrivate(t *testing.T) {
 	}
 	if r, _ := e.Search(engine.SearchRequest{Query: "Porto", Private: true}); len(r.Messages) != 1 {
 		t.Error("the reply is not found with credentials")
+	}
+}
+
+// TestSlackExportOrphanThreadName: a thread whose parent message is not in
+// the export is named after its earliest reply, and by that reply's
+// author, so an author who opted out does not name it.
+func TestSlackExportOrphanThreadName(t *testing.T) {
+	files := slackFiles(t)
+	files["dev/2023-11-15.json"] = []byte(`[
+	  {"type": "message", "text": "second reply", "user": "U01ANA", "ts": "1700036500.000200", "thread_ts": "1699900000.000100"},
+	  {"type": "message", "text": "  Rollback   plan for the\nv2.3 release: first drain the queue workers, then revert", "user": "U02BO",
+	   "ts": "1700036400.000100", "thread_ts": "1699900000.000100"}]`)
+	x, err := parseSlack(zipFiles(t, files, zip.Deflate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id, name = "C02DEV-1699900000.000100", "Rollback plan for the v2.3 release: first drain the queue…"
+	i := slices.IndexFunc(x.Channels, func(c engine.Channel) bool { return c.ID == id })
+	if i < 0 {
+		t.Fatalf("no thread channel %s in %+v", id, x.Channels)
+	}
+	if c := x.Channels[i]; c.Name != name || c.NameAuthor != "bo" || c.ParentID != "C02DEV" || c.Kind != "thread" {
+		t.Errorf("orphan thread: %+v, want named %q by bo", c, name)
+	}
+	for _, m := range x.Messages {
+		if m.ChannelID == id && m.ReplyTo != "" {
+			t.Errorf("reply %s links to %s, which is not in the export", m.ID, m.ReplyTo)
+		}
+	}
+	e := openImportEngine(t, t.TempDir())
+	defer e.Close()
+	if _, err := e.UpdateSource("src", func(s *engine.Source) error { s.OptOuts = []string{"bo"}; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Import(e, x); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := e.ChannelByID("src", id); !ok || strings.Contains(c.Name, "Rollback") {
+		t.Errorf("with bo opted out the thread is %+v (stored %v)", c, ok)
 	}
 }
 

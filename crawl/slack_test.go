@@ -211,7 +211,7 @@ func TestSlackCrawl(t *testing.T) {
 	}
 	// #general (45 + the thread's parent), its thread (2 replies), #ops
 	// (1); the join is skipped, #locked reported.
-	if st := eng.SourceStats("sl", true); st.Messages != 49 || st.Channels != 3 || res.Failed != 1 {
+	if st := eng.SourceStats("sl", true); st.Messages != 49 || st.Channels != 2 || st.Threads != 1 || res.Failed != 1 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
 	var thread engine.Channel

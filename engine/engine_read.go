@@ -51,20 +51,31 @@ func copySource(s *Source) Source {
 	return c
 }
 
-// SourceStats counts the channels, messages and documents of a source;
-// without private, only what callers without credentials may see.
+// SourceStats counts the channels, threads, messages and documents of a
+// source; without private, only what callers without credentials may see.
+// O(channels).
 func (e *Engine) SourceStats(id string, private bool) SourceStats {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var s SourceStats
 	for n, c := range e.st.chans {
 		if c != nil && c.SourceID == id && (private || !e.st.hid.chans.Contains(uint32(n))) {
-			s.Channels++
+			countChannel(&s.Channels, &s.Threads, c)
 		}
 	}
 	s.Messages = countVisible(e.st.msgIdx, sourceFacet(id), private)
 	s.Documents = countVisible(e.st.docIdx, sourceFacet(id), private)
 	return s
+}
+
+// countChannel adds c to the channels or, when it is a thread, to the
+// threads.
+func countChannel(chans, threads *int, c *Channel) {
+	if c.ParentID != "" {
+		*threads++
+	} else {
+		*chans++
+	}
 }
 
 // countVisible counts the documents of ix tagged facet, less the hidden ones
@@ -243,46 +254,48 @@ func (e *Engine) Document(id string) (Document, bool) {
 	return e.st.document(n), true
 }
 
-// Counts summarises what the engine holds.
+// Counts summarises what the engine holds: Channels counts conversations,
+// Threads the threads in them.
 type Counts struct {
-	Sources, Channels, Messages, Documents int
-	MessageTerms, DocumentTerms            int
+	Sources, Channels, Threads, Messages, Documents int
+	MessageTerms, DocumentTerms                     int
 }
 
-// Counts returns what the engine holds.
+// Counts returns what the engine holds. O(channels + sources).
 // Without private it counts only what callers without credentials may see
-// (and no terms): sources that show something, channels, messages and
-// documents.
+// (and no terms): channels, threads, messages and documents they may see,
+// and the sources that show them any (an empty source is not counted).
 func (e *Engine) Counts(private bool) Counts {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	st := e.st
 	if private {
-		return Counts{
-			Sources: len(st.sources), Channels: len(st.chanKey),
+		c := Counts{
+			Sources:  len(st.sources),
 			Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(),
 			MessageTerms: st.msgIdx.Terms(), DocumentTerms: st.docIdx.Terms(),
 		}
+		for _, ch := range st.chans {
+			if ch != nil {
+				countChannel(&c.Channels, &c.Threads, ch)
+			}
+		}
+		return c
 	}
-	c := Counts{
-		Channels:  len(st.chanKey) - int(st.hid.chans.GetCardinality()),
-		Messages:  st.msgIdx.PublicLen(),
-		Documents: st.docIdx.PublicLen(),
-	}
+	c := Counts{Messages: st.msgIdx.PublicLen(), Documents: st.docIdx.PublicLen()}
 	shown := map[string]bool{}
-	for id, s := range st.sources {
-		shown[id] = !sourceHidden(s)
-	}
 	for n, ch := range st.chans {
 		if ch != nil && !st.hid.chans.Contains(uint32(n)) {
+			countChannel(&c.Channels, &c.Threads, ch)
 			shown[ch.SourceID] = true
 		}
 	}
-	for _, ok := range shown {
-		if ok {
-			c.Sources++
+	for id := range st.sources {
+		if !shown[id] && countVisible(st.docIdx, sourceFacet(id), false) > 0 {
+			shown[id] = true
 		}
 	}
+	c.Sources = len(shown)
 	return c
 }
 

@@ -78,9 +78,12 @@ func (c *ImportCounts) SkippedTotal() int {
 	return n
 }
 
-// SourceStats counts what a source holds.
+// SourceStats counts what a source holds. Channels counts its
+// conversations, Threads the threads in them (a Channel with a ParentID);
+// Messages counts those of both.
 type SourceStats struct {
 	Channels  int
+	Threads   int
 	Messages  int
 	Documents int
 }

@@ -451,7 +451,7 @@ func TestInspectSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Version != snapVersion || sum.Seq != info.Seq || sum.Sources != c.Sources || sum.Channels != c.Channels ||
+	if sum.Version != snapVersion || sum.Seq != info.Seq || sum.Sources != c.Sources || sum.Channels != c.Channels+c.Threads ||
 		sum.Messages != c.Messages || sum.Documents != c.Documents ||
 		time.Since(sum.Created) > time.Minute {
 		t.Fatalf("summary %+v for counts %+v at %d", sum, c, info.Seq)

@@ -277,7 +277,7 @@ type SnapshotSummary struct {
 	Seq       uint64    // sequence number of the last write it holds
 	Created   time.Time // when it was written
 	Sources   int
-	Channels  int
+	Channels  int // threads included
 	Messages  int
 	Documents int
 	Insights  int  // rows of the insights table

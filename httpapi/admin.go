@@ -22,7 +22,7 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	}
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{
 		"status": "ok", "version": s.opts.Version, "seq": s.eng.Seq(),
-		"messages": c.Messages, "documents": c.Documents, "channels": c.Channels, "sources": c.Sources,
+		"messages": c.Messages, "documents": c.Documents, "channels": c.Channels, "threads": c.Threads, "sources": c.Sources,
 		"semantic": map[string]any{
 			"embedder": sem.Embedder, "chunks": sem.Chunks, "vectors": sem.Vectors, "pending": sem.Pending,
 			"index": sem.Index, "building": sem.Building, "skipped": sem.Skipped, "error": sem.Error,

@@ -392,7 +392,7 @@ func (b mcpBackend) ListSources(ctx context.Context, a agent.ListSourcesArgs) (*
 			continue
 		}
 		st := b.s.eng.SourceStats(src.ID, private)
-		if st.Channels+st.Documents == 0 && (src.ID == engine.UploadsSourceID || !private && src.Hidden()) {
+		if st.Channels+st.Threads+st.Documents == 0 && (src.ID == engine.UploadsSourceID || !private) {
 			continue // nothing to show, or nothing it may show
 		}
 		info := agent.SourceInfo{ID: src.ID, Name: src.Name, Type: src.Type, Channels: st.Channels,

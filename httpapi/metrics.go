@@ -245,7 +245,8 @@ func gaugeDesc(name, help string, labels ...string) *prometheus.Desc {
 
 var (
 	descSources       = gaugeDesc("sift_sources", "Sources.")
-	descChannels      = gaugeDesc("sift_channels", "Channels, private ones included.")
+	descChannels      = gaugeDesc("sift_channels", "Channels, private ones included; threads not.")
+	descThreads       = gaugeDesc("sift_threads", "Threads of channels, private ones included.")
 	descMessages      = gaugeDesc("sift_messages", "Messages indexed, private ones included.")
 	descDocuments     = gaugeDesc("sift_documents", "Documents indexed, private ones included.")
 	descTerms         = gaugeDesc("sift_index_terms", "Distinct terms of a full-text index.", "index")
@@ -263,7 +264,7 @@ var (
 	descSnapFailed    = gaugeDesc("sift_snapshot_last_attempt_failed", "1 when the last snapshot attempt failed, else 0.")
 	descAskShed       = prometheus.NewDesc("sift_ask_refused_total", "Questions refused with 503 because too many wait for the chat model (load shedding).", nil, nil)
 	descBuild         = gaugeDesc("sift_build_info", "The running version; always 1.", "version")
-	serverCollectorDs = []*prometheus.Desc{descSources, descChannels, descMessages, descDocuments, descTerms, descChunks,
+	serverCollectorDs = []*prometheus.Desc{descSources, descChannels, descThreads, descMessages, descDocuments, descTerms, descChunks,
 		descVectors, descPending, descSkipped, descWALSegments, descWALBytes, descSeq, descSnapBytes, descSnapTook,
 		descSnapSeq, descSnapAt, descSnapFailed, descAskShed, descBuild}
 )
@@ -282,6 +283,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 	n := eng.Counts(true)
 	gauge(descSources, float64(n.Sources))
 	gauge(descChannels, float64(n.Channels))
+	gauge(descThreads, float64(n.Threads))
 	gauge(descMessages, float64(n.Messages))
 	gauge(descDocuments, float64(n.Documents))
 	gauge(descTerms, float64(n.MessageTerms), "messages")

@@ -149,6 +149,7 @@ func TestMetrics(t *testing.T) {
 	// Sizes, read when scraped.
 	m.want(t, float64(ts.eng.Counts(true).Sources), "sift_sources")
 	m.want(t, 1, "sift_channels")
+	m.want(t, 0, "sift_threads")
 	m.want(t, 2, "sift_messages")
 	m.want(t, 0, "sift_documents")
 	m.wantSome(t, 1, "sift_index_terms", "index", "messages")

@@ -221,16 +221,17 @@ type sourceView struct {
 // are in the sitemap and llms.txt.
 const maxListed = 200
 
-// sourcesPage serves GET /sources: every source with its channels and
-// documents.
+// sourcesPage serves GET /sources: every source that shows callers
+// without credentials anything, with its channels, orphan threads and
+// documents; its counts are of what it lists (threads aside).
 func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
 	data := sourcesData{Head: head{Title: s.title("Sources"), Canonical: s.opts.BaseURL + "/sources",
 		Description: "The sources " + s.siteName() + " indexes: chat channels, documents and web pages."}}
 	var modified time.Time
 	for _, src := range s.eng.Sources() {
 		v := sourceView{Source: src, Stats: s.eng.SourceStats(src.ID, false), Updated: src.UpdatedAt}
-		if v.Stats.Channels+v.Stats.Documents == 0 && (src.ID == engine.UploadsSourceID || src.Hidden()) {
-			continue // nothing to show, or nothing it may show
+		if v.Stats.Channels+v.Stats.Threads+v.Stats.Documents == 0 {
+			continue // nothing it may show: Counts does not count it either
 		}
 		s.sourceChannels(&v)
 		docs := publicDocuments(s.eng.SourceDocuments(src.ID))

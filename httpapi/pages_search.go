@@ -86,7 +86,7 @@ func (s *Server) publicSourceNames() map[string]string {
 	for _, src := range s.eng.Sources() {
 		if !src.Hidden() {
 			names[src.ID] = src.Name
-		} else if st := s.eng.SourceStats(src.ID, false); st.Channels+st.Documents > 0 {
+		} else if st := s.eng.SourceStats(src.ID, false); st.Channels+st.Threads+st.Documents > 0 {
 			names[src.ID] = src.Name
 		}
 	}

@@ -272,7 +272,7 @@ func TestHomeAndSourcesPages(t *testing.T) {
 	}
 	r = htmlGet(t, ts, "/sources")
 	for _, want := range []string{`<h2 id="s-chat">Team &lt;Chat&gt; <span class="meta">(discord)</span></h2>`, `<a href="/c/general">#general</a>`,
-		"251 messages", `<a href="/d/`, "2 channels · "} {
+		"251 messages", `<a href="/d/`, "1 channel · "} {
 		if !strings.Contains(string(r.body), want) {
 			t.Errorf("/sources lacks %s", want)
 		}

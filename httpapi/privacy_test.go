@@ -380,27 +380,26 @@ func (w *privacyWorld) messages(p *privacyPlace) int {
 }
 
 // counts is what /healthz should count: of every source (source ""), or
-// of one.
+// of one. Without privileges a source counts when it shows something.
 func (w *privacyWorld) counts(privileged bool, source string) map[string]int {
-	c := map[string]int{"sources": 0, "channels": 0, "messages": 0, "documents": 0}
+	c := map[string]int{"sources": 0, "channels": 0, "threads": 0, "messages": 0, "documents": 0}
 	for _, p := range privacyPlaces {
 		if w.isGone(p) || !privileged && w.hidden(p) || source != "" && p.source != source {
 			continue
 		}
 		switch p.kind {
-		case placeChannel, placeThread:
+		case placeChannel:
 			c["channels"]++
+			c["messages"] += w.messages(p)
+		case placeThread:
+			c["threads"]++
 			c["messages"] += w.messages(p)
 		case placeDocument:
 			c["documents"]++
 		}
 	}
 	for _, id := range privacySourceIDs {
-		shown := privileged || !w.srcPrivate[id] && !w.srcDisabled[id]
-		for _, p := range privacyPlaces {
-			shown = shown || p.source == id && (p.kind == placeChannel || p.kind == placeThread) && !w.hidden(p)
-		}
-		if shown && (source == "" || source == id) {
+		if (privileged || !w.sourceHidden(id)) && (source == "" || source == id) {
 			c["sources"]++
 		}
 	}
@@ -735,13 +734,17 @@ func (w *privacyWorld) checkCountTexts(t *testing.T, bodies map[string]string) {
 		sc := w.counts(false, id)
 		_, section, listed := strings.Cut(bodies["/sources"], `id="source-`+id+`"`)
 		section, _, _ = strings.Cut(section, "</section>")
-		if shows := sc["channels"]+sc["documents"] > 0; listed != shows {
+		if shows := !w.sourceHidden(id); listed != shows {
 			t.Errorf("/sources lists source %s: %v, want %v", id, listed, shows)
 			continue
 		}
 		want := fmt.Sprintf("%s · %s · %s", count(sc["channels"], "channel"), count(sc["messages"], "message"), count(sc["documents"], "document"))
 		if listed && !strings.Contains(section, want) {
 			t.Errorf("/sources: source %s does not say %q", id, want)
+		}
+		if l := parseSourcesPage(t, bodies["/sources"])[id]; l.channels != l.listedChannels || l.documents != l.listedDocs {
+			t.Errorf("/sources: source %s states %d channels and %d documents, lists %d and %d",
+				id, l.channels, l.documents, l.listedChannels, l.listedDocs)
 		}
 	}
 }

@@ -31,6 +31,7 @@ type sourceJSON struct {
 	UpdatedAt  time.Time      `json:"updatedAt"`
 	Stats      struct {
 		Channels  int `json:"channels"`
+		Threads   int `json:"threads"`
 		Messages  int `json:"messages"`
 		Documents int `json:"documents"`
 	} `json:"stats"`
@@ -90,7 +91,7 @@ func (s *Server) sourceView(src engine.Source) sourceJSON {
 		Enabled: src.Enabled, Visibility: src.Visibility, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
 	}
 	st := s.eng.SourceStats(src.ID, true)
-	out.Stats.Channels, out.Stats.Messages, out.Stats.Documents = st.Channels, st.Messages, st.Documents
+	out.Stats.Channels, out.Stats.Threads, out.Stats.Messages, out.Stats.Documents = st.Channels, st.Threads, st.Messages, st.Documents
 	if lc := src.LastCrawl; lc != nil {
 		out.LastCrawl = &crawlInfoJSON{
 			JobID: lc.JobID, Status: lc.Status, StartedAt: lc.StartedAt, Channels: lc.Channels,

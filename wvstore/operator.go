@@ -159,9 +159,9 @@ func (s *Store) SourceStats(id string, private bool) engine.SourceStats {
 	if err != nil || cat.sources[id] == nil {
 		return st
 	}
-	for k := range cat.chans {
+	for k, ch := range cat.chans {
 		if k.source == id && (private || !cat.hidden[k]) {
-			st.Channels++
+			countChannel(&st.Channels, &st.Threads, ch)
 		}
 	}
 	src := cond{}.and(eqText("sourceId", id))
@@ -170,8 +170,19 @@ func (s *Store) SourceStats(id string, private bool) engine.SourceStats {
 	return st
 }
 
+// countChannel adds ch to the channels or, when it is a thread, to the
+// threads, as the memory store counts them.
+func countChannel(chans, threads *int, ch *engine.Channel) {
+	if ch.ParentID != "" {
+		*threads++
+	} else {
+		*chans++
+	}
+}
+
 // Counts returns what the store holds; without private, what callers
-// without credentials may see. Term counts are the memory store's only.
+// without credentials may see, with only the sources that show them
+// something. Term counts are the memory store's only.
 func (s *Store) Counts(private bool) engine.Counts {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -181,23 +192,27 @@ func (s *Store) Counts(private bool) engine.Counts {
 		return c
 	}
 	shown := map[string]bool{}
-	for id, src := range cat.sources {
-		shown[id] = private || !src.Hidden()
-	}
-	for k, h := range cat.hidden {
-		if private || !h {
-			c.Channels++
+	for k, ch := range cat.chans {
+		if private || !cat.hidden[k] {
+			countChannel(&c.Channels, &c.Threads, ch)
 			shown[k.source] = true
 		}
 	}
-	for _, ok := range shown {
-		if ok {
-			c.Sources++
+	for id, src := range cat.sources {
+		if private || !shown[id] && !src.Hidden() && s.holdsDocuments(ctx, id) {
+			shown[id] = true
 		}
 	}
+	c.Sources = len(shown)
 	c.Messages, _ = s.countCond(ctx, s.class("Message"), cond{}.except(hiddenMessages(cat, private)))
 	c.Documents, _ = s.countCond(ctx, s.class("Document"), cond{}.except(hiddenDocuments(cat, private)))
 	return c
+}
+
+// holdsDocuments reports whether a source holds a document.
+func (s *Store) holdsDocuments(ctx context.Context, id string) bool {
+	n, _ := s.countCond(ctx, s.class("Document"), cond{}.and(eqText("sourceId", id)))
+	return n > 0
 }
 
 // hasChannel reports whether a source has a channel.

@@ -295,11 +295,12 @@ func (m *migration) finish(start time.Time) error {
 	want, got := m.eng.Counts(true), m.st.Counts(true)
 	want.MessageTerms, want.DocumentTerms = 0, 0 // the memory store's only
 	if got != want {
-		return fmt.Errorf("the cluster holds %d sources, %d channels, %d messages, %d documents; the data dir %d, %d, %d, %d",
-			got.Sources, got.Channels, got.Messages, got.Documents, want.Sources, want.Channels, want.Messages, want.Documents)
+		return fmt.Errorf("the cluster holds %d sources, %d channels, %d threads, %d messages, %d documents; the data dir %d, %d, %d, %d, %d",
+			got.Sources, got.Channels, got.Threads, got.Messages, got.Documents,
+			want.Sources, want.Channels, want.Threads, want.Messages, want.Documents)
 	}
-	fmt.Fprintf(m.out, "done in %s: the cluster holds %d sources, %d channels, %d messages, %d documents, as the data dir does\n",
-		time.Since(start).Round(time.Millisecond), got.Sources, got.Channels, got.Messages, got.Documents)
+	fmt.Fprintf(m.out, "done in %s: the cluster holds %d sources, %d channels, %d threads, %d messages, %d documents, as the data dir does\n",
+		time.Since(start).Round(time.Millisecond), got.Sources, got.Channels, got.Threads, got.Messages, got.Documents)
 	env := "STORE=weaviate WEAVIATE_URL=" + m.wv.URL + " WEAVIATE_NAMESPACE=" + m.wv.Namespace
 	if m.wv.Replication > 1 {
 		env += " WEAVIATE_REPLICATION=" + strconv.Itoa(m.wv.Replication)

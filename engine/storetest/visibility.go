@@ -114,39 +114,64 @@ func testVisibilityDefaults(t *testing.T, h Harness) {
 	}
 }
 
-// testVisibilityCounts: counts, stats and lists without credentials
-// count only what such callers see.
+// testVisibilityCounts: counts and stats without credentials count only
+// what such callers see: no private channel, nor its threads (even one
+// stored before its channel), nor a private or disabled source, and no
+// source with nothing to see in it (uploads, an empty source); channels
+// and threads apart.
 func testVisibilityCounts(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedPrivate(t, s)
-	if c := s.Counts(false); c.Messages != 2 || c.Channels != 2 || c.Documents != 1 || c.Sources != 2 {
-		t.Errorf("public counts %+v; want 2 messages, 2 channels, 1 document, 2 sources (s and uploads)", c)
+	mustPutSource(t, s, engine.Source{ID: "e", Name: "Empty", Type: "web", Enabled: true})
+	mustPutSource(t, s, engine.Source{ID: "off", Name: "Off", Type: "slack"})
+	mustPutChannels(t, s, engine.Channel{SourceID: "off", ID: "o", Name: "off-topic"})
+	mustPutMessages(t, s, engine.Message{SourceID: "off", ChannelID: "o", ID: "o1", Content: "switched off", Timestamp: t0})
+	mustPutDocuments(t, s, engine.Document{SourceID: "off", Key: "o.md", Title: "Off", Content: "switched off"})
+	// A thread of a private DM stored before the DM: it is the DM's.
+	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "early", Name: "early thread", ParentID: "dm2", Kind: "thread"})
+	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "dm2", Name: "dm-bo", Private: true})
+	mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "early", ID: "e1", Content: "early words", Timestamp: t0})
+
+	want := func(what string, got, want engine.Counts) {
+		t.Helper()
+		if got.MessageTerms, got.DocumentTerms = 0, 0; got != want {
+			t.Errorf("%s: %+v, want %+v", what, got, want)
+		}
 	}
-	if c := s.Counts(true); c.Messages != 5 || c.Channels != 5 || c.Documents != 2 || c.Sources != 3 {
-		t.Errorf("private counts %+v", c)
-	}
-	if st := s.SourceStats("s", false); st != (engine.SourceStats{Channels: 2, Messages: 2, Documents: 1}) {
-		t.Errorf("public stats of s %+v", st)
-	}
-	if st := s.SourceStats("s", true); st != (engine.SourceStats{Channels: 4, Messages: 4, Documents: 1}) {
-		t.Errorf("private stats of s %+v", st)
-	}
-	if st := s.SourceStats("p", false); st != (engine.SourceStats{}) {
-		t.Errorf("public stats of p %+v", st)
+	want("public counts", s.Counts(false), engine.Counts{Sources: 1, Channels: 1, Threads: 1, Messages: 2, Documents: 1})
+	want("private counts", s.Counts(true), engine.Counts{Sources: 5, Channels: 5, Threads: 3, Messages: 7, Documents: 3})
+	for _, c := range []struct {
+		source  string
+		private bool
+		want    engine.SourceStats
+	}{
+		{"s", false, engine.SourceStats{Channels: 1, Threads: 1, Messages: 2, Documents: 1}},
+		{"s", true, engine.SourceStats{Channels: 3, Threads: 3, Messages: 5, Documents: 1}},
+		{"p", false, engine.SourceStats{}},
+		{"p", true, engine.SourceStats{Channels: 1, Messages: 1, Documents: 1}},
+		{"off", false, engine.SourceStats{}},
+		{"off", true, engine.SourceStats{Channels: 1, Messages: 1, Documents: 1}},
+		{"e", false, engine.SourceStats{}},
+		{engine.UploadsSourceID, false, engine.SourceStats{}},
+	} {
+		if got := s.SourceStats(c.source, c.private); got != c.want {
+			t.Errorf("stats of %s (private %v): %+v, want %+v", c.source, c.private, got, c.want)
+		}
 	}
 	if list, n := s.Documents(0, 10, false); n != 1 || len(list) != 1 || list[0].Key != "a.md" {
 		t.Errorf("public document list: %d %+v", n, list)
 	}
-	if _, n := s.Documents(0, 10, true); n != 2 {
+	if _, n := s.Documents(0, 10, true); n != 3 {
 		t.Errorf("private document list holds %d", n)
 	}
-	// A channel of the private source made public makes the source show.
+	// A channel of the private source made public makes the source show;
+	// so does a document in the empty one.
 	if _, err := s.SetChannelVisibility("p", "room", engine.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
-	if c := s.Counts(false); c.Sources != 3 || c.Channels != 3 || c.Messages != 3 || c.Documents != 1 {
-		t.Errorf("public counts with p's room public: %+v", c)
-	}
+	mustPutDocuments(t, s, engine.Document{SourceID: "e", Key: "e.md", Title: "E", Content: "no longer empty"})
+	want("public counts with p's room public and a page in e", s.Counts(false),
+		engine.Counts{Sources: 3, Channels: 2, Threads: 1, Messages: 3, Documents: 2})
 }
 
 // testVisibilityOverrides: an operator's choice on a channel overrides
@@ -235,7 +260,7 @@ func testVisibilityDisabled(t *testing.T, h Harness) {
 	if d, _ := s.Document(engine.DocumentID("s", "a.md")); !d.Hidden {
 		t.Error("a document of a disabled source is not Hidden")
 	}
-	if c := s.Counts(false); c.Messages != 0 || c.Documents != 0 || c.Channels != 0 {
+	if c := s.Counts(false); c.Messages != 0 || c.Documents != 0 || c.Channels != 0 || c.Threads != 0 || c.Sources != 0 {
 		t.Errorf("public counts with s disabled: %+v", c)
 	}
 	enable(true)
@@ -304,7 +329,7 @@ func testExcludeChannel(t *testing.T, h Harness) {
 		if got := visible(t, s, true); !slices.Equal(got, []string{"a.md", "b.md", "dm", "dmthread", "room"}) {
 			t.Errorf("after exclusion: %v", got)
 		}
-		if st := s.SourceStats("s", true); st.Channels != 2 || st.Messages != 2 {
+		if st := s.SourceStats("s", true); st.Channels != 1 || st.Threads != 1 || st.Messages != 2 {
 			t.Errorf("stats after exclusion: %+v", st)
 		}
 	}
