@@ -83,6 +83,9 @@ type RunnerOptions struct {
 	MaxScheduled int
 	// OnResult and OnImport, when set, learn how each crawl and each
 	// import that got its source ended (metrics); they must not block.
+	// A crawl refused because the source's settings leave its type's
+	// crawler nothing to work with (CanCrawl) reaches OnResult as one that
+	// failed, though nothing was attempted nor recorded on the source.
 	OnResult func(sourceID string, r Result, err error)
 	OnImport func(sourceID string, r ImportResult, err error)
 }
@@ -194,7 +197,9 @@ func (r *Runner) Running(sourceID string) (id, kind string, ok bool) {
 
 // Crawl crawls a source and returns when the crawl ends. It runs on the
 // runner's context, not the caller's: a client that stops waiting does not
-// stop the crawl.
+// stop the crawl. A source that cannot be crawled (CanCrawl) is an
+// ErrNotCrawlable, and its record is left as it was: only a crawl that
+// was attempted is recorded as its LastCrawl.
 func (r *Runner) Crawl(sourceID string, full bool) (Result, error) {
 	if err := r.crawlable(sourceID); err != nil {
 		return Result{}, err
@@ -232,17 +237,41 @@ func (r *Runner) crawlable(sourceID string) error {
 	if !ok {
 		return engine.ErrNotFound
 	}
-	if !Crawlable(src.Type) {
-		switch {
-		case src.Type == "upload" || src.Type == "telegram":
-			return fmt.Errorf("%w: sources of type %s have nothing to crawl (they are fed by upload or import)", ErrNotCrawlable, src.Type)
-		case ImportFormat(src.Type) != "":
-			return fmt.Errorf("%w: this build has no %s crawler yet; import an export with POST /api/sources/%s/import", ErrNotCrawlable, src.Type, sourceID)
-		default:
-			return fmt.Errorf("%w: this build has no %s crawler yet", ErrNotCrawlable, src.Type)
-		}
+	err := CanCrawl(src)
+	if err != nil && Crawlable(src.Type) && r.opts.OnResult != nil {
+		r.opts.OnResult(sourceID, Result{}, err)
 	}
-	return nil
+	return err
+}
+
+// CanCrawl says why src cannot be crawled (nor its connection tested) as
+// it stands, or nil when it can: its type must have a crawler, and its
+// settings must give the crawler what it needs (a discord or slack source
+// without a token takes imports only). The error wraps ErrNotCrawlable.
+// It asks nothing of the platform.
+func CanCrawl(src engine.Source) error {
+	_, err := connector(src, Env{})
+	return err
+}
+
+// connector returns the connector of src; a source it cannot crawl is an
+// ErrNotCrawlable that says why.
+func connector(src engine.Source, env Env) (Connector, error) {
+	t, ok := types[src.Type]
+	switch {
+	case ok && t.newer != nil:
+		conn, err := t.newer(src, env)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrNotCrawlable, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		}
+		return conn, nil
+	case src.Type == "upload" || src.Type == "telegram":
+		return nil, fmt.Errorf("%w: sources of type %s have nothing to crawl (they are fed by upload or import)", ErrNotCrawlable, src.Type)
+	case ImportFormat(src.Type) != "":
+		return nil, fmt.Errorf("%w: this build has no %s crawler yet; import an export with POST /api/sources/%s/import", ErrNotCrawlable, src.Type, src.ID)
+	default:
+		return nil, fmt.Errorf("%w: this build has no %s crawler yet", ErrNotCrawlable, src.Type)
+	}
 }
 
 func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) (res Result, err error) {
@@ -254,14 +283,11 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	if !ok {
 		return Result{}, engine.ErrNotFound
 	}
-	conn, err := types[src.Type].newer(src, r.opts.Env)
+	// Settings changed since the caller's check may leave nothing to
+	// crawl: then nothing was attempted, and the record stays as it was
+	// (the scheduler skips such a source).
+	conn, err := connector(src, r.opts.Env)
 	if err != nil {
-		// A config the connector cannot use: recorded, so the schedule
-		// waits its interval before trying again.
-		r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
-			s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "error", StartedAt: res.StartedAt, FinishedAt: time.Now().UTC(), Error: err.Error()}
-			return nil
-		})
 		return Result{}, err
 	}
 	_, err = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
@@ -439,16 +465,15 @@ func (r *Runner) removeUnseen(sourceID, channelID string, seen map[string]bool) 
 	return r.sink.DeleteMessages(sourceID, gone)
 }
 
-// Test asks the source's connector whether it can reach its platform.
+// Test asks the source's connector whether it can reach its platform. A
+// source that cannot be crawled (CanCrawl) gets a failed verdict saying
+// why; nothing is recorded either way.
 func (r *Runner) Test(ctx context.Context, sourceID string) (TestResult, error) {
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
 		return TestResult{}, engine.ErrNotFound
 	}
-	if err := r.crawlable(sourceID); err != nil {
-		return TestResult{Error: err.Error()}, nil
-	}
-	conn, err := types[src.Type].newer(src, r.opts.Env)
+	conn, err := connector(src, r.opts.Env)
 	if err != nil {
 		return TestResult{Error: err.Error()}, nil
 	}
@@ -704,7 +729,7 @@ func (r *Runner) Schedule(ctx context.Context) {
 
 func (r *Runner) startDue(now time.Time) {
 	for _, s := range r.sink.Sources() {
-		if !s.Enabled || s.Schedule == "" || !Crawlable(s.Type) {
+		if !s.Enabled || s.Schedule == "" || CanCrawl(s) != nil {
 			continue
 		}
 		every, err := time.ParseDuration(s.Schedule)

@@ -2,9 +2,12 @@ package crawl
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,5 +115,77 @@ func TestInterruptedCrawlIsMarked(t *testing.T) {
 	s, _ := eng.Source("s")
 	if s.LastCrawl.Status != "error" || !strings.Contains(s.LastCrawl.Error, "interrupted") {
 		t.Fatalf("%+v", s.LastCrawl)
+	}
+}
+
+// TestRunnerNotCrawlable: a source that cannot be crawled as it stands (a
+// type without a crawler, a discord or slack source without a token) is
+// refused by Crawl, Start, Test and the scheduler alike, and its record,
+// a previous crawl's included, is left as it was.
+func TestRunnerNotCrawlable(t *testing.T) {
+	eng := webEngine(t)
+	earlier := &engine.CrawlInfo{JobID: "j_old", Status: "ok", StartedAt: time.Now().Add(-48 * time.Hour).UTC()}
+	cases := []struct {
+		src engine.Source
+		why string
+	}{
+		{engine.Source{ID: "dc", Type: "discord", Config: map[string]any{"guildId": "1"}, LastCrawl: earlier}, "config.token"},
+		{engine.Source{ID: "sl", Type: "slack", Config: map[string]any{}}, "config.token"},
+		{engine.Source{ID: "tg", Type: "telegram", Config: map[string]any{}}, "nothing to crawl"},
+		{engine.Source{ID: "up", Type: "upload", Config: map[string]any{}}, "nothing to crawl"},
+	}
+	for _, c := range cases {
+		c.src.Name, c.src.Enabled, c.src.Schedule = c.src.ID, true, "1m"
+		if _, err := eng.PutSource(c.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	failed := map[string]int{} // what OnResult learns
+	r := NewRunner(eng, RunnerOptions{Tick: time.Hour, OnResult: func(id string, res Result, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if res.Status == "" && errors.Is(err, ErrNotCrawlable) {
+			failed[id]++
+		}
+	}})
+	defer r.Close()
+	for _, c := range cases {
+		t.Run(c.src.ID, func(t *testing.T) {
+			before, _ := eng.Source(c.src.ID)
+			if err := CanCrawl(before); !errors.Is(err, ErrNotCrawlable) || !strings.Contains(err.Error(), c.why) {
+				t.Fatalf("CanCrawl: %v", err)
+			}
+			if _, err := r.Crawl(c.src.ID, false); !errors.Is(err, ErrNotCrawlable) || !strings.Contains(err.Error(), c.why) {
+				t.Fatalf("Crawl: %v", err)
+			}
+			if _, err := r.Start(c.src.ID, true); !errors.Is(err, ErrNotCrawlable) {
+				t.Fatalf("Start: %v", err)
+			}
+			if tr, err := r.Test(t.Context(), c.src.ID); err != nil || tr.OK || !strings.Contains(tr.Error, c.why) {
+				t.Fatalf("Test: %+v %v", tr, err)
+			}
+			r.startDue(time.Now())
+			if _, _, running := r.Running(c.src.ID); running {
+				t.Fatal("the scheduler started a crawl")
+			}
+			after, _ := eng.Source(c.src.ID)
+			if !reflect.DeepEqual(before, after) {
+				t.Fatalf("the record changed:\n%+v\n%+v", before, after)
+			}
+		})
+	}
+	// Metrics count the refused crawls of types that have a crawler.
+	mu.Lock()
+	if want := map[string]int{"dc": 2, "sl": 2}; !maps.Equal(failed, want) {
+		t.Errorf("OnResult learnt of %v, want %v", failed, want)
+	}
+	mu.Unlock()
+
+	// With a token, the same discord source can be crawled.
+	dc, _ := eng.Source("dc")
+	dc.Config["token"] = "t"
+	if err := CanCrawl(dc); err != nil {
+		t.Fatalf("with a token: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,6 +18,12 @@ import (
 // verdict.
 func (s *Server) consoleTest(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
+	if src, ok := s.eng.Source(id); ok {
+		if err := crawl.CanCrawl(src); err != nil {
+			s.showSource(ctx, id, s.refused("Test", id, err), nil)
+			return
+		}
+	}
 	res, err := s.crawler.Test(s.base, id)
 	if err != nil {
 		s.showSource(ctx, id, failure(sourceNotFound(err, id)), nil)
@@ -36,7 +43,7 @@ func (s *Server) consoleCrawl(ctx *fasthttp.RequestCtx) {
 	full := formField(ctx, "full") != ""
 	res, err := s.crawler.Crawl(id, full)
 	if err != nil && res.JobID == "" {
-		s.showSource(ctx, id, failure(sourceNotFound(err, id)), nil)
+		s.showSource(ctx, id, s.refused("Crawl", id, sourceNotFound(err, id)), nil)
 		return
 	}
 	kind := "Crawl"
@@ -50,6 +57,25 @@ func (s *Server) consoleCrawl(ctx *fasthttp.RequestCtx) {
 		f = flash{Error: true, Text: fmt.Sprintf("%s failed: %s. Before it stopped: %s", kind, strings.TrimSuffix(err.Error(), "."), figures)}
 	}
 	s.consoleDone(ctx, "/dashboard/sources/"+id, f)
+}
+
+// refused is the flash of action (Crawl, Test) on source id failing
+// with err before anything was attempted. A source that cannot be crawled
+// as it stands (crawl.ErrNotCrawlable: an import-only one, say) is told
+// so, and pointed to its imports when it takes them; the runner records
+// nothing on it.
+func (s *Server) refused(action, id string, err error) *flash {
+	f := failure(err)
+	if !errors.Is(err, crawl.ErrNotCrawlable) {
+		return f
+	}
+	f.Text = action + " refused: " + f.Text
+	if src, ok := s.eng.Source(id); ok {
+		if format := crawl.ImportFormat(src.Type); format != "" {
+			f.Text += ". This source takes " + format + " export files: import one below."
+		}
+	}
+	return f
 }
 
 // consoleImport serves POST /dashboard/sources/{id}/import: the export

@@ -80,12 +80,10 @@ func (s *Server) consoleAdd(ctx *fasthttp.RequestCtx) {
 // and its opt-outs.
 type sourcePage struct {
 	consolePage
-	Source     dashboardSource
-	Form       sourceForm
-	Crawlable  bool
-	Importable string // the export format it imports, if any
-	OptOuts    []string
-	Authors    bool // its type holds messages, so authors may opt out
+	Source  dashboardSource
+	Form    sourceForm
+	OptOuts []string
+	Authors bool // its type holds messages, so authors may opt out
 }
 
 // consoleSource serves GET /dashboard/sources/{id}.
@@ -103,8 +101,7 @@ func (s *Server) showSource(ctx *fasthttp.RequestCtx, id string, f *flash, form 
 	}
 	d := sourcePage{
 		consolePage: s.consolePage(ctx, src.Name, f, link{Text: src.Name}), Source: s.dashboardSource(src),
-		Crawlable: crawl.Crawlable(src.Type), Importable: crawl.ImportFormat(src.Type), OptOuts: src.OptOuts,
-		Authors: src.Type != "web" && src.Type != "upload",
+		OptOuts: src.OptOuts, Authors: src.Type != "web" && src.Type != "upload",
 	}
 	if form != nil {
 		d.Form = *form

@@ -72,12 +72,20 @@ type dashboardData struct {
 	Model     string
 }
 
+// dashboardSource is a source with what the console shows and offers for
+// it. Its actions follow what it is: a source that can be crawled as it
+// stands (crawl.CanCrawl: a web site, or a platform with what its
+// crawler needs) is crawled and tested; one whose type takes an export
+// format is imported; an upload source is fed by uploads only.
 type dashboardSource struct {
 	engine.Source
-	Stats     engine.SourceStats
-	Running   string // kind of the job running for it, if any
-	Crawlable bool   // its type has a crawler
-	Skips     string // why its last import skipped messages: "empty message: 3, …"
+	Stats      engine.SourceStats
+	Running    string // kind of the job running for it, if any
+	Crawlable  bool   // it can be crawled and tested
+	NoCrawl    string // why not, when its type has a crawler
+	Importable string // the export format it imports, if any
+	Uploads    bool   // it is fed by uploads
+	Skips      string // why its last import skipped messages: "empty message: 3, …"
 }
 
 // settingsView is the site settings form: the stored values (empty = the
@@ -88,7 +96,14 @@ type settingsView struct {
 }
 
 func (s *Server) dashboardSource(src engine.Source) dashboardSource {
-	ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true), Crawlable: crawl.Crawlable(src.Type)}
+	ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true),
+		Importable: crawl.ImportFormat(src.Type), Uploads: src.Type == "upload"}
+	switch err := crawl.CanCrawl(src); {
+	case err == nil:
+		ds.Crawlable = true
+	case crawl.Crawlable(src.Type):
+		ds.NoCrawl = strings.TrimPrefix(err.Error(), crawl.ErrNotCrawlable.Error()+": ")
+	}
 	if _, kind, ok := s.crawler.Running(src.ID); ok {
 		ds.Running = kind
 	}
