@@ -10,8 +10,14 @@ LDFLAGS   := -X main.version=$(VERSION)
 # pins the same one), installed with go install into a cache outside the repo.
 WEAVIATE_VERSION := v1.35.2
 WEAVIATE_CACHE   ?= $(or $(SIFT_WEAVIATE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sift/weaviate)
+# The Lighthouse release `make lighthouse` runs, installed with npm into a
+# cache outside the repo; it drives the installed Chromium (CHROMIUM).
+NPM                ?= npm
+LIGHTHOUSE_VERSION := 12.2.3
+LIGHTHOUSE_CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sift/lighthouse
+LIGHTHOUSE_DIR     := $(LIGHTHOUSE_CACHE)/$(LIGHTHOUSE_VERSION)
 
-.PHONY: weaviate-server run build test test-short vet lint fmt-check tidy-check bench bench-quick eval fuzz clean
+.PHONY: weaviate-server run build test test-short vet lint fmt-check tidy-check bench bench-quick eval fuzz lighthouse clean
 
 ## run: start the service on its embedded defaults with demo content and dev credentials
 run:
@@ -60,6 +66,13 @@ tidy-check:
 	$(GO) mod tidy >/dev/null 2>&1; \
 	if ! cmp -s go.mod /tmp/sift-go.mod.bak || ! cmp -s go.sum /tmp/sift-go.sum.bak; then \
 	  cp /tmp/sift-go.mod.bak go.mod; cp /tmp/sift-go.sum.bak go.sum; echo "go.mod/go.sum are not tidy"; exit 1; fi
+
+## lighthouse: Lighthouse accessibility, best practices and SEO (>= 95 each) on the demo's home, conversation, channel and document pages (installs lighthouse once with npm; needs Chromium)
+lighthouse:
+	@test -x $(LIGHTHOUSE_DIR)/node_modules/.bin/lighthouse || { \
+	  echo "Installing lighthouse $(LIGHTHOUSE_VERSION) into $(LIGHTHOUSE_DIR) (once)…"; \
+	  mkdir -p $(LIGHTHOUSE_DIR) && $(NPM) i -E --no-audit --no-fund --prefix $(LIGHTHOUSE_DIR) lighthouse@$(LIGHTHOUSE_VERSION); }
+	SIFT_LIGHTHOUSE=$(LIGHTHOUSE_DIR)/node_modules/.bin/lighthouse $(GO) test -count=1 -timeout 20m -run '^TestLighthouse$$' -v ./cmd/sift
 
 ## bench: every benchmark (bench/ and next to the code); 1M-message suites take minutes
 bench:
