@@ -240,15 +240,19 @@ func (s *Server) optIn(id, author string) error {
 type settingsJSON struct {
 	SiteName        string `json:"siteName"`
 	SiteDescription string `json:"siteDescription"`
+	SiteAccent      string `json:"siteAccent"` // "#rrggbb", "" = the pages' default
+	SiteLogo        string `json:"siteLogo"`   // the logo's address, "" = none
 }
 
 // getSettings serves GET /api/settings: the settings in effect.
 func (s *Server) getSettings(ctx *fasthttp.RequestCtx) {
-	writeJSON(ctx, fasthttp.StatusOK, settingsJSON{SiteName: s.siteName(), SiteDescription: s.siteDescription()})
+	writeJSON(ctx, fasthttp.StatusOK, settingsJSON{SiteName: s.siteName(), SiteDescription: s.siteDescription(),
+		SiteAccent: s.siteAccent(), SiteLogo: s.siteLogoURL()})
 }
 
-// patchSettings serves PATCH /api/settings: {"siteName"?, "siteDescription"?};
-// an empty string returns to the default (SITE_NAME, SITE_DESCRIPTION).
+// patchSettings serves PATCH /api/settings: {"siteName"?,
+// "siteDescription"?, "siteAccent"?}; an empty string returns to the
+// default (SITE_NAME, SITE_DESCRIPTION, the pages' colours).
 func (s *Server) patchSettings(ctx *fasthttp.RequestCtx) {
 	var raw map[string]json.RawMessage
 	if err := decodeSmall(ctx, &raw); err != nil {
@@ -263,8 +267,13 @@ func (s *Server) patchSettings(ctx *fasthttp.RequestCtx) {
 			key = settingSiteName
 		case "siteDescription":
 			key = settingSiteDescription
+		case "siteAccent":
+			key = settingSiteAccent
+		case "siteLogo":
+			writeErr(ctx, paramErr("siteLogo changes with PUT or DELETE /api/settings/logo"))
+			return
 		default:
-			writeErr(ctx, paramErr("unknown field %q (fields: siteName, siteDescription)", k))
+			writeErr(ctx, paramErr("unknown field %q (fields: siteName, siteDescription, siteAccent)", k))
 			return
 		}
 		var val string
@@ -281,13 +290,24 @@ func (s *Server) patchSettings(ctx *fasthttp.RequestCtx) {
 	s.getSettings(ctx)
 }
 
-// updateSettings checks and stores settings (the API's and the console's).
+// updateSettings checks and stores settings (the API's and the console's);
+// an accent colour is stored in lower case.
 func (s *Server) updateSettings(changes map[string]string) error {
 	if n, ok := changes[settingSiteName]; ok && len(n) > 200 {
 		return paramErr("siteName is at most 200 bytes")
 	}
 	if d, ok := changes[settingSiteDescription]; ok && len(d) > 1000 {
 		return paramErr("siteDescription is at most 1000 bytes")
+	}
+	if a, ok := changes[settingSiteAccent]; ok {
+		if a = strings.TrimSpace(a); a != "" {
+			c, ok := parseAccent(a)
+			if !ok {
+				return paramErr("siteAccent must be a colour as #rrggbb (six hex digits, as #1a73e8), or empty for the default")
+			}
+			a = c
+		}
+		changes[settingSiteAccent] = a
 	}
 	_, err := s.eng.UpdateSettings(changes)
 	return err

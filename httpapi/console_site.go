@@ -2,13 +2,14 @@ package httpapi
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 )
 
-// The console's forms on the dashboard itself: document uploads and the
-// site settings.
+// The console's forms on the dashboard itself: document uploads, the site
+// settings and the logo.
 
 // consoleUpload serves POST /dashboard/documents: multipart "file" parts,
 // optional "title" (one file only) and "sourceId" (default uploads), as
@@ -36,15 +37,50 @@ func (s *Server) consoleUpload(ctx *fasthttp.RequestCtx) {
 }
 
 // consoleSettings serves POST /dashboard/settings (fields siteName,
-// siteDescription; empty returns to the default).
+// siteDescription; empty returns to the default). The accent colour
+// (siteAccent) changes only when it differs from the one the form showed
+// (siteAccentShown), since a colour input cannot be left empty; the
+// checkbox siteAccentDefault returns it to the default.
 func (s *Server) consoleSettings(ctx *fasthttp.RequestCtx) {
-	err := s.updateSettings(map[string]string{
+	changes := map[string]string{
 		settingSiteName:        formField(ctx, "siteName"),
 		settingSiteDescription: formField(ctx, "siteDescription"),
-	})
-	if err != nil {
+	}
+	if accent := formField(ctx, "siteAccent"); formField(ctx, "siteAccentDefault") != "" {
+		changes[settingSiteAccent] = ""
+	} else if !strings.EqualFold(accent, formField(ctx, "siteAccentShown")) {
+		changes[settingSiteAccent] = accent
+	}
+	if err := s.updateSettings(changes); err != nil {
 		s.showDashboard(ctx, failure(err))
 		return
 	}
 	s.consoleDone(ctx, "/dashboard", flash{Text: fmt.Sprintf("Settings saved. The site is now called %q.", s.siteName())})
+}
+
+// consoleLogo serves POST /dashboard/settings/logo: the multipart part
+// "file", as PUT /api/settings/logo takes it.
+func (s *Server) consoleLogo(ctx *fasthttp.RequestCtx) {
+	if !isMultipart(ctx) {
+		s.showDashboard(ctx, failure(&mediaErr{"send the logo from the settings form (multipart/form-data)"}))
+		return
+	}
+	data, err := logoUpload(ctx)
+	if err == nil {
+		err = s.setLogo(data)
+	}
+	if err != nil {
+		s.showDashboard(ctx, failure(err))
+		return
+	}
+	s.consoleDone(ctx, "/dashboard", flash{Text: "Logo saved. The pages show it from now on."})
+}
+
+// consoleDeleteLogo serves POST /dashboard/settings/logo/delete.
+func (s *Server) consoleDeleteLogo(ctx *fasthttp.RequestCtx) {
+	if err := s.removeLogo(); err != nil {
+		s.showDashboard(ctx, failure(err))
+		return
+	}
+	s.consoleDone(ctx, "/dashboard", flash{Text: "Logo removed."})
 }

@@ -356,6 +356,8 @@ var consoleActions = []struct {
 	files  map[string]string // multipart when set
 }{
 	{path: "/dashboard/settings", fields: []string{"siteName", "Renamed"}},
+	{path: "/dashboard/settings/logo", files: map[string]string{"logo.png": string(testPNG(4))}},
+	{path: "/dashboard/settings/logo/delete"},
 	{path: "/dashboard/sources", fields: []string{"type", "upload", "name", "Extra", "id", "extra"}},
 	{path: "/dashboard/sources/extra", fields: []string{"name", "Extra 2"}},
 	{path: "/dashboard/sources/extra/delete"},

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -93,6 +94,10 @@ type dashboardSource struct {
 type settingsView struct {
 	Name, Description                 string
 	NameInEffect, DescriptionInEffect string
+	Accent                            string // "" = the default
+	AccentShown                       string // what the colour input shows
+	LogoURL                           string // "" = none
+	DataDir                           bool   // the logo outlives a restart
 }
 
 func (s *Server) dashboardSource(src engine.Source) dashboardSource {
@@ -147,7 +152,9 @@ func (s *Server) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
 	d.Settings = settingsView{
 		Name: settings[settingSiteName], Description: settings[settingSiteDescription],
 		NameInEffect: s.siteName(), DescriptionInEffect: s.siteDescription(),
+		Accent: s.siteAccent(), LogoURL: s.siteLogoURL(), DataDir: s.opts.DataDir != "",
 	}
+	d.Settings.AccentShown = cmp.Or(d.Settings.Accent, shownAccent)
 	d.Recent, d.Latency = s.stats.report()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)

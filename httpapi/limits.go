@@ -25,11 +25,12 @@ import (
 //     chunked, with or without "Expect: 100-continue"), into memory or a
 //     spool file the handler reads as the body (spool.go); for anyone else
 //     the body is never read (the route's auth check answers);
-//   - every other route takes at most maxAPIBody, read here into memory
-//     before the handler runs, within a budget of body bytes in flight
-//     (bodyBudget): one client holds at most its share (beyond: 429), all
-//     clients together the whole (beyond: 503), and callers with admin
-//     credentials draw on a reserve of their own;
+//   - every other route takes at most maxAPIBody (the logo's routes,
+//     maxLogoBody), read here into memory before the handler runs, within
+//     a budget of body bytes in flight (bodyBudget): one client holds at
+//     most its share (beyond: 429), all clients together the whole
+//     (beyond: 503), and callers with admin credentials draw on a reserve
+//     of their own;
 //   - a body must arrive at a pace (paced): its first bytes within
 //     bodyFirstBytes, then bodyMinRate on average, or the request ends
 //     with 408 — an idle or trickling body does not hold its share for
@@ -62,6 +63,16 @@ func uploadRoute(path string) bool {
 		}
 	}
 	return false
+}
+
+// bodyLimit is the bound of a body sent to path that is not an upload:
+// maxAPIBody, or a logo's own (maxLogoBody).
+func bodyLimit(path string) int {
+	switch path {
+	case "/api/settings/logo", "/dashboard/settings/logo":
+		return maxLogoBody
+	}
+	return maxAPIBody
 }
 
 // bodyBudget counts the body bytes being read or held by requests: in all,
@@ -123,12 +134,14 @@ func (s *Server) admitBody(ctx *fasthttp.RequestCtx) (release func(), ok bool) {
 	if ctx.IsGet() || ctx.IsHead() {
 		return leaveUnread(ctx, announced), true
 	}
-	if announced > maxAPIBody {
+	limit := bodyLimit(string(ctx.Path()))
+	tooLarge := fmt.Sprintf("request body exceeds this endpoint's %d-byte limit", limit)
+	if announced > limit {
 		refuseAnnounced(ctx, announced)
-		writeError(ctx, fasthttp.StatusRequestEntityTooLarge, "request body exceeds this endpoint's %d-byte limit", maxAPIBody)
+		s.refuse(ctx, fasthttp.StatusRequestEntityTooLarge, tooLarge)
 		return none, false
 	}
-	reserve := int64(maxAPIBody)
+	reserve := int64(limit)
 	if announced > 0 {
 		reserve = int64(announced)
 	}
@@ -149,12 +162,12 @@ func (s *Server) admitBody(ctx *fasthttp.RequestCtx) (release func(), ok bool) {
 	if stream == nil { // the body was read with the headers
 		return release, true
 	}
-	body, err := io.ReadAll(io.LimitReader(paced(ctx, stream), maxAPIBody+1))
-	if err == nil && len(body) > maxAPIBody {
+	body, err := io.ReadAll(io.LimitReader(paced(ctx, stream), int64(limit)+1))
+	if err == nil && len(body) > limit {
 		err = errBodyTooLarge
 	}
 	if err != nil {
-		s.refuseRead(ctx, err, fmt.Sprintf("request body exceeds this endpoint's %d-byte limit", maxAPIBody))
+		s.refuseRead(ctx, err, tooLarge)
 		release()
 		return none, false
 	}

@@ -256,6 +256,3 @@ func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
 	s.render(ctx, "sources.html", pageOpts{modified: s.lastChange()}, data)
 }
 
-// siteLogoURL and siteAccent: until the console sets them (TEMPORARY, replaced by the settings branch).
-func (s *Server) siteLogoURL() string { return "" }
-func (s *Server) siteAccent() string  { return "" }

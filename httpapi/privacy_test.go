@@ -1241,6 +1241,8 @@ func TestCrossSiteAdmin(t *testing.T) {
 		{"POST", "/api/sources/acme-slack/optouts", jsonBody(`{"author":"carol"}`), 201, nil},
 		{"DELETE", "/api/sources/acme-slack/optouts/carol", nil, 204, nil},
 		{"PATCH", "/api/settings", jsonBody(`{"siteName":"Acme search"}`), 200, nil},
+		{"PUT", "/api/settings/logo", func() (io.Reader, string) { return bytes.NewReader(testPNG(4)), "image/png" }, 200, nil},
+		{"DELETE", "/api/settings/logo", nil, 204, nil},
 		{"POST", "/api/documents", file("notes.md", []byte("# Cross-site notes\n\nquorvexcrosssite"), "sourceId", "handbook"), 201,
 			func(t *testing.T, r resp) {
 				docID = r.json(t)["documents"].([]any)[0].(map[string]any)["id"].(string)

@@ -51,6 +51,8 @@ func (s *Server) routes() *router.Router {
 	r.DELETE("/api/sources/{id}/optouts/{author}", s.admin(s.deleteOptOut))
 	r.GET("/api/settings", s.admin(s.getSettings))
 	r.PATCH("/api/settings", s.admin(s.patchSettings))
+	r.PUT("/api/settings/logo", s.admin(s.putLogo))
+	r.DELETE("/api/settings/logo", s.admin(s.deleteLogo))
 	r.GET("/metrics", s.metricsAccess(s.serveMetrics))
 	// MCP (streamable HTTP, stateless): access is decided per tool call
 	// inside, from the same credentials and buckets as s.public (mcp.go).
@@ -72,6 +74,7 @@ func (s *Server) routes() *router.Router {
 	page("/llms-full.txt", s.llmsFullTxt)
 	page("/openapi.json", s.openAPI())
 	page("/static/{name}", s.staticFile)
+	page("/site/logo", s.serveLogo)
 	page("/dashboard", s.basicOnly(s.dashboard))
 	page("/dashboard/insights", s.basicOnly(s.consoleInsights))
 	// The operator's console: pages with Basic Auth only; its actions are
@@ -94,6 +97,8 @@ func (s *Server) routes() *router.Router {
 	r.POST("/dashboard/sources/{id}/optouts/delete", s.consolePost(s.consoleOptIn))
 	r.POST("/dashboard/documents", s.consolePost(s.consoleUpload))
 	r.POST("/dashboard/settings", s.consolePost(s.consoleSettings))
+	r.POST("/dashboard/settings/logo", s.consolePost(s.consoleLogo))
+	r.POST("/dashboard/settings/logo/delete", s.consolePost(s.consoleDeleteLogo))
 
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {

@@ -37,6 +37,9 @@ type Options struct {
 	// settings (engine settings site_name, site_description) win.
 	SiteName        string
 	SiteDescription string
+	// DataDir keeps the site's logo (the file site-logo); empty keeps it
+	// in memory only, lost at the next start.
+	DataDir string
 
 	// PublicRateLimit is the public tier's requests per minute per client
 	// (0 = no limit); RateLimitClients bounds the clients tracked (default
@@ -110,6 +113,7 @@ type Server struct {
 	suggests *limiter // GET /api/suggest's buckets; nil when not limited
 	crawler  Crawler
 	console  *console // the dashboard console's anti-CSRF key and flashes
+	logo     *logoStore
 	stop     chan struct{}
 	stopped  sync.Once
 	// base is the parent of the work a request starts beyond its handler
@@ -154,6 +158,7 @@ func New(eng Store, opts Options) *Server {
 	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
 	s.console = newConsole()
+	s.logo = newLogoStore(opts.DataDir)
 	s.pages = newPages(identity{name: s.siteName, logo: s.siteLogoURL, accent: s.siteAccent})
 	s.stats = newStats()
 	s.contents.maxBytes = maxCachedContent

@@ -91,7 +91,7 @@ func serve(args []string) error {
 	hopts := httpapi.Options{
 		BaseURL: cfg.BaseURL, APISecretKey: cfg.APISecretKey, AdminUser: cfg.AdminUser,
 		AdminPassword: cfg.AdminPassword, SearchAccess: cfg.SearchAccess,
-		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription,
+		SiteName: cfg.SiteName, SiteDescription: cfg.SiteDescription, DataDir: cfg.DataDir,
 		MaxUploadBytes: cfg.MaxUploadBytes, TrustProxy: cfg.TrustProxy, Version: version, Logger: log,
 		PublicRateLimit: cfg.PublicRateLimit, SuggestRateLimit: suggestRate(cfg.SuggestRateLimit), Semantic: idx, Asker: ask.New(idx, askOptions(cfg, chat, eng, log)), Crawler: runner,
 		MetricsAccess: cfg.MetricsAccess, Metrics: metrics,
