@@ -255,4 +255,3 @@ func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
 	}
 	s.render(ctx, "sources.html", pageOpts{modified: s.lastChange()}, data)
 }
-
