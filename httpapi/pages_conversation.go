@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -11,14 +12,15 @@ import (
 
 // conversationData is a conversation's page.
 type conversationData struct {
-	Head    head
-	C       conversation
-	Source  engine.Source
-	Parent  *engine.Channel // a thread's channel
-	Msgs    []messageView
-	Replies int
-	InHref  string // the conversation's place in its channel
-	More    string // the rest of a thread too long for this page
+	Head       head
+	C          conversation
+	Source     engine.Source
+	Parent     *engine.Channel // a thread's channel
+	Msgs       []messageView
+	Replies    int
+	InHref     string // the conversation's place in its channel
+	OnPlatform string // its first message (or its channel) on the platform
+	More       string // the rest of a thread too long for this page
 }
 
 // conversationPage serves GET /t/{slug}: a thread, or a message and the
@@ -64,6 +66,7 @@ func (s *Server) conversationPage(ctx *fasthttp.RequestCtx) {
 	data := conversationData{C: c, Source: src, Replies: c.Replies(),
 		Msgs: messageViews(c.Msgs, nil, dialectOf(src.Type), ch.Slug)}
 	root := &c.Msgs[0]
+	data.OnPlatform = cmp.Or(root.URL, ch.URL)
 	if threadKind(ch.Kind) {
 		data.InHref = channelURL("", ch.Slug)
 		if p, ok := s.eng.ChannelByID(ch.SourceID, ch.ParentID); ok && !p.Hidden {
