@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"net/http"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,4 +174,111 @@ func FuzzConvoSlug(f *testing.F) {
 			t.Fatalf("%q: %q %q → %q %q %v", s, slug, id, s2, id2, ok)
 		}
 	})
+}
+
+// TestConversationPages through a real server: a question with its reply
+// and thanks is one page named by its JSON-LD; a reply's link leads to it;
+// a thread is one; a private channel's conversations are nowhere; the home
+// page and the sitemap list what has replies.
+func TestConversationPages(t *testing.T) {
+	ts := start(t)
+	e := ts.eng
+	if _, err := e.PutSource(engine.Source{ID: "d", Name: "Discord", Type: "discord", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.PutChannels([]engine.Channel{
+		{SourceID: "d", ID: "help", Name: "help"},
+		{SourceID: "d", ID: "t1", Name: "Cron in UTC", ParentID: "help", Kind: "thread"},
+		{SourceID: "d", ID: "sec", Name: "staff", Private: true},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	m := func(ch, id, author, reply, text string, minute int) engine.Message {
+		return engine.Message{SourceID: "d", ChannelID: ch, ID: id, Author: author, ReplyTo: reply, Content: text,
+			Timestamp: t0.Add(time.Duration(minute) * time.Minute), URL: "https://discord.example/" + id}
+	}
+	if _, err := e.PutMessages([]engine.Message{
+		m("help", "q1", "ana", "", "How do I rotate the **webhook** secret?", 0),
+		m("help", "r1", "marta", "q1", "Set previous_secret first.", 10),
+		m("help", "c1", "ana", "", "thanks, that worked", 15),
+		m("help", "q2", "bo", "", "Is anyone around?", 300),
+		m("t1", "t1a", "ana", "", "I moved my jobs to UTC", 20),
+		m("t1", "t1b", "marta", "", "Good call", 25),
+		m("sec", "s1", "ana", "", "zorbaxstaff question?", 30),
+		m("sec", "s2", "marta", "s1", "zorbaxstaff answer", 31),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	status := func(path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", ts.url+path, nil)
+		req.Header.Set("Accept", "text/html")
+		res, err := noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("Location")
+	}
+
+	r := htmlGet(t, ts, "/t/help.q1")
+	page := string(r.body)
+	if r.status != 200 {
+		t.Fatalf("/t/help.q1: %d", r.status)
+	}
+	for _, want := range []string{`id="m-q1"`, `id="m-r1"`, `id="m-c1"`, `<h1 id="convo-h">How do I rotate the webhook secret?</h1>`,
+		`<link rel="canonical" href="` + ts.url + `/t/help.q1">`, `href="https://discord.example/q1"`, `href="/c/help?m=q1#m-q1"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("/t/help.q1 lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `id="m-q2"`) {
+		t.Error("a later question is in the conversation")
+	}
+	ld := jsonLD(t, page)
+	main, _ := ld["mainEntity"].(map[string]any)
+	if ld["@type"] != "QAPage" || main["name"] != "How do I rotate the webhook secret?" || main["answerCount"] != 2.0 {
+		t.Errorf("JSON-LD %v", ld)
+	}
+
+	for path, want := range map[string]string{
+		"/t/help.r1":         "/t/help.q1#m-r1", // a reply: its conversation, at it
+		"/t/help.c1":         "/t/help.q1#m-c1",
+		"/t/help":            "/c/help",              // a channel is not one conversation
+		"/t/cron-in-utc.t1b": "/t/cron-in-utc#m-t1b", // a thread is
+	} {
+		if code, loc := status(path); code != 301 || loc != want {
+			t.Errorf("%s: %d %q, want 301 %q", path, code, loc, want)
+		}
+	}
+	for _, path := range []string{"/t/staff.s1", "/t/staff", "/t/help.nope", "/t/help.~!!", "/t/Bad!.q1", "/t/nochannel.q1"} {
+		if code, _ := status(path); code != 404 {
+			t.Errorf("%s: %d, want 404", path, code)
+		}
+	}
+	r = htmlGet(t, ts, "/t/cron-in-utc")
+	if ld := jsonLD(t, string(r.body)); r.status != 200 || ld["@type"] != "DiscussionForumPosting" || ld["headline"] != "Cron in UTC" {
+		t.Errorf("thread: %d %v", r.status, ld)
+	}
+
+	home := string(htmlGet(t, ts, "/").body)
+	for _, want := range []string{`href="/t/help.q1"`, `href="/t/cron-in-utc"`} {
+		if !strings.Contains(home, want) {
+			t.Errorf("the home page does not list %s", want)
+		}
+	}
+	if strings.Contains(home, "zorbaxstaff") || strings.Contains(home, `href="/t/help.q2"`) {
+		t.Error("the home page lists a private conversation, or one without replies")
+	}
+	var urls []string
+	for _, sm := range regexp.MustCompile(`<loc>([^<]+)</loc>`).FindAllStringSubmatch(string(ts.get(t, "/sitemap.xml").body), -1) {
+		for _, u := range regexp.MustCompile(`<loc>([^<]+)</loc>`).FindAllStringSubmatch(string(ts.get(t, strings.TrimPrefix(sm[1], ts.url)).body), -1) {
+			urls = append(urls, strings.TrimPrefix(u[1], ts.url))
+		}
+	}
+	if !slices.Contains(urls, "/t/help.q1") || !slices.Contains(urls, "/t/cron-in-utc") || slices.Contains(urls, "/t/help.q2") || slices.Contains(urls, "/t/staff.s1") {
+		t.Errorf("sitemap %v", urls)
+	}
 }

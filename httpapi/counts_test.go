@@ -133,6 +133,28 @@ func TestSourcesPageCountsWhatItLists(t *testing.T) {
 		t.Error("/sources does not list the thread whose start is missing")
 	}
 
+	// The home page: its counts are those of what it lists.
+	home := string(htmlGet(t, ts, "/").body)
+	stated := regexp.MustCompile(`([\d,]+) messages? in ([\d,]+) channels? and ([\d,]+) documents? from ([\d,]+) sources?\.`).FindStringSubmatch(home)
+	if stated == nil {
+		t.Fatalf("the home page states no counts")
+	}
+	channels := regexp.MustCompile(`<li><a href="/c/[^"]+">#`).FindAllString(home, -1)
+	var collected int
+	for _, m := range regexp.MustCompile(`<a href="/sources#source-[^"]+">[^<]+</a> <span class="meta">([\d,]+) documents?</span>`).FindAllStringSubmatch(home, -1) {
+		collected += atoi(t, m[1])
+	}
+	options := regexp.MustCompile(`<option value="[^"]+"`).FindAllString(home, -1)
+	if atoi(t, stated[2]) != len(channels) || atoi(t, stated[3]) != collected || atoi(t, stated[4]) != len(options) ||
+		atoi(t, stated[1]) != sum.messages || len(channels) != sum.channels {
+		t.Errorf("the home page states %q; lists %d channels, %d documents, %d sources", stated[0], len(channels), collected, len(options))
+	}
+	for _, secret := range []string{"secret", "Handbook", "Switched off", "offroom"} {
+		if strings.Contains(home, secret) {
+			t.Errorf("the home page shows %q to a caller without credentials", secret)
+		}
+	}
+
 	var h struct{ Sources, Channels, Threads, Messages, Documents int }
 	if err := json.Unmarshal(ts.get(t, "/healthz").body, &h); err != nil {
 		t.Fatal(err)

@@ -40,21 +40,21 @@ func (s *Server) conversationPage(ctx *fasthttp.RequestCtx) {
 	var c conversation
 	switch {
 	case threadKind(ch.Kind) && id != "":
-		ctx.Redirect(conversationURL("", slug, "")+messageAnchor(id), fasthttp.StatusMovedPermanently)
+		redirect(ctx, conversationURL("", slug, "")+messageAnchor(id), fasthttp.StatusMovedPermanently)
 		return
 	case threadKind(ch.Kind):
 		if c, ok = s.threadConvo(ch); !ok {
 			// No message yet: the channel's page says so, until one comes.
-			ctx.Redirect(channelURL("", slug), fasthttp.StatusFound)
+			redirect(ctx, channelURL("", slug), fasthttp.StatusFound)
 			return
 		}
 	case id == "":
-		ctx.Redirect(channelURL("", slug), fasthttp.StatusMovedPermanently)
+		redirect(ctx, channelURL("", slug), fasthttp.StatusMovedPermanently)
 		return
 	default:
 		c, ok = s.convoOf(ch, id)
 		if ok && c.Msgs[0].ID != id {
-			ctx.Redirect(conversationURL("", c.Slug, "")+messageAnchor(id), fasthttp.StatusMovedPermanently)
+			redirect(ctx, conversationURL("", c.Slug, "")+messageAnchor(id), fasthttp.StatusMovedPermanently)
 			return
 		}
 	}
@@ -117,4 +117,12 @@ func conversationJSONLD(pageURL string, c *conversation, msgs []messageView) map
 // person is a message's author for schema.org.
 func person(m *engine.Message) map[string]any {
 	return map[string]any{"@type": "Person", "name": displayName(m)}
+}
+
+// redirect answers with a redirect to loc, a path within the site that may
+// carry a fragment (fasthttp's Redirect drops it, and the fragment is what
+// lands the reader on the message).
+func redirect(ctx *fasthttp.RequestCtx, loc string, status int) {
+	ctx.Response.Header.Set("Location", loc)
+	ctx.SetStatusCode(status)
 }

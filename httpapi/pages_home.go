@@ -50,10 +50,11 @@ type homeData struct {
 	ExactHref   string              // the same search without typo tolerance
 
 	// Without a search, what there is to read.
-	Recent      []conversation
-	Channels    []channelCount
-	Collections []collection
-	Asked       []insights.Entry // the questions asked most often, answered
+	Recent       []conversation
+	Channels     []channelCount
+	MoreChannels int // not listed: the busiest are
+	Collections  []collection
+	Asked        []insights.Entry // the questions asked most often, answered
 }
 
 // channelCount is a channel on the home page.
@@ -200,11 +201,12 @@ func (s *Server) frontPage(data *homeData) {
 		if threadKind(ch.Kind) {
 			continue
 		}
-		if _, n, err := s.eng.ChannelMessages(ch.Slug, 0, 0); err == nil && n > 0 {
+		if _, n, err := s.eng.ChannelMessages(ch.Slug, 0, 0); err == nil {
 			data.Channels = append(data.Channels, channelCount{Name: ch.Name, Slug: ch.Slug, Topic: ch.Topic, Messages: n})
 		}
 	}
 	slices.SortStableFunc(data.Channels, func(a, b channelCount) int { return cmp.Compare(b.Messages, a.Messages) })
+	data.MoreChannels = max(len(data.Channels)-homeChannels, 0)
 	data.Channels = data.Channels[:min(len(data.Channels), homeChannels)]
 	if s.insights == nil {
 		return
