@@ -64,10 +64,7 @@ func TestBrowserPublicPages(t *testing.T) {
 		}
 		return viewportShot(shots, name)
 	}
-	for _, size := range []struct {
-		name          string
-		width, height int64
-	}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
+	for _, size := range screens {
 		var front frontView
 		err := chromedp.Run(ctx,
 			chromedp.EmulateViewport(size.width, size.height),

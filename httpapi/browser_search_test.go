@@ -36,17 +36,14 @@ func TestBrowserSearchPage(t *testing.T) {
 	ts := serve(t, eng, nil, Options{})
 	ctx := browser(t)
 	shots := screenshotDir(t)
-	for _, size := range []struct {
-		name          string
-		width, height int64
-	}{{"search-desktop", 1280, 900}, {"search-mobile", 390, 844}} {
+	for _, size := range screens {
 		var fit screenFit
 		err := chromedp.Run(ctx,
 			chromedp.EmulateViewport(size.width, size.height),
 			chromedp.Navigate(ts.url+"/?q=retry+backoff"),
 			chromedp.WaitVisible(".hit-doc", chromedp.ByQuery),
 			chromedp.Evaluate(firstScreen, &fit),
-			viewportShot(shots, size.name),
+			viewportShot(shots, "search-fit-"+size.name),
 		)
 		if err != nil {
 			t.Fatalf("%s: %v", size.name, err)

@@ -29,6 +29,12 @@ func chromium() string {
 	return ""
 }
 
+// screens are the sizes the pages are tried at: a desktop's and a phone's.
+var screens = []struct {
+	name          string
+	width, height int64
+}{{"desktop", 1280, 900}, {"phone", 390, 844}}
+
 // screenshotDir is where the browser test leaves a picture of each page:
 // test-output/screenshots at the module's root.
 func screenshotDir(t *testing.T) string {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sift-search/sift/engine"
@@ -289,26 +288,10 @@ const (
 	recentThreads = 40 // the threads started last, of which the latest active are shown
 )
 
-// convoCache keeps the home page's recent conversations until the content
-// changes.
-type convoCache struct {
-	mu     sync.Mutex
-	seq    uint64
-	recent []conversation
-}
-
 // recentConversations are the conversations a caller without credentials
 // may see, latest activity first, with at least one reply.
 func (s *Server) recentConversations() []conversation {
-	c := &s.convos
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// Recomputed after every write: one that hides a channel or removes
-	// an author's messages must hide them here at once.
-	if seq := s.contentSeq(); c.recent == nil || c.seq != seq {
-		c.recent, c.seq = s.findRecent(), seq
-	}
-	return c.recent
+	return s.convos.get(s.contentSeq(), s.findRecent)
 }
 
 func (s *Server) findRecent() []conversation {

@@ -33,23 +33,32 @@ func (s *Server) robotsTxt(ctx *fasthttp.RequestCtx) {
 	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(body), pageOpts{})
 }
 
-// sitemapCache keeps the URL list until the engine changes.
-type sitemapCache struct {
-	mu   sync.Mutex
-	seq  uint64
-	urls []sitemapURL
+// seqCache keeps what is computed from the content until the next
+// write of content: every write, so one that hides a channel or removes an
+// author's messages shows at once.
+type seqCache[T any] struct {
+	mu  sync.Mutex
+	seq uint64
+	ok  bool
+	val T
+}
+
+// get returns the value for the content as of seq, computing it when the
+// content changed since.
+func (c *seqCache[T]) get(seq uint64, compute func() T) T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ok || c.seq != seq {
+		c.val, c.seq, c.ok = compute(), seq, true
+	}
+	return c.val
 }
 
 // sitemapURLs lists every public page: home, /sources, each page of each
-// channel, each conversation with a reply, each document. The list is computed again only after a write.
+// channel, each conversation with a reply, each document. The list is
+// computed again only after a write.
 func (s *Server) sitemapURLs() []sitemapURL {
-	c := &s.sitemap
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if seq := s.contentSeq(); c.urls == nil || c.seq != seq {
-		c.urls, c.seq = s.listPages(), seq
-	}
-	return c.urls
+	return s.sitemap.get(s.contentSeq(), s.listPages)
 }
 
 func (s *Server) listPages() []sitemapURL {

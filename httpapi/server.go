@@ -103,8 +103,8 @@ type Server struct {
 	contents contentCache // documents' contents escaped for answers
 	shed     logEvery
 	bodies   bodyBudget
-	sitemap  sitemapCache
-	convos   convoCache // the home page's recent conversations
+	sitemap  seqCache[[]sitemapURL]
+	convos   seqCache[[]conversation] // the home page's recent conversations
 	changes  changeClock
 	semantic Semantic
 	asker    Asker
