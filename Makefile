@@ -17,7 +17,7 @@ LIGHTHOUSE_VERSION := 12.2.3
 LIGHTHOUSE_CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sift/lighthouse
 LIGHTHOUSE_DIR     := $(LIGHTHOUSE_CACHE)/$(LIGHTHOUSE_VERSION)
 
-.PHONY: weaviate-server run build test test-short vet lint fmt-check tidy-check bench bench-quick eval fuzz lighthouse clean
+.PHONY: weaviate-server run build test test-short vet lint fmt-check tidy-check bench bench-quick eval fuzz lighthouse hooks clean
 
 ## run: start the service on its embedded defaults with demo content and dev credentials
 run:
@@ -103,6 +103,10 @@ fuzz:
 	    rm -f /tmp/sift-fuzz.$$$$.log; \
 	  done; \
 	done
+
+## hooks: use the repository's git hooks (.githooks): commit-msg refuses subjects over 72 characters
+hooks:
+	git config core.hooksPath .githooks
 
 clean:
 	rm -rf bin data
