@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/tokenizer"
 )
 

@@ -3,7 +3,7 @@ package engine
 import (
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/mdtext"
 	"github.com/sift-search/sift/tokenizer"
 )

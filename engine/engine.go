@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/engine/internal/fsx"
 	"github.com/sift-search/sift/engine/internal/wal"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
 )
 

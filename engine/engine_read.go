@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // Sources returns every source, ordered by id.

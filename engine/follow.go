@@ -3,7 +3,7 @@ package engine
 import (
 	"sync"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // A Follower derives its own state from the store's records — the semantic

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/tokenizer"
 )
 

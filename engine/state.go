@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/tokenizer"
 )
 

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // maxCorrectionMatches bounds the words a correction names.

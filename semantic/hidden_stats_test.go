@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // chunkScores returns the BM25 scores of the chunk index for q, by chunk

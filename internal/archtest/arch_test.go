@@ -33,7 +33,7 @@ func deps(t *testing.T, pkg string) []string {
 func TestStoreImports(t *testing.T) {
 	forbidden := []string{module + "/semantic", module + "/embed", module + "/ann", "net/http",
 		module + "/httpapi", module + "/crawl", module + "/ask", module + "/agent", module + "/llm"}
-	for _, pkg := range []string{module + "/engine", module + "/engine/index", module + "/engine/storetest"} {
+	for _, pkg := range []string{module + "/engine", module + "/index", module + "/engine/storetest"} {
 		for _, d := range deps(t, pkg) {
 			if slices.Contains(forbidden, d) {
 				t.Errorf("%s imports %s", pkg, d)
