@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // scaleSizes are BenchmarkScale's corpora: 1M, and 10M with SIFT_BENCH_10M=1
@@ -34,20 +35,20 @@ const (
 // in-memory engine for full-text search alone, generating it batch by
 // batch, and returns it with every 50th message, the text's size and the
 // time PutMessages took.
-func fullTextEngine(tb testing.TB, n int) (e *engine.Engine, sample []engine.Message, text int64, took time.Duration) {
+func fullTextEngine(tb testing.TB, n int) (e *engine.Engine, sample []record.Message, text int64, took time.Duration) {
 	return fullTextEngineWith(tb, n, engine.Options{})
 }
 
 // fullTextEngineWith is fullTextEngine with the engine's options (a data
 // dir, say).
-func fullTextEngineWith(tb testing.TB, n int, opts engine.Options) (e *engine.Engine, sample []engine.Message, text int64, took time.Duration) {
+func fullTextEngineWith(tb testing.TB, n int, opts engine.Options) (e *engine.Engine, sample []record.Message, text int64, took time.Duration) {
 	e, err := engine.Open(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	s := NewSynth(42, vocabSize, channels)
 	load(tb, e, "synth", s.Channels(), nil)
-	batch := make([]engine.Message, 0, batchSize)
+	batch := make([]record.Message, 0, batchSize)
 	for i := 0; i < n; i++ {
 		m := s.Next()
 		text += int64(len(m.Content))

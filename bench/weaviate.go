@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -45,9 +46,9 @@ func IndexWeaviate(ds *Dataset, opts wvstore.Options) (*WeaviateRun, error) {
 	r := &WeaviateRun{ds: ds, st: st, x: st.Semantic(wvstore.SemanticOptions{FreshWait: -1}), beirID: make(map[string]string, len(ds.Docs))}
 	const docBatch = 50
 	for start := 0; start < len(ds.Docs); start += docBatch {
-		var docs []engine.Document
+		var docs []record.Document
 		for _, d := range ds.Docs[start:min(start+docBatch, len(ds.Docs))] {
-			docs = append(docs, engine.Document{Key: d.ID, Title: d.Title, Content: d.Text})
+			docs = append(docs, record.Document{Key: d.ID, Title: d.Title, Content: d.Text})
 		}
 		stored, err := st.PutDocuments(docs)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 const sampleDCE = `{"guild":{"id":"1","name":"G"},
@@ -72,9 +73,9 @@ func TestDiscordExportPrivate(t *testing.T) {
 
 	e, _ := engine.Open(engine.Options{})
 	defer e.Close()
-	e.PutSource(engine.Source{ID: "src", Name: "D", Type: "discord", Enabled: true})
+	e.PutSource(record.Source{ID: "src", Name: "D", Type: "discord", Enabled: true})
 	// The parent, crawled private, then its thread imported.
-	if _, err := e.PutChannels([]engine.Channel{{SourceID: "src", ID: "2", Name: "staff", Private: true}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "src", ID: "2", Name: "staff", Private: true}}); err != nil {
 		t.Fatal(err)
 	}
 	x, _ := ParseDiscordExport(strings.NewReader(export("1", "GuildPublicThread", "20", "2")), "src")
@@ -90,7 +91,7 @@ func TestDiscordExportPrivate(t *testing.T) {
 	if c, _ := e.ChannelByID("src", "30"); c.Private {
 		t.Fatal("a thread of a public or unknown parent is private")
 	}
-	if _, err := Import(e, &Export{Channels: []engine.Channel{{SourceID: "src", ID: "3", Name: "mods", Private: true}}}); err != nil {
+	if _, err := Import(e, &Export{Channels: []record.Channel{{SourceID: "src", ID: "3", Name: "mods", Private: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	// The threads follow their parents, whichever came first.
@@ -128,7 +129,7 @@ func TestImportDemoExportIsIdempotent(t *testing.T) {
 	}
 	e, _ := engine.Open(engine.Options{})
 	defer e.Close()
-	e.PutSource(engine.Source{ID: "demo", Name: "Demo", Type: "discord", Enabled: true})
+	e.PutSource(record.Source{ID: "demo", Name: "Demo", Type: "discord", Enabled: true})
 	n, err := Import(e, x)
 	if err != nil || n < 300 {
 		t.Fatalf("imported %d: %v", n, err)

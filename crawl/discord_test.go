@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // fakeDiscord speaks the parts of Discord's REST API v10 the connector
@@ -202,7 +203,7 @@ func discordSource(t *testing.T, f *fakeDiscord, extra map[string]any) (*engine.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSource(engine.Source{ID: "dc", Name: "Gadget Discord", Type: "discord", Enabled: true, Config: cfg}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "dc", Name: "Gadget Discord", Type: "discord", Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	r := NewRunner(eng, RunnerOptions{Env: Env{UserAgent: "SiftBot/test"}})
@@ -347,7 +348,7 @@ func TestDiscordFailures(t *testing.T) {
 
 	// No token: the source takes imports only.
 	eng4 := webEngine(t)
-	eng4.PutSource(engine.Source{ID: "dc", Name: "D", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}})
+	eng4.PutSource(record.Source{ID: "dc", Name: "D", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}})
 	r4 := NewRunner(eng4, RunnerOptions{})
 	defer r4.Close()
 	if _, err := r4.Crawl("dc", false); err == nil || !strings.Contains(err.Error(), "config.token") {
@@ -368,7 +369,7 @@ func FuzzDiscordMessages(f *testing.F) {
 		}
 		for i := range msgs {
 			m, ok, _ := d.message("c", &msgs[i])
-			if ok && (m.ID != msgs[i].ID || !snowflake.MatchString(m.ID) || m.Timestamp.IsZero() || strings.TrimSpace(m.Content) == "" || len(m.Content) > engine.MaxMessageBytes) {
+			if ok && (m.ID != msgs[i].ID || !snowflake.MatchString(m.ID) || m.Timestamp.IsZero() || strings.TrimSpace(m.Content) == "" || len(m.Content) > record.MaxMessageBytes) {
 				t.Fatalf("kept %+v", m)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // fakeSlack speaks the Web API methods the connector uses (CONNECTORS.md
@@ -195,7 +196,7 @@ func TestSlackCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.PutSource(engine.Source{ID: "sl", Name: "Gadgets Slack", Type: "slack", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "sl", Name: "Gadgets Slack", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	if tr, err := r.Test(t.Context(), "sl"); err != nil || !tr.OK || !strings.Contains(tr.Detail, "Gadgets") {
@@ -214,7 +215,7 @@ func TestSlackCrawl(t *testing.T) {
 	if st := eng.SourceStats("sl", true); st.Messages != 49 || st.Channels != 2 || st.Threads != 1 || res.Failed != 1 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
-	var thread engine.Channel
+	var thread record.Channel
 	for _, c := range eng.Channels("sl", true) {
 		if c.Kind == "thread" {
 			thread = c
@@ -265,7 +266,7 @@ func TestSlackCrawl(t *testing.T) {
 	}
 
 	// A wrong token: the test and the crawl say so.
-	eng.UpdateSource("sl", func(s *engine.Source) error { s.Config["token"] = "xoxb-wrong"; return nil })
+	eng.UpdateSource("sl", func(s *record.Source) error { s.Config["token"] = "xoxb-wrong"; return nil })
 	if tr, _ := r.Test(t.Context(), "sl"); tr.OK || !strings.Contains(tr.Error, "invalid_auth") {
 		t.Fatalf("wrong token: %+v", tr)
 	}
@@ -286,7 +287,7 @@ func TestSlackStuckCursor(t *testing.T) {
 	defer stuck.Close()
 	eng := webEngine(t)
 	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": stuck.URL + "/api", "allowPrivate": true})
-	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	if _, err := r.Crawl("sl", true); err == nil || !strings.Contains(err.Error(), "did not move on") {
@@ -305,7 +306,7 @@ func TestSlackPrivateChannels(t *testing.T) {
 	}
 	eng := webEngine(t)
 	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api", "allowPrivate": true})
-	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	if _, err := r.Crawl("sl", false); err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // webSource stores a web source crawling site and returns a runner.
@@ -22,7 +23,7 @@ func webSource(t *testing.T, eng *engine.Engine, cfg map[string]any, env Env) *R
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSource(engine.Source{ID: "site", Name: "Test site", Type: "web", Enabled: true, Config: cfg}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "site", Name: "Test site", Type: "web", Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	r := NewRunner(eng, RunnerOptions{Env: env})
@@ -82,7 +83,7 @@ func TestWebCrawl(t *testing.T) {
 	if hits["/flaky"] != 2 {
 		t.Errorf("/flaky requested %d times, want 2 (503 with Retry-After, then 200)", hits["/flaky"])
 	}
-	a, ok := eng.Document(engine.DocumentID("site", site.URL+"/a"))
+	a, ok := eng.Document(record.DocumentID("site", site.URL+"/a"))
 	if !ok || a.Title != "Alpha" || a.URL != site.URL+"/a" || !strings.Contains(a.Content, "zymurgy") ||
 		!strings.Contains(a.Content, "- one") || !strings.Contains(a.Content, "brew --now") ||
 		strings.Contains(a.Content, "Copyright footer") || strings.Contains(a.Content, "Home") {
@@ -133,7 +134,7 @@ func TestWebCrawl(t *testing.T) {
 	if got := docKeys(eng, site.URL); !slices.Equal(got, want) {
 		t.Fatalf("after the full crawl: %v, want %v", got, want)
 	}
-	a, _ = eng.Document(engine.DocumentID("site", site.URL+"/a"))
+	a, _ = eng.Document(record.DocumentID("site", site.URL+"/a"))
 	if a.Title != "Alpha v2" || !strings.Contains(a.Content, "sourdough") || res.Deleted != 1 {
 		t.Fatalf("edited page %+v, result %+v", a, res)
 	}
@@ -238,7 +239,7 @@ func TestWebCrawlRefusesPrivateAddresses(t *testing.T) {
 	eng2 := webEngine(t)
 	var logs bytes.Buffer
 	cfg, _ := CheckConfig("web", map[string]any{"urls": []any{redirector.URL + "/start"}, "delayMs": quickDelay})
-	eng2.PutSource(engine.Source{ID: "site", Name: "R", Type: "web", Enabled: true, Config: cfg})
+	eng2.PutSource(record.Source{ID: "site", Name: "R", Type: "web", Enabled: true, Config: cfg})
 	r2 := NewRunner(eng2, RunnerOptions{Env: Env{blocked: func(ip net.IP) bool { return ip.Equal(net.ParseIP("127.0.0.2")) }},
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer r2.Close()
@@ -326,7 +327,7 @@ func TestWebCrawlOddPages(t *testing.T) {
 	if err != nil || res.Documents != 2 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	d, _ := eng.Document(engine.DocumentID("site", site.URL+"/"))
+	d, _ := eng.Document(record.DocumentID("site", site.URL+"/"))
 	if d.Title != "Café [31mmenu" || !strings.Contains(d.Content, "Crème brûlée") {
 		t.Fatalf("title %q, content %q", d.Title, d.Content)
 	}

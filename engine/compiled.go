@@ -5,6 +5,7 @@ import (
 
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -116,7 +117,7 @@ func (c *CompiledSearch) Match(cands []Candidate) []PhraseMatch {
 	all := roaring.New()
 	for i, cd := range cands {
 		if cd.Document {
-			a.analyzeDocument(&d, &Document{Title: cd.Title, Content: cd.Body}, 1)
+			a.analyzeDocument(&d, &record.Document{Title: cd.Title, Content: cd.Body}, 1)
 		} else {
 			d.Reset()
 			a.addField(&d, cd.Body, 0, 1)
@@ -153,8 +154,8 @@ func MessagePlain(content string) string { return mdtext.PlainChat(content) }
 
 // DocumentPlain is the plain text of a document that highlights are cut
 // from (the Markdown of the first part of a long document rendered plain).
-func DocumentPlain(d *Document) string {
-	if d.Format != FormatMarkdown {
+func DocumentPlain(d *record.Document) string {
+	if d.Format != record.FormatMarkdown {
 		return d.Content
 	}
 	return mdtext.Plain(markdownHead(d.Content))

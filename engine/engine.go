@@ -15,6 +15,7 @@ import (
 	"github.com/sift-search/sift/engine/internal/wal"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // Options configure an Engine.
@@ -273,14 +274,14 @@ func (e *Engine) unlockDir() {
 // ensureUploads creates the built-in uploads source on first start.
 func (e *Engine) ensureUploads() error {
 	e.mu.RLock()
-	_, ok := e.st.sources[UploadsSourceID]
+	_, ok := e.st.sources[record.UploadsSourceID]
 	e.mu.RUnlock()
 	if ok {
 		return nil
 	}
 	now := time.Now().UTC()
-	return e.write(&op{kind: opPutSource, source: Source{
-		ID: UploadsSourceID, Name: "Uploads", Type: "upload", Enabled: true, Visibility: VisibilityPublic,
+	return e.write(&op{kind: opPutSource, source: record.Source{
+		ID: record.UploadsSourceID, Name: "Uploads", Type: "upload", Enabled: true, Visibility: record.VisibilityPublic,
 		Config: map[string]any{}, CreatedAt: now, UpdatedAt: now, Version: 1,
 	}})
 }
@@ -301,10 +302,10 @@ func (e *Engine) write(o *op) error {
 // acknowledging the write.
 func (e *Engine) commit(o *op) (uint64, error) {
 	if e.closed.Load() {
-		return 0, ErrClosed
+		return 0, record.ErrClosed
 	}
 	if e.opts.ReadOnly {
-		return 0, ErrReadOnly
+		return 0, record.ErrReadOnly
 	}
 	seq := e.seq + 1
 	if e.wal != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -46,7 +47,7 @@ type SearchRequest struct {
 
 // MessageHit is a found message with its channel and source.
 type MessageHit struct {
-	Message
+	record.Message
 	ChannelName string
 	ChannelSlug string
 	SourceName  string
@@ -59,12 +60,12 @@ type MessageHit struct {
 
 // DocumentHit is a found document.
 type DocumentHit struct {
-	Document
+	record.Document
 	Score     float64
 	Highlight string // HTML, as MessageHit's; of the plain text of Markdown
 
-	stored *Document // the record, the plain-text cache's key
-	lang   string    // the language the document is analysed in
+	stored *record.Document // the record, the plain-text cache's key
+	lang   string           // the language the document is analysed in
 }
 
 // SearchResult holds both ranked lists and how many matched in all.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/record"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -32,19 +34,19 @@ func openMem(t testing.TB, mod ...func(*Options)) *Engine {
 // seed adds a source "chat" with channels "general" and "help" and messages.
 func seed(t testing.TB, e *Engine, msgs ...string) {
 	t.Helper()
-	if _, err := e.PutSource(Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutChannels([]Channel{
+	if _, err := e.PutChannels([]record.Channel{
 		{SourceID: "chat", ID: "c1", Name: "general"},
 		{SourceID: "chat", ID: "c2", Name: "help"},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var batch []Message
+	var batch []record.Message
 	for i, m := range msgs {
 		author, text, _ := strings.Cut(m, ": ")
-		batch = append(batch, Message{
+		batch = append(batch, record.Message{
 			SourceID: "chat", ChannelID: []string{"c1", "c2"}[i%2], ID: fmt.Sprint(100 + i),
 			Author: author, Content: text, Timestamp: t0.Add(time.Duration(i) * time.Hour),
 		})
@@ -126,7 +128,7 @@ func TestSearchMessages(t *testing.T) {
 		t.Errorf("hit fields: %+v", r.Messages[0])
 	}
 	for _, req := range []SearchRequest{{}, {Query: "   "}, {Query: strings.Repeat(`"the" `, 17)}, {Query: strings.Repeat("-x ", 33)}, {Query: "after:yesterday"}, {Query: strings.Repeat("x", MaxQueryBytes+1)}, {Query: "bad \xff"}} {
-		if _, err := e.Search(req); !errors.Is(err, ErrInvalid) {
+		if _, err := e.Search(req); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%q: err %v, want ErrInvalid", req.Query, err)
 		}
 	}
@@ -144,7 +146,7 @@ func TestHighlightInSearch(t *testing.T) {
 
 func TestDocuments(t *testing.T) {
 	e := openMem(t)
-	docs, err := e.PutDocuments([]Document{
+	docs, err := e.PutDocuments([]record.Document{
 		{Title: "Configuration reference", Content: "Set max_attempts in wren.yaml to limit retries."},
 		{Title: "Retries", Content: "Backoff doubles after each failed configuration attempt."},
 		{Title: "Configuration reference", Content: "duplicate title, different key", Key: "other.md"},
@@ -152,7 +154,7 @@ func TestDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if docs[0].Slug != "configuration-reference" || docs[2].Slug != "configuration-reference-2" || docs[0].SourceID != UploadsSourceID {
+	if docs[0].Slug != "configuration-reference" || docs[2].Slug != "configuration-reference-2" || docs[0].SourceID != record.UploadsSourceID {
 		t.Fatalf("slugs: %q %q", docs[0].Slug, docs[2].Slug)
 	}
 	r := search(t, e, SearchRequest{Query: "configuration"})
@@ -160,7 +162,7 @@ func TestDocuments(t *testing.T) {
 		t.Fatalf("title should outrank body: %+v", r.Documents)
 	}
 	// Replacing by the same key keeps id and slug and drops the old text.
-	again, err := e.PutDocuments([]Document{{Title: "Configuration reference", Content: "Now about timezones."}})
+	again, err := e.PutDocuments([]record.Document{{Title: "Configuration reference", Content: "Now about timezones."}})
 	if err != nil || again[0].ID != docs[0].ID || again[0].Slug != docs[0].Slug {
 		t.Fatalf("replace: %v %+v", err, again)
 	}
@@ -183,13 +185,13 @@ func TestDocuments(t *testing.T) {
 	if _, ok := e.DocumentBySlug(docs[1].Slug); ok {
 		t.Error("deleted document still has its slug")
 	}
-	if err := e.DeleteDocument(docs[1].ID); !errors.Is(err, ErrNotFound) {
+	if err := e.DeleteDocument(docs[1].ID); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("second delete: %v", err)
 	}
-	if _, err := e.PutDocuments([]Document{{Title: ""}}); !errors.Is(err, ErrInvalid) {
+	if _, err := e.PutDocuments([]record.Document{{Title: ""}}); !errors.Is(err, record.ErrInvalid) {
 		t.Errorf("empty title: %v", err)
 	}
-	if _, err := e.PutDocuments([]Document{{Title: "x", SourceID: "nope"}}); !errors.Is(err, ErrInvalid) {
+	if _, err := e.PutDocuments([]record.Document{{Title: "x", SourceID: "nope"}}); !errors.Is(err, record.ErrInvalid) {
 		t.Errorf("unknown source: %v", err)
 	}
 }
@@ -197,12 +199,12 @@ func TestDocuments(t *testing.T) {
 func TestMessageUpdatesAndIdempotence(t *testing.T) {
 	e := openMem(t)
 	seed(t, e, "ana: original wording here")
-	m := Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "original wording here", Timestamp: t0}
-	if n, err := e.PutMessages([]Message{m}); err != nil || n != 0 {
+	m := record.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "original wording here", Timestamp: t0}
+	if n, err := e.PutMessages([]record.Message{m}); err != nil || n != 0 {
 		t.Fatalf("identical put changed %d (%v)", n, err)
 	}
 	m.Content = "edited wording now"
-	if n, err := e.PutMessages([]Message{m}); err != nil || n != 1 {
+	if n, err := e.PutMessages([]record.Message{m}); err != nil || n != 1 {
 		t.Fatalf("edit changed %d (%v)", n, err)
 	}
 	if r := search(t, e, SearchRequest{Query: "original"}); len(r.Messages) != 0 {
@@ -217,13 +219,13 @@ func TestMessageUpdatesAndIdempotence(t *testing.T) {
 	if r := search(t, e, SearchRequest{Query: "edited"}); len(r.Messages) != 0 {
 		t.Error("stale hit after delete")
 	}
-	for _, bad := range []Message{
+	for _, bad := range []record.Message{
 		{SourceID: "chat", ChannelID: "c1", ID: "", Content: "x", Timestamp: t0},
 		{SourceID: "chat", ChannelID: "nope", ID: "1", Content: "x", Timestamp: t0},
 		{SourceID: "chat", ChannelID: "c1", ID: "1", Content: "x"},
 		{SourceID: "chat", ChannelID: "c1", ID: "1", Content: "\xff", Timestamp: t0},
 	} {
-		if _, err := e.PutMessages([]Message{bad}); !errors.Is(err, ErrInvalid) {
+		if _, err := e.PutMessages([]record.Message{bad}); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%+v: %v", bad, err)
 		}
 	}
@@ -232,7 +234,7 @@ func TestMessageUpdatesAndIdempotence(t *testing.T) {
 func TestDeleteSource(t *testing.T) {
 	e := openMem(t)
 	seed(t, e, "ana: alpha one", "bo: alpha two")
-	if _, err := e.PutDocuments([]Document{{SourceID: "chat", Title: "Alpha doc", Content: "alpha"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{SourceID: "chat", Title: "Alpha doc", Content: "alpha"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.DeleteSource("chat"); err != nil {
@@ -245,10 +247,10 @@ func TestDeleteSource(t *testing.T) {
 	if _, ok := e.ChannelBySlug("general"); ok || len(e.Channels("", true)) != 0 {
 		t.Error("channels survived delete")
 	}
-	if err := e.DeleteSource("chat"); !errors.Is(err, ErrNotFound) {
+	if err := e.DeleteSource("chat"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("second delete: %v", err)
 	}
-	if err := e.DeleteSource(UploadsSourceID); !errors.Is(err, ErrInvalid) {
+	if err := e.DeleteSource(record.UploadsSourceID); !errors.Is(err, record.ErrInvalid) {
 		t.Errorf("deleting uploads: %v", err)
 	}
 	// Same names again get the same slugs back.
@@ -265,7 +267,7 @@ func TestChannelsAndPaging(t *testing.T) {
 		msgs = append(msgs, fmt.Sprintf("u%d: message %d", i%3, i))
 	}
 	seed(t, e, msgs...)
-	chs, err := e.PutChannels([]Channel{{SourceID: "chat", ID: "c9", Name: "General"}, {SourceID: "chat", ID: "c1", Name: "renamed"}})
+	chs, err := e.PutChannels([]record.Channel{{SourceID: "chat", ID: "c9", Name: "General"}, {SourceID: "chat", ID: "c1", Name: "renamed"}})
 	if err != nil || chs[0].Slug != "general-2" || chs[1].Slug != "general" {
 		t.Fatalf("slugs %v %+v", err, chs)
 	}
@@ -273,7 +275,7 @@ func TestChannelsAndPaging(t *testing.T) {
 	if err != nil || total != 13 || len(page) != 3 || page[0].ID != "110" || page[2].ID != "114" {
 		t.Fatalf("page: %v %d %+v", err, total, page)
 	}
-	if _, _, err := e.ChannelMessages("nope", 0, 3); !errors.Is(err, ErrNotFound) {
+	if _, _, err := e.ChannelMessages("nope", 0, 3); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("unknown channel: %v", err)
 	}
 	if st := e.SourceStats("chat", true); st.Channels != 3 || st.Messages != 25 {
@@ -310,9 +312,9 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 		}()
 	}
 	for b := 0; b < 20; b++ {
-		var batch []Message
+		var batch []record.Message
 		for i := 0; i < 300; i++ {
-			batch = append(batch, Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprintf("w%d-%d", b, i),
+			batch = append(batch, record.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprintf("w%d-%d", b, i),
 				Author: "w", Content: fmt.Sprintf("token %d of batch %d", i, b), Timestamp: t0})
 		}
 		if _, err := e.PutMessages(batch); err != nil {
@@ -354,7 +356,7 @@ func TestHighlightScansABoundedPrefix(t *testing.T) {
 	e := openMem(t)
 	near := "needle early " + strings.Repeat("filler ", 200)
 	far := strings.Repeat("filler ", 200_000) + "needle late"
-	if _, err := e.PutDocuments([]Document{{Title: "near", Content: near}, {Title: "far", Content: far}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "near", Content: near}, {Title: "far", Content: far}}); err != nil {
 		t.Fatal(err)
 	}
 	r := search(t, e, SearchRequest{Query: "needle"})
@@ -374,12 +376,12 @@ func TestHighlightScansABoundedPrefix(t *testing.T) {
 // deletions.
 func TestChannelOrder(t *testing.T) {
 	e := openMem(t)
-	e.PutSource(Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
-	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "general"}})
+	e.PutSource(record.Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
+	e.PutChannels([]record.Channel{{SourceID: "s", ID: "c", Name: "general"}})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	put := func(id string, min int) {
 		t.Helper()
-		if _, err := e.PutMessages([]Message{{SourceID: "s", ChannelID: "c", ID: id, Author: "a", Content: id, Timestamp: t0.Add(time.Duration(min) * time.Minute)}}); err != nil {
+		if _, err := e.PutMessages([]record.Message{{SourceID: "s", ChannelID: "c", ID: id, Author: "a", Content: id, Timestamp: t0.Add(time.Duration(min) * time.Minute)}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // fullSpans is matchSpans without its shortcut: the whole text analysed.
@@ -152,7 +153,7 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 		"| Board | Heron support |\n|---|---|\n| Pi 4 | **full** |\n| Pi Zero | `partial` |\n"
 	put := func(content string) {
 		t.Helper()
-		if _, err := e.PutDocuments([]Document{{Title: "Installing", Format: FormatMarkdown, Content: content}}); err != nil {
+		if _, err := e.PutDocuments([]record.Document{{Title: "Installing", Format: record.FormatMarkdown, Content: content}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,9 +182,9 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 
 func TestPlainCacheBound(t *testing.T) {
 	c := newPlainCache(100)
-	docs := make([]*Document, 5)
+	docs := make([]*record.Document, 5)
 	for i := range docs {
-		docs[i] = &Document{Format: FormatMarkdown, Content: "**" + strings.Repeat("x", 40) + "**"}
+		docs[i] = &record.Document{Format: record.FormatMarkdown, Content: "**" + strings.Repeat("x", 40) + "**"}
 		if got := c.text(docs[i]); got != strings.Repeat("x", 40) {
 			t.Fatalf("text %q", got)
 		}
@@ -191,7 +192,7 @@ func TestPlainCacheBound(t *testing.T) {
 	if c.size > 100 || c.order.Len() != 2 || len(c.byDoc) != 2 {
 		t.Errorf("size %d, %d entries, %d keys", c.size, c.order.Len(), len(c.byDoc))
 	}
-	text := &Document{Format: FormatText, Content: "**as is**"}
+	text := &record.Document{Format: record.FormatText, Content: "**as is**"}
 	if got := c.text(text); got != "**as is**" {
 		t.Errorf("plain text document: %q", got)
 	}

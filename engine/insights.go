@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // The insights table: how often each query or question was searched or
@@ -139,7 +140,7 @@ func (e *Engine) PutInsights(rows []Insight) error {
 }
 
 func checkInsight(in *Insight) error {
-	if err := checkText("insight text", in.Text, MaxInsightTextBytes, false, false); err != nil {
+	if err := record.CheckText("insight text", in.Text, MaxInsightTextBytes, false, false); err != nil {
 		return err
 	}
 	if in.NoResults > in.Count || in.Unanswered > in.Count {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // someInsights are rows of every shape: totals, searches and questions,
@@ -54,7 +55,7 @@ func TestInsightsPersist(t *testing.T) {
 		{Day: 1, Text: "a", Count: 1, NoResults: 2},
 		{Day: 1, Text: "a", Count: 1, Unanswered: 2},
 	} {
-		if err := e.PutInsights([]Insight{someInsights[0], bad}); !errors.Is(err, ErrInvalid) {
+		if err := e.PutInsights([]Insight{someInsights[0], bad}); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("PutInsights(%+v) = %v", bad, err)
 		}
 	}
@@ -82,7 +83,7 @@ func TestInsightsPersist(t *testing.T) {
 func TestInsightsTakeNoSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	if _, err := e.PutDocuments([]Document{{Title: "t", Content: "c"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "t", Content: "c"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sift-search/sift/record"
+)
 
 // A document's declared language is kept by the log and by snapshots, and
 // decides its analysis: a German word's other form finds a document that
@@ -8,10 +12,10 @@ import "testing"
 func TestDeclaredLanguage(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	if _, err := e.PutDocuments([]Document{{Title: "Verbindungen", Key: "k", Content: "Datenbankverbindungen", Language: "de-DE"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "Verbindungen", Key: "k", Content: "Datenbankverbindungen", Language: "de-DE"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutDocuments([]Document{{Title: "x", Content: "y", Language: "not a tag"}}); err == nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "x", Content: "y", Language: "not a tag"}}); err == nil {
 		t.Fatal("a language that is no tag was accepted")
 	}
 	check := func(when string) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/sift-search/sift/record"
 )
 
 // Anchor is where a window of a channel's messages starts, ends or is
@@ -30,7 +32,7 @@ type WindowQuery struct {
 
 // ChannelWindow is a stretch of a channel's messages in time order.
 type ChannelWindow struct {
-	Messages []Message
+	Messages []record.Message
 	// HasBefore and HasAfter: the channel has messages before the first
 	// and after the last of Messages (with none, around the anchor).
 	HasBefore, HasAfter bool
@@ -51,7 +53,7 @@ func (e *Engine) ChannelWindow(slug string, q WindowQuery) (ChannelWindow, error
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
-		return ChannelWindow{}, ErrNotFound
+		return ChannelWindow{}, record.ErrNotFound
 	}
 	o := e.st.chanOrder[n]
 	lo, hi := 0, len(o)
@@ -83,7 +85,7 @@ func (e *Engine) ChannelWindow(slug string, q WindowQuery) (ChannelWindow, error
 			lo = max(lo, hi-q.Limit)
 		}
 	}
-	w := ChannelWindow{Messages: make([]Message, 0, hi-lo), HasBefore: lo > 0, HasAfter: hi < len(o)}
+	w := ChannelWindow{Messages: make([]record.Message, 0, hi-lo), HasBefore: lo > 0, HasAfter: hi < len(o)}
 	for _, s := range o[lo:hi] {
 		w.Messages = append(w.Messages, e.st.message(s))
 	}
@@ -97,11 +99,11 @@ func (e *Engine) anchorAt(n uint32, o []uint32, a Anchor, after bool) (int, erro
 	if a.ID != "" {
 		slot, ok := e.st.findMessage(e.st.chans[n].SourceID, a.ID)
 		if !ok || e.st.msgs.at(slot).channel != n {
-			return 0, fmt.Errorf("message %q: %w", a.ID, ErrNotFound)
+			return 0, fmt.Errorf("message %q: %w", a.ID, record.ErrNotFound)
 		}
 		at := sort.Search(len(o), func(i int) bool { return e.st.msgCmp(o[i], slot) >= 0 })
 		if at == len(o) || o[at] != slot {
-			return 0, fmt.Errorf("message %q: %w", a.ID, ErrNotFound)
+			return 0, fmt.Errorf("message %q: %w", a.ID, record.ErrNotFound)
 		}
 		if after {
 			at++

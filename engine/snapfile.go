@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine/internal/fsx"
+	"github.com/sift-search/sift/record"
 )
 
 // Snapshot files are named snapshot-%020d.sift after their sequence number.
@@ -327,7 +328,7 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 		lock.Close()
 		if err != nil && created {
 			os.RemoveAll(dir)
-		} else if err != nil && newLock && !errors.Is(err, ErrConflict) {
+		} else if err != nil && newLock && !errors.Is(err, record.ErrConflict) {
 			os.Remove(filepath.Join(dir, lockName))
 		}
 	}()
@@ -337,7 +338,7 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 	}
 	for _, e := range ents {
 		if e.Name() != lockName {
-			return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
+			return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", record.ErrConflict, dir)
 		}
 	}
 	f, err := os.Open(src)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // A snapshot is a 32-byte header followed by one zstd stream of frames:
@@ -606,7 +607,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 			return nil
 		}
 		ch, au := d.Uvarint(), d.Uvarint()
-		msg := Message{ID: id, Content: d.String(), ReplyTo: d.String(), URL: d.String()}
+		msg := record.Message{ID: id, Content: d.String(), ReplyTo: d.String(), URL: d.String()}
 		msg.Timestamp, msg.EditedAt = microTime(d.Varint()), microTime(d.Varint())
 		if d.Err != nil {
 			return nil

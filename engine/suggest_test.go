@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/sift-search/sift/record"
 )
 
 func TestParseSuggest(t *testing.T) {
@@ -95,7 +97,7 @@ func TestSuggestVisibility(t *testing.T) {
 		}
 	}
 	// Hiding the public channel takes its name out at once.
-	if _, err := e.SetChannelVisibility("s", "pub", VisibilityPrivate); err != nil {
+	if _, err := e.SetChannelVisibility("s", "pub", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	if got := texts("gen", false); len(got) != 0 {

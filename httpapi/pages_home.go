@@ -18,6 +18,7 @@ import (
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/record"
 )
 
 // homeData is the home page: search results and, without JavaScript, an
@@ -30,11 +31,11 @@ type homeData struct {
 	Searched    bool
 	Error       string
 	Result      *engine.SearchResult
-	Counts      engine.Counts
+	Counts      record.Counts
 	Question    string
 	Answer      *pageAnswer
 	AskError    string
-	Sources     []engine.Source // for the search's source filter
+	Sources     []record.Source // for the search's source filter
 	Source      string          // the filter chosen
 	Keep        url.Values      // the other filter parameters, kept by the form
 	Hits        []hitView       // messages and documents, alternately
@@ -137,7 +138,7 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		data.Head.NoIndex = true
 		start := time.Now()
 		if data.Result, err = s.eng.Search(req); err != nil {
-			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
+			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), record.ErrInvalid.Error()+": ")
 		} else {
 			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
 			if req.Offset == 0 {

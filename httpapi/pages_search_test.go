@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // markdownSyntax is what a snippet or a description of a Markdown
@@ -25,7 +26,7 @@ func TestSnippetsArePlain(t *testing.T) {
 	ts := pageSite(t)
 	md := "# Retry settings\n\n## Backoff policy\n\nHow **retries** wait, see [the guide](guide.md#install).\n\n" +
 		"| Key | Default |\n|-----|---------|\n| `max_attempts` | **3** |\n| ~~jitter~~ | 20% |\n"
-	docs, err := ts.eng.PutDocuments([]engine.Document{{Title: "Retry settings", Key: "retry.md", Format: engine.FormatMarkdown, Content: md}})
+	docs, err := ts.eng.PutDocuments([]record.Document{{Title: "Retry settings", Key: "retry.md", Format: record.FormatMarkdown, Content: md}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The reads pages and the reading API make beyond the conformance suite's.
@@ -30,7 +31,7 @@ func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
 	}
 	ch := cat.chans[chanKey{sourceID, channelID}]
 	if ch == nil {
-		return nil, engine.ErrNotFound
+		return nil, record.ErrNotFound
 	}
 	return s.ChannelMessageIDs(ch.Slug)
 }
@@ -39,14 +40,14 @@ func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
 // to (the message whose id is the thread's, stored in the thread's
 // channel, shown), sorted by name; without private, hidden threads are
 // left out.
-func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
+func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return nil
 	}
-	var threads []engine.Channel
+	var threads []record.Channel
 	var ids []string
 	for k, c := range cat.chans {
 		if k.source == sourceID && c.ParentID != "" {
@@ -61,7 +62,7 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
 	if err != nil {
 		return nil
 	}
-	var out []engine.Channel
+	var out []record.Channel
 	for _, t := range threads {
 		parent := chanKey{sourceID, t.ParentID}
 		m, ok := starts[t.ID]
@@ -70,7 +71,7 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
 			out = append(out, t)
 		}
 	}
-	slices.SortFunc(out, func(a, b engine.Channel) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(out, func(a, b record.Channel) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
 	return out
 }
 
@@ -79,10 +80,10 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
 // then the stretch read as a page.
 func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error) {
 	if q.Limit < 1 {
-		return engine.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", engine.ErrInvalid)
+		return engine.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", record.ErrInvalid)
 	}
 	if !q.Around.IsZero() && (!q.Before.IsZero() || !q.After.IsZero()) {
-		return engine.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", engine.ErrInvalid)
+		return engine.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", record.ErrInvalid)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -122,7 +123,7 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 			lo = max(lo, hi-q.Limit)
 		}
 	}
-	w := engine.ChannelWindow{Messages: []engine.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
+	w := engine.ChannelWindow{Messages: []record.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
 	if hi <= lo {
 		return w, nil
 	}
@@ -151,7 +152,7 @@ func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after 
 		}
 		at, err := s.MessagePosition(cat.chans[k].Slug, a.ID)
 		if err != nil {
-			return 0, fmt.Errorf("message %q: %w", a.ID, engine.ErrNotFound)
+			return 0, fmt.Errorf("message %q: %w", a.ID, record.ErrNotFound)
 		}
 		if after {
 			at++
@@ -162,7 +163,7 @@ func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after 
 	if after {
 		op = filters.LessThanEqual
 	}
-	return s.count(ctx, s.class("Message"), and(channelWhere(k), dateCmp("ts", op, engine.ExactTime(a.Time))))
+	return s.count(ctx, s.class("Message"), and(channelWhere(k), dateCmp("ts", op, record.ExactTime(a.Time))))
 }
 
 // ChannelPageTimes splits a channel's messages, in time order, into pages

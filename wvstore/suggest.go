@@ -6,6 +6,7 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // Suggestions (engine.Suggestion) from the cluster: channel names from the
@@ -57,7 +58,7 @@ func (s *Store) Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error) 
 func (s *Store) suggestDocuments(ctx context.Context, cat *catalog, sq *engine.SuggestQuery, private bool) ([]engine.RankedTitle, error) {
 	var likes []*filters.WhereBuilder
 	for _, p := range sq.Phrases {
-		if slug := engine.Slugify(p); slug != "" {
+		if slug := record.Slugify(p); slug != "" {
 			likes = append(likes, like("slug", slug+"*"), like("slug", "*-"+slug+"*"))
 		}
 	}

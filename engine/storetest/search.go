@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // seedMessages stores source "s" with channel "c" (slug "general") and
@@ -15,15 +16,15 @@ import (
 // (t0 + i minutes when minutes is nil).
 func seedMessages(t *testing.T, s Store, minutes []int, texts ...string) {
 	t.Helper()
-	mustPutSource(t, s, engine.Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "c", Name: "general"})
-	var batch []engine.Message
+	mustPutSource(t, s, record.Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "c", Name: "general"})
+	var batch []record.Message
 	for i, text := range texts {
 		ts := t0.Add(time.Duration(i) * time.Minute)
 		if minutes != nil {
 			ts = t0.Add(time.Duration(minutes[i]) * time.Minute)
 		}
-		batch = append(batch, engine.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprint("m", i), Author: "a", Content: text, Timestamp: ts})
+		batch = append(batch, record.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprint("m", i), Author: "a", Content: text, Timestamp: ts})
 	}
 	mustPutMessages(t, s, batch...)
 }
@@ -105,9 +106,9 @@ func testSearchTies(t *testing.T, h Harness) {
 	seedMessages(t, s, []int{5, 50, 20, 35}, "same words here", "same words here", "same words here", "same words here")
 	wantMessages(t, s, engine.SearchRequest{Query: "same words"}, "m1", "m3", "m2", "m0")
 	mustPutDocuments(t, s,
-		engine.Document{Key: "a", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(time.Hour)},
-		engine.Document{Key: "b", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(3 * time.Hour)},
-		engine.Document{Key: "c", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(2 * time.Hour)})
+		record.Document{Key: "a", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(time.Hour)},
+		record.Document{Key: "b", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(3 * time.Hour)},
+		record.Document{Key: "c", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(2 * time.Hour)})
 	if got := docKeys(search(t, s, engine.SearchRequest{Query: "identical"})); !slices.Equal(got, []string{"b", "c", "a"}) {
 		t.Errorf("tied documents %v, want newest first [b c a]", got)
 	}
@@ -116,15 +117,15 @@ func testSearchTies(t *testing.T, h Harness) {
 	// written in, ranked or not — both stores order them alike.
 	same := t0.Add(100 * time.Minute)
 	for _, id := range []string{"t2", "t0", "t3", "t1"} {
-		mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "c", ID: id, Author: "twin", Content: "twin pair", Timestamp: same})
+		mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "c", ID: id, Author: "twin", Content: "twin pair", Timestamp: same})
 	}
 	wantMessages(t, s, engine.SearchRequest{Query: "twin pair"}, "t0", "t1", "t2", "t3")
 	wantMessages(t, s, engine.SearchRequest{Query: "from:twin"}, "t0", "t1", "t2", "t3")
 	wantMessages(t, s, engine.SearchRequest{Query: "twin pair", Limit: 2, Offset: 1}, "t1", "t2")
 	for _, k := range []string{"q", "p", "r"} {
-		mustPutDocuments(t, s, engine.Document{Key: k, Title: "Twin", Content: "twin pages", UpdatedAt: same})
+		mustPutDocuments(t, s, record.Document{Key: k, Title: "Twin", Content: "twin pages", UpdatedAt: same})
 	}
-	for _, q := range []string{"twin pages", "source:" + engine.UploadsSourceID} {
+	for _, q := range []string{"twin pages", "source:" + record.UploadsSourceID} {
 		r := search(t, s, engine.SearchRequest{Query: q})
 		var ids []string
 		for _, d := range r.Documents {
@@ -143,8 +144,8 @@ func testSearchTies(t *testing.T, h Harness) {
 func testSearchTitles(t *testing.T, h Harness) {
 	s := h.Open(t)
 	mustPutDocuments(t, s,
-		engine.Document{Key: "title", Title: "Configuration reference", Content: "Set max_attempts in wren.yaml to limit retries.", UpdatedAt: t0},
-		engine.Document{Key: "body", Title: "Retries", Content: "Backoff doubles after each failed configuration attempt.", UpdatedAt: t0.Add(time.Hour)})
+		record.Document{Key: "title", Title: "Configuration reference", Content: "Set max_attempts in wren.yaml to limit retries.", UpdatedAt: t0},
+		record.Document{Key: "body", Title: "Retries", Content: "Backoff doubles after each failed configuration attempt.", UpdatedAt: t0.Add(time.Hour)})
 	r := search(t, s, engine.SearchRequest{Query: "configuration"})
 	if got := docKeys(r); !slices.Equal(got, []string{"title", "body"}) || r.TotalDocuments != 2 {
 		t.Errorf("title should outrank body: %v (total %d)", got, r.TotalDocuments)
@@ -160,8 +161,8 @@ func testSearchPhrases(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
 	mustPutDocuments(t, s,
-		engine.Document{Key: "a", Title: "Upgrade notes", Content: "The webhook signature does not match when the body changes."},
-		engine.Document{Key: "b", Title: "Other", Content: "A match does not mean a signature."})
+		record.Document{Key: "a", Title: "Upgrade notes", Content: "The webhook signature does not match when the body changes."},
+		record.Document{Key: "b", Title: "Other", Content: "A match does not mean a signature."})
 	f := func(q string, want ...string) {
 		t.Helper()
 		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
@@ -183,8 +184,8 @@ func testSearchExclusions(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
 	mustPutDocuments(t, s,
-		engine.Document{Key: "a", Title: "Signature guide", Content: "how proxies break a signature"},
-		engine.Document{Key: "b", Title: "Signature notes", Content: "verify the raw body"})
+		record.Document{Key: "a", Title: "Signature guide", Content: "how proxies break a signature"},
+		record.Document{Key: "b", Title: "Signature notes", Content: "verify the raw body"})
 	f := func(q string, want ...string) {
 		t.Helper()
 		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
@@ -209,13 +210,13 @@ func testSearchExclusions(t *testing.T, h Harness) {
 func testSearchFilters(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	mustPutSource(t, s, engine.Source{ID: "other", Name: "Other", Type: "slack", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "other", ID: "x", Name: "random"})
-	mustPutMessages(t, s, engine.Message{SourceID: "other", ChannelID: "x", ID: "o1", Author: "dee", AuthorName: "Dee Dee",
+	mustPutSource(t, s, record.Source{ID: "other", Name: "Other", Type: "slack", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "other", ID: "x", Name: "random"})
+	mustPutMessages(t, s, record.Message{SourceID: "other", ChannelID: "x", ID: "o1", Author: "dee", AuthorName: "Dee Dee",
 		Content: "signature elsewhere", Timestamp: at(10)})
 	mustPutDocuments(t, s,
-		engine.Document{SourceID: "chat", Key: "chat-doc", Title: "Signature FAQ", Content: "x", UpdatedAt: at(2)},
-		engine.Document{Key: "upload", Title: "Signature upload", Content: "x", UpdatedAt: at(8)})
+		record.Document{SourceID: "chat", Key: "chat-doc", Title: "Signature FAQ", Content: "x", UpdatedAt: at(2)},
+		record.Document{Key: "upload", Title: "Signature upload", Content: "x", UpdatedAt: at(8)})
 	f := func(req engine.SearchRequest, want ...string) {
 		t.Helper()
 		wantSet(t, s, req, want...)
@@ -288,9 +289,9 @@ func testSearchPaging(t *testing.T, h Harness) {
 		minutes = append(minutes, (i*37)%130)
 	}
 	seedMessages(t, s, minutes, texts...)
-	var docs []engine.Document
+	var docs []record.Document
 	for i := 0; i < 15; i++ {
-		docs = append(docs, engine.Document{Key: fmt.Sprint("d", i), Title: fmt.Sprint("Deploy guide ", i),
+		docs = append(docs, record.Document{Key: fmt.Sprint("d", i), Title: fmt.Sprint("Deploy guide ", i),
 			Content: strings.Repeat("deploy ", i%3+1), UpdatedAt: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	mustPutDocuments(t, s, docs...)
@@ -334,7 +335,7 @@ func testSearchPaging(t *testing.T, h Harness) {
 func testSearchHitFields(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	docs := mustPutDocuments(t, s, engine.Document{Title: "Webhook guide", URL: "https://docs.example/webhooks", Content: "Verify the webhook signature."})
+	docs := mustPutDocuments(t, s, record.Document{Title: "Webhook guide", URL: "https://docs.example/webhooks", Content: "Verify the webhook signature."})
 	r := search(t, s, engine.SearchRequest{Query: "webhook signature"})
 	if r.TotalMessages != 3 || len(r.Messages) != 3 {
 		t.Fatalf("hits %v, total %d", msgIDs(r), r.TotalMessages)
@@ -369,8 +370,8 @@ func testSearchHighlights(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, "ana: <b>Signatures</b> & webhooks: see getUserById")
 	mustPutDocuments(t, s,
-		engine.Document{Title: "near", Content: "needle early " + strings.Repeat("filler ", 100)},
-		engine.Document{Title: "md", Format: engine.FormatMarkdown, Content: "# Heading\n\nThe **needle** & <thread>"})
+		record.Document{Title: "near", Content: "needle early " + strings.Repeat("filler ", 100)},
+		record.Document{Title: "md", Format: record.FormatMarkdown, Content: "# Heading\n\nThe **needle** & <thread>"})
 	r := search(t, s, engine.SearchRequest{Query: "signature getuserbyid"})
 	if len(r.Messages) != 1 {
 		t.Fatalf("hits %v", msgIDs(r))
@@ -416,7 +417,7 @@ func testSearchInvalid(t *testing.T, h Harness) {
 		"invalid UTF-8":       {Query: "bad \xff"},
 	} {
 		_, err := s.Search(req)
-		wantErr(t, name, err, engine.ErrInvalid)
+		wantErr(t, name, err, record.ErrInvalid)
 	}
 	r := search(t, s, engine.SearchRequest{Query: "!!! ???"})
 	if len(r.Messages) != 0 || len(r.Documents) != 0 || r.TotalMessages != 0 {
@@ -432,7 +433,7 @@ func testSearchInvalid(t *testing.T, h Harness) {
 func testSearchFollowsWrites(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, "ana: original wording here")
-	m := engine.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "edited wording now", Timestamp: t0}
+	m := record.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "edited wording now", Timestamp: t0}
 	mustPutMessages(t, s, m)
 	wantMessages(t, s, engine.SearchRequest{Query: "original"})
 	wantMessages(t, s, engine.SearchRequest{Query: "edited"}, "100")
@@ -446,12 +447,12 @@ func testSearchFollowsWrites(t *testing.T, h Harness) {
 	}
 	wantMessages(t, s, engine.SearchRequest{Query: "edited"}, "101")
 	// A channel renamed: hits name it anew.
-	mustPutChannels(t, s, engine.Channel{SourceID: "chat", ID: "c1", Name: "lobby"})
+	mustPutChannels(t, s, record.Channel{SourceID: "chat", ID: "c1", Name: "lobby"})
 	if r := search(t, s, engine.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].ChannelName != "lobby" || r.Messages[0].ChannelSlug != "general" {
 		t.Errorf("after a rename: %+v", r.Messages)
 	}
 	// A source renamed: hits name it anew.
-	if _, err := s.UpdateSource("chat", func(src *engine.Source) error { src.Name = "Renamed"; return nil }); err != nil {
+	if _, err := s.UpdateSource("chat", func(src *record.Source) error { src.Name = "Renamed"; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if r := search(t, s, engine.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].SourceName != "Renamed" {

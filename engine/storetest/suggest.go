@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // titleSuggestions returns the channel names and document titles s
@@ -70,7 +71,7 @@ func testSuggestTitles(t *testing.T, h Harness) {
 		}
 	}
 	// Hiding a channel takes its name out at once.
-	if _, err := s.SetChannelVisibility("s", "pub", engine.VisibilityPrivate); err != nil {
+	if _, err := s.SetChannelVisibility("s", "pub", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	if got := titleSuggestions(t, s, "gen", false); len(got) != 0 {
@@ -79,7 +80,7 @@ func testSuggestTitles(t *testing.T, h Harness) {
 }
 
 // testSuggestInvalid: a query too long or a limit out of bounds is
-// engine.ErrInvalid.
+// record.ErrInvalid.
 func testSuggestInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
 	for _, req := range []engine.SuggestRequest{
@@ -87,7 +88,7 @@ func testSuggestInvalid(t *testing.T, h Harness) {
 		{Query: "a", Limit: engine.MaxSuggestions + 1},
 		{Query: "a", Limit: -1},
 	} {
-		if _, err := s.Suggest(req); !errors.Is(err, engine.ErrInvalid) {
+		if _, err := s.Suggest(req); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%d bytes, limit %d: %v", len(req.Query), req.Limit, err)
 		}
 	}
