@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
@@ -229,7 +230,7 @@ func latenciesWith(b *testing.B, e *engine.Engine, queries []string, noTypos boo
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := time.Now()
-		r, err := e.Search(engine.SearchRequest{Query: queries[i%len(queries)], Limit: 20, NoTypos: noTypos})
+		r, err := e.Search(query.SearchRequest{Query: queries[i%len(queries)], Limit: 20, NoTypos: noTypos})
 		lat = append(lat, time.Since(t))
 		if err != nil {
 			b.Fatal(err)

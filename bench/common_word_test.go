@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -73,7 +74,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 			b.ReportMetric(ms(gql(fmt.Sprintf(`{Get{CostMessage(%s, %s, limit:1000){ts msgId _additional{id score}}}}`, bm25, where))), kind+"-window-ms")
 			b.ReportMetric(ms(gql(fmt.Sprintf(`{Get{CostMessage(%s, %s, limit:10){ts msgId _additional{id score}}}}`, bm25, where))), kind+"-top10-ms")
 			t := time.Now()
-			res, err := st.Search(engine.SearchRequest{Query: w, Limit: 10})
+			res, err := st.Search(query.SearchRequest{Query: w, Limit: 10})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -81,7 +82,7 @@ func TestCompareStores(t *testing.T) {
 		cmp := comparison{when: when}
 		for _, private := range []bool{false, true} {
 			for _, q := range queries {
-				cmp.query(t, mem, wv, engine.SearchRequest{Query: q, Private: private})
+				cmp.query(t, mem, wv, query.SearchRequest{Query: q, Private: private})
 			}
 		}
 		t.Logf("%s: %d searches: totals equal in %d; top %d identical (ids and order) in %d lists of %d, same set in %d, "+
@@ -176,12 +177,12 @@ type scored struct {
 	score         float64
 }
 
-func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, req engine.SearchRequest) {
+func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, req query.SearchRequest) {
 	t.Helper()
 	c.searches++
 	what := fmt.Sprintf("%s: %q (private %v)", c.when, req.Query, req.Private)
 	mr := req
-	mr.Limit = engine.MaxSearchLimit // the reference, deep enough to score the cluster's hits
+	mr.Limit = query.MaxSearchLimit // the reference, deep enough to score the cluster's hits
 	m, err := mem.Search(mr)
 	if err != nil {
 		t.Fatalf("memory %s: %v", what, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -97,9 +98,9 @@ func BenchmarkScale(b *testing.B) {
 			rss := rssBytes()
 
 			queries := queriesFor(NewSynth(7, vocabSize, channels), sample, scaleQueries)
-			reqs := make([]engine.SearchRequest, len(queries))
+			reqs := make([]query.SearchRequest, len(queries))
 			for i, q := range queries {
-				reqs[i] = engine.SearchRequest{Query: q, Limit: scaleK}
+				reqs[i] = query.SearchRequest{Query: q, Limit: scaleK}
 			}
 			if err := sameAsExhaustive(e, reqs); err != nil {
 				b.Fatal(err)
@@ -134,7 +135,7 @@ func BenchmarkScale(b *testing.B) {
 
 // sameAsExhaustive runs every request pruned and exhaustively and returns
 // the first difference in hits, scores or totals.
-func sameAsExhaustive(e *engine.Engine, reqs []engine.SearchRequest) error {
+func sameAsExhaustive(e *engine.Engine, reqs []query.SearchRequest) error {
 	for _, req := range reqs {
 		got, err := e.Search(req)
 		if err != nil {
@@ -163,7 +164,7 @@ func sameAsExhaustive(e *engine.Engine, reqs []engine.SearchRequest) error {
 
 // latencyRun runs each request once, one at a time, and returns the
 // latencies.
-func latencyRun(b *testing.B, e *engine.Engine, reqs []engine.SearchRequest) []time.Duration {
+func latencyRun(b *testing.B, e *engine.Engine, reqs []query.SearchRequest) []time.Duration {
 	lat := make([]time.Duration, 0, len(reqs))
 	for _, req := range reqs {
 		t := time.Now()
@@ -177,7 +178,7 @@ func latencyRun(b *testing.B, e *engine.Engine, reqs []engine.SearchRequest) []t
 
 // throughput runs the requests over workers goroutines and returns the
 // queries per second.
-func throughput(b *testing.B, e *engine.Engine, reqs []engine.SearchRequest, workers int) float64 {
+func throughput(b *testing.B, e *engine.Engine, reqs []query.SearchRequest, workers int) float64 {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	t := time.Now()
@@ -209,9 +210,9 @@ func TestScaleQueriesExact(t *testing.T) {
 	e, sample, _, _ := fullTextEngine(t, n)
 	defer e.Close()
 	queries := queriesFor(NewSynth(7, vocabSize, channels), sample, scaleQueries)
-	var reqs []engine.SearchRequest
+	var reqs []query.SearchRequest
 	for i, q := range queries {
-		req := engine.SearchRequest{Query: q, Limit: scaleK, Private: i%2 == 0}
+		req := query.SearchRequest{Query: q, Limit: scaleK, Private: i%2 == 0}
 		if i%7 == 0 {
 			req.Limit, req.Offset = 20, 40
 		}

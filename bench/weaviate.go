@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
@@ -117,14 +117,14 @@ func rankAll(ctx context.Context, ds *Dataset, st searcher, x interface {
 
 // searcher is a store's full-text search, the engine's or wvstore's.
 type searcher interface {
-	Search(engine.SearchRequest) (*engine.SearchResult, error)
+	Search(query.SearchRequest) (*query.SearchResult, error)
 }
 
 // searchBM25 ranks a query as GET /api/search does for a caller without
 // credentials (q and limit, typos=false when noTypos), returning the BEIR
 // ids of the top MaxSearchLimit documents.
 func searchBM25(st searcher, q string, noTypos bool) ([]string, error) {
-	res, err := st.Search(engine.SearchRequest{Query: q, Limit: engine.MaxSearchLimit, NoTypos: noTypos})
+	res, err := st.Search(query.SearchRequest{Query: q, Limit: query.MaxSearchLimit, NoTypos: noTypos})
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", q, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -137,7 +138,7 @@ func TestImportDemoExportIsIdempotent(t *testing.T) {
 	if n, err := Import(e, x); err != nil || n != 0 {
 		t.Fatalf("second import changed %d: %v", n, err)
 	}
-	r, _ := e.Search(engine.SearchRequest{Query: "webhook signature mismatch", Limit: 5})
+	r, _ := e.Search(query.SearchRequest{Query: "webhook signature mismatch", Limit: 5})
 	if len(r.Messages) == 0 {
 		t.Error("demo export not searchable")
 	}

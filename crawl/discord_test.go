@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -306,7 +307,7 @@ func TestDiscordCrawl(t *testing.T) {
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("full: %+v %v", res, err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "corrected"}); len(found.Messages) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "corrected"}); len(found.Messages) != 1 {
 		t.Fatal("the edit was not picked up")
 	}
 	if _, err := eng.MessagePosition("general", deleted); err == nil {
@@ -446,7 +447,7 @@ func TestDiscordPrivateChannels(t *testing.T) {
 			if got := privateIDs(eng); !slices.Equal(got, c.want) {
 				t.Fatalf("private channels %v, want %v", got, c.want)
 			}
-			found, _ := eng.Search(engine.SearchRequest{Query: "rota"})
+			found, _ := eng.Search(query.SearchRequest{Query: "rota"})
 			if hidden := slices.Contains(c.want, "202"); hidden != (len(found.Messages) == 0) {
 				t.Fatalf("the thread of #staff-chat: hidden %v, found %d without credentials", hidden, len(found.Messages))
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -265,7 +266,7 @@ func TestDiscourseWithKey(t *testing.T) {
 	if _, err := r.Crawl("forum", false); err != nil {
 		t.Fatal(err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "internal release note"}); len(found.Messages) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "internal release note"}); len(found.Messages) != 1 {
 		t.Fatal("the restricted topic was not read with the key")
 	}
 	_, r2 := discourseCrawl(t, f, "wrong-key")
@@ -317,7 +318,7 @@ func TestDiscourseWatermarkAfterFailure(t *testing.T) {
 	if _, err := r2.Crawl("forum", false); err != nil {
 		t.Fatal(err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "flanges"}); len(found.Messages) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "flanges"}); len(found.Messages) != 1 {
 		t.Fatal("the topic the failed crawl did not reach was skipped for good")
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -260,7 +260,7 @@ func TestGitHubCrawl(t *testing.T) {
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("full: %+v %v", res, err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "NEON"}); len(found.Messages) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "NEON"}); len(found.Messages) != 0 {
 		t.Fatal("the deleted comment is still found")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -135,7 +136,7 @@ func TestImportSlackAccountsForEveryMessage(t *testing.T) {
 			t.Errorf("%q: author %q (found %v), want %q", content, got, ok, author)
 		}
 	}
-	comment, err := eng.Search(engine.SearchRequest{Query: "staging token", Limit: 5, Private: true})
+	comment, err := eng.Search(query.SearchRequest{Query: "staging token", Limit: 5, Private: true})
 	if err != nil || len(comment.Messages) != 1 || !strings.Contains(comment.Messages[0].Content, "[comment on file: runbook.md]") {
 		t.Fatalf("the file comment: %+v %v", comment, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -270,10 +271,10 @@ func TestSlackExportPrivate(t *testing.T) {
 			t.Errorf("callers without credentials see %+v", c)
 		}
 	}
-	if r, _ := e.Search(engine.SearchRequest{Query: "Porto"}); len(r.Messages) != 0 {
+	if r, _ := e.Search(query.SearchRequest{Query: "Porto"}); len(r.Messages) != 0 {
 		t.Error("a reply in a private channel's thread is found without credentials")
 	}
-	if r, _ := e.Search(engine.SearchRequest{Query: "Porto", Private: true}); len(r.Messages) != 1 {
+	if r, _ := e.Search(query.SearchRequest{Query: "Porto", Private: true}); len(r.Messages) != 1 {
 		t.Error("the reply is not found with credentials")
 	}
 }
@@ -537,7 +538,7 @@ func openImportEngine(t *testing.T, dir string) *engine.Engine {
 
 // importTwice imports x into an engine on disk, then again, and again
 // after reopening it: only the first import changes anything.
-func importTwice(t *testing.T, x *Export, query string) {
+func importTwice(t *testing.T, x *Export, q string) {
 	dir := t.TempDir()
 	e := openImportEngine(t, dir)
 	if n, err := Import(e, x); err != nil || n != len(x.Messages) {
@@ -546,9 +547,9 @@ func importTwice(t *testing.T, x *Export, query string) {
 	if n, err := Import(e, x); err != nil || n != 0 {
 		t.Fatalf("second import changed %d: %v", n, err)
 	}
-	r, err := e.Search(engine.SearchRequest{Query: query, Limit: 5, Private: true})
+	r, err := e.Search(query.SearchRequest{Query: q, Limit: 5, Private: true})
 	if err != nil || len(r.Messages) == 0 {
-		t.Errorf("%q not found: %v", query, err)
+		t.Errorf("%q not found: %v", q, err)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -261,7 +261,7 @@ func TestSlackCrawl(t *testing.T) {
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("full: %+v %v", res, err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "deploy noon"}); len(found.Messages) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "deploy noon"}); len(found.Messages) != 0 {
 		t.Fatal("the message deleted upstream is still found")
 	}
 
@@ -338,10 +338,10 @@ func TestSlackPrivateChannels(t *testing.T) {
 	if pub := eng.Channels("sl", false); len(pub) != 2 || pub[0].Private || pub[1].Private {
 		t.Fatalf("public channels %+v", pub)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "noon works"}); len(found.Messages) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "noon works"}); len(found.Messages) != 0 {
 		t.Fatal("a private channel's thread is found without credentials")
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "noon works", Private: true}); len(found.Messages) == 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "noon works", Private: true}); len(found.Messages) == 0 {
 		t.Fatal("the private thread is not found with credentials")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -93,7 +94,7 @@ func TestWebCrawl(t *testing.T) {
 	if src.LastCrawl == nil || src.LastCrawl.Status != "ok" || src.LastCrawl.Documents != len(want) || src.Cursor == "" {
 		t.Fatalf("source after the crawl: %+v", src)
 	}
-	found, err := eng.Search(engine.SearchRequest{Query: "quokkas", Limit: 5})
+	found, err := eng.Search(query.SearchRequest{Query: "quokkas", Limit: 5})
 	if err != nil || len(found.Documents) != 1 {
 		t.Fatalf("search for a crawled page: %+v %v", found, err)
 	}
@@ -138,10 +139,10 @@ func TestWebCrawl(t *testing.T) {
 	if a.Title != "Alpha v2" || !strings.Contains(a.Content, "sourdough") || res.Deleted != 1 {
 		t.Fatalf("edited page %+v, result %+v", a, res)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "axolotls"}); len(found.Documents) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "axolotls"}); len(found.Documents) != 0 {
 		t.Fatal("the removed page is still found")
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "zymurgy"}); len(found.Documents) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "zymurgy"}); len(found.Documents) != 0 {
 		t.Fatal("the old text of the edited page is still found")
 	}
 
@@ -162,7 +163,7 @@ func TestWebCrawl(t *testing.T) {
 	if len(full) != 1 || full["/b"] != 1 {
 		t.Fatalf("pages fetched whole: %v, want only /b", full)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "okapis"}); len(found.Documents) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "okapis"}); len(found.Documents) != 1 {
 		t.Fatal("the edit was not picked up")
 	}
 }

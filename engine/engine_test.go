@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -56,7 +57,7 @@ func seed(t testing.TB, e *Engine, msgs ...string) {
 	}
 }
 
-func msgIDs(r *SearchResult) []string {
+func msgIDs(r *query.SearchResult) []string {
 	out := []string{}
 	for _, m := range r.Messages {
 		out = append(out, m.ID)
@@ -64,7 +65,7 @@ func msgIDs(r *SearchResult) []string {
 	return out
 }
 
-func search(t testing.TB, e *Engine, req SearchRequest) *SearchResult {
+func search(t testing.TB, e *Engine, req query.SearchRequest) *query.SearchResult {
 	t.Helper()
 	if req.Limit == 0 {
 		req.Limit = 20
@@ -86,48 +87,48 @@ func TestSearchMessages(t *testing.T) {
 		"bo: the cron job fires twice after the DST change",         // 104 general
 		"ana: signature mismatch again, proxies rewrite the body 😩", // 105 help
 	)
-	f := func(req SearchRequest, want ...string) {
+	f := func(req query.SearchRequest, want ...string) {
 		t.Helper()
 		if got := msgIDs(search(t, e, req)); !slices.Equal(got, want) {
 			t.Errorf("%+v: got %v, want %v", req, got, want)
 		}
 	}
-	f(SearchRequest{Query: "signature"}, "105", "100")
-	f(SearchRequest{Query: "signatures"}, "105", "100") // stemming
-	f(SearchRequest{Query: "webhook"}, "103", "100")
-	f(SearchRequest{Query: "getUserById"}, "102")
-	f(SearchRequest{Query: "user id"}, "102")
-	f(SearchRequest{Query: `"signature does not match"`}, "100")
-	f(SearchRequest{Query: `"does match"`})
-	f(SearchRequest{Query: "signature -proxies"}, "100")
-	f(SearchRequest{Query: `body -"raw body"`}, "105")
-	f(SearchRequest{Query: "signature from:bo"})
-	f(SearchRequest{Query: "body from:BO"}, "101")
-	f(SearchRequest{Query: "body", From: "ana"}, "105")
-	f(SearchRequest{Query: "signature channel:help"}, "105")
-	f(SearchRequest{Query: "signature", Channel: "general"}, "100")
-	f(SearchRequest{Query: "signature channel:nope"})
-	f(SearchRequest{Query: "signature source:chat"}, "105", "100")
-	f(SearchRequest{Query: "signature source:other"})
-	f(SearchRequest{Query: "signature after:2026-03-01T15:00:00Z"}, "105")
-	f(SearchRequest{Query: "signature before:2026-03-01T15:00:00Z"}, "100")
-	f(SearchRequest{Query: "signature after:2026-03-02"})
-	f(SearchRequest{Query: "signature", Before: t0.Add(time.Hour)}, "100")
-	f(SearchRequest{Query: "from:ana"}, "105", "102", "100") // filter only: newest first
-	if r := search(t, e, SearchRequest{Query: "the"}); r.TotalMessages != 4 || r.Messages[0].ID != "104" {
+	f(query.SearchRequest{Query: "signature"}, "105", "100")
+	f(query.SearchRequest{Query: "signatures"}, "105", "100") // stemming
+	f(query.SearchRequest{Query: "webhook"}, "103", "100")
+	f(query.SearchRequest{Query: "getUserById"}, "102")
+	f(query.SearchRequest{Query: "user id"}, "102")
+	f(query.SearchRequest{Query: `"signature does not match"`}, "100")
+	f(query.SearchRequest{Query: `"does match"`})
+	f(query.SearchRequest{Query: "signature -proxies"}, "100")
+	f(query.SearchRequest{Query: `body -"raw body"`}, "105")
+	f(query.SearchRequest{Query: "signature from:bo"})
+	f(query.SearchRequest{Query: "body from:BO"}, "101")
+	f(query.SearchRequest{Query: "body", From: "ana"}, "105")
+	f(query.SearchRequest{Query: "signature channel:help"}, "105")
+	f(query.SearchRequest{Query: "signature", Channel: "general"}, "100")
+	f(query.SearchRequest{Query: "signature channel:nope"})
+	f(query.SearchRequest{Query: "signature source:chat"}, "105", "100")
+	f(query.SearchRequest{Query: "signature source:other"})
+	f(query.SearchRequest{Query: "signature after:2026-03-01T15:00:00Z"}, "105")
+	f(query.SearchRequest{Query: "signature before:2026-03-01T15:00:00Z"}, "100")
+	f(query.SearchRequest{Query: "signature after:2026-03-02"})
+	f(query.SearchRequest{Query: "signature", Before: t0.Add(time.Hour)}, "100")
+	f(query.SearchRequest{Query: "from:ana"}, "105", "102", "100") // filter only: newest first
+	if r := search(t, e, query.SearchRequest{Query: "the"}); r.TotalMessages != 4 || r.Messages[0].ID != "104" {
 		t.Errorf("only stop words should still match: %v", msgIDs(r)) // 104 says "the" twice
 	}
-	f(SearchRequest{Query: "!!! ???"})
-	f(SearchRequest{Query: "signature", Limit: 1}, "105")
-	f(SearchRequest{Query: "signature", Limit: 1, Offset: 1}, "100")
-	f(SearchRequest{Query: "signature", Offset: 5})
+	f(query.SearchRequest{Query: "!!! ???"})
+	f(query.SearchRequest{Query: "signature", Limit: 1}, "105")
+	f(query.SearchRequest{Query: "signature", Limit: 1, Offset: 1}, "100")
+	f(query.SearchRequest{Query: "signature", Offset: 5})
 
-	r := search(t, e, SearchRequest{Query: "webhook signature"})
+	r := search(t, e, query.SearchRequest{Query: "webhook signature"})
 	if r.TotalMessages != 3 || r.Messages[0].ChannelSlug == "" || r.Messages[0].SourceName != "Acme Chat" ||
 		r.Messages[0].SourceType != "discord" || r.Messages[0].Score <= 0 {
 		t.Errorf("hit fields: %+v", r.Messages[0])
 	}
-	for _, req := range []SearchRequest{{}, {Query: "   "}, {Query: strings.Repeat(`"the" `, 17)}, {Query: strings.Repeat("-x ", 33)}, {Query: "after:yesterday"}, {Query: strings.Repeat("x", MaxQueryBytes+1)}, {Query: "bad \xff"}} {
+	for _, req := range []query.SearchRequest{{}, {Query: "   "}, {Query: strings.Repeat(`"the" `, 17)}, {Query: strings.Repeat("-x ", 33)}, {Query: "after:yesterday"}, {Query: strings.Repeat("x", query.MaxQueryBytes+1)}, {Query: "bad \xff"}} {
 		if _, err := e.Search(req); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%q: err %v, want ErrInvalid", req.Query, err)
 		}
@@ -137,7 +138,7 @@ func TestSearchMessages(t *testing.T) {
 func TestHighlightInSearch(t *testing.T) {
 	e := openMem(t)
 	seed(t, e, "ana: <b>Signatures</b> & webhooks: see getUserById")
-	r := search(t, e, SearchRequest{Query: "signature getuserbyid"})
+	r := search(t, e, query.SearchRequest{Query: "signature getuserbyid"})
 	want := "&lt;b&gt;<mark>Signatures</mark>&lt;/b&gt; &amp; webhooks: see <mark>getUserById</mark>"
 	if r.Messages[0].Highlight != want {
 		t.Errorf("highlight\n got  %s\n want %s", r.Messages[0].Highlight, want)
@@ -157,7 +158,7 @@ func TestDocuments(t *testing.T) {
 	if docs[0].Slug != "configuration-reference" || docs[2].Slug != "configuration-reference-2" || docs[0].SourceID != record.UploadsSourceID {
 		t.Fatalf("slugs: %q %q", docs[0].Slug, docs[2].Slug)
 	}
-	r := search(t, e, SearchRequest{Query: "configuration"})
+	r := search(t, e, query.SearchRequest{Query: "configuration"})
 	if len(r.Documents) != 3 || r.Documents[2].ID != docs[1].ID {
 		t.Fatalf("title should outrank body: %+v", r.Documents)
 	}
@@ -166,10 +167,10 @@ func TestDocuments(t *testing.T) {
 	if err != nil || again[0].ID != docs[0].ID || again[0].Slug != docs[0].Slug {
 		t.Fatalf("replace: %v %+v", err, again)
 	}
-	if r := search(t, e, SearchRequest{Query: `"max_attempts"`}); len(r.Documents) != 0 {
+	if r := search(t, e, query.SearchRequest{Query: `"max_attempts"`}); len(r.Documents) != 0 {
 		t.Errorf("stale hit after replace: %+v", r.Documents)
 	}
-	if r := search(t, e, SearchRequest{Query: "timezones"}); len(r.Documents) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "timezones"}); len(r.Documents) != 1 {
 		t.Errorf("replacement not found")
 	}
 	list, total := e.Documents(0, 10, true)
@@ -179,7 +180,7 @@ func TestDocuments(t *testing.T) {
 	if err := e.DeleteDocument(docs[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	if r := search(t, e, SearchRequest{Query: "backoff"}); len(r.Documents) != 0 {
+	if r := search(t, e, query.SearchRequest{Query: "backoff"}); len(r.Documents) != 0 {
 		t.Error("stale hit after delete")
 	}
 	if _, ok := e.DocumentBySlug(docs[1].Slug); ok {
@@ -207,16 +208,16 @@ func TestMessageUpdatesAndIdempotence(t *testing.T) {
 	if n, err := e.PutMessages([]record.Message{m}); err != nil || n != 1 {
 		t.Fatalf("edit changed %d (%v)", n, err)
 	}
-	if r := search(t, e, SearchRequest{Query: "original"}); len(r.Messages) != 0 {
+	if r := search(t, e, query.SearchRequest{Query: "original"}); len(r.Messages) != 0 {
 		t.Error("stale hit after edit")
 	}
-	if r := search(t, e, SearchRequest{Query: "edited"}); len(r.Messages) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "edited"}); len(r.Messages) != 1 {
 		t.Error("edit not found")
 	}
 	if n, err := e.DeleteMessages("chat", []string{"100", "nope"}); err != nil || n != 1 {
 		t.Fatalf("delete: %d %v", n, err)
 	}
-	if r := search(t, e, SearchRequest{Query: "edited"}); len(r.Messages) != 0 {
+	if r := search(t, e, query.SearchRequest{Query: "edited"}); len(r.Messages) != 0 {
 		t.Error("stale hit after delete")
 	}
 	for _, bad := range []record.Message{
@@ -240,7 +241,7 @@ func TestDeleteSource(t *testing.T) {
 	if err := e.DeleteSource("chat"); err != nil {
 		t.Fatal(err)
 	}
-	r := search(t, e, SearchRequest{Query: "alpha"})
+	r := search(t, e, query.SearchRequest{Query: "alpha"})
 	if len(r.Messages)+len(r.Documents) != 0 {
 		t.Errorf("source data survived delete: %+v", r)
 	}
@@ -298,7 +299,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 					return
 				default:
 				}
-				res, err := e.Search(SearchRequest{Query: "token", Limit: 5})
+				res, err := e.Search(query.SearchRequest{Query: "token", Limit: 5})
 				if err != nil {
 					t.Error(err)
 					return
@@ -323,7 +324,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if r := search(t, e, SearchRequest{Query: "token"}); r.TotalMessages != 6000 {
+	if r := search(t, e, query.SearchRequest{Query: "token"}); r.TotalMessages != 6000 {
 		t.Errorf("total %d", r.TotalMessages)
 	}
 }
@@ -342,12 +343,12 @@ func TestCompactionKeepsAnswers(t *testing.T) {
 	if _, err := e.DeleteMessages("chat", ids); err != nil {
 		t.Fatal(err)
 	}
-	before := msgIDs(search(t, e, SearchRequest{Query: "common word3", Limit: 100}))
+	before := msgIDs(search(t, e, query.SearchRequest{Query: "common word3", Limit: 100}))
 	e.compactIfNeeded()
 	if e.st.msgIdx.Dead() != 0 {
 		t.Fatal("not compacted")
 	}
-	if after := msgIDs(search(t, e, SearchRequest{Query: "common word3", Limit: 100})); !slices.Equal(before, after) {
+	if after := msgIDs(search(t, e, query.SearchRequest{Query: "common word3", Limit: 100})); !slices.Equal(before, after) {
 		t.Errorf("answers changed: %v vs %v", before, after)
 	}
 }
@@ -359,7 +360,7 @@ func TestHighlightScansABoundedPrefix(t *testing.T) {
 	if _, err := e.PutDocuments([]record.Document{{Title: "near", Content: near}, {Title: "far", Content: far}}); err != nil {
 		t.Fatal(err)
 	}
-	r := search(t, e, SearchRequest{Query: "needle"})
+	r := search(t, e, query.SearchRequest{Query: "needle"})
 	if len(r.Documents) != 2 {
 		t.Fatalf("%d documents", len(r.Documents))
 	}

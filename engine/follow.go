@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -227,7 +228,7 @@ func (x *Analyzer) Document(d *index.Doc, title, body string, titleWeight uint8)
 // else.
 func QueryTerms(text string) []index.Term {
 	a := searchAnalyzers.Get()
-	c := a.compile(&ParsedQuery{Text: text}, false)
+	c := a.compile(&query.ParsedQuery{Text: text}, false)
 	searchAnalyzers.Put(a)
 	return c.q.Terms
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -20,7 +21,7 @@ func fullSpans(a *analyzer, text string, marks map[string]bool) []span {
 
 // marksOf analyses a query into the terms a search would mark.
 func marksOf(a *analyzer, q string) map[string]bool {
-	pq, _ := ParseQuery(q)
+	pq, _ := query.ParseQuery(q)
 	return a.compile(&pq, false).marks
 }
 
@@ -160,7 +161,7 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 	put(md)
 	for _, q := range []string{"raspberry", "heron support", "guide", "partial"} {
 		for range 2 { // the second answer comes from the cache
-			r := search(t, e, SearchRequest{Query: q})
+			r := search(t, e, query.SearchRequest{Query: q})
 			if len(r.Documents) != 1 {
 				t.Fatalf("%q: %d documents", q, len(r.Documents))
 			}
@@ -174,7 +175,7 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 		}
 	}
 	put("## Raspberry Pi\n\nNow with **swift** support.")
-	r := search(t, e, SearchRequest{Query: "raspberry"})
+	r := search(t, e, query.SearchRequest{Query: "raspberry"})
 	if h := r.Documents[0].Highlight; h != "<mark>Raspberry</mark> Pi\nNow with swift support." {
 		t.Errorf("after an update: highlight %q", h)
 	}
@@ -204,7 +205,7 @@ func TestMessageHighlightIsPlain(t *testing.T) {
 	e := openMem(t)
 	msg := "ana: The **retry** delay is `min(backoff, max_backoff)`; see [the docs](https://x.example/retries):\n```yaml\nretry: 3\n```"
 	seed(t, e, msg)
-	r := search(t, e, SearchRequest{Query: "retry backoff"})
+	r := search(t, e, query.SearchRequest{Query: "retry backoff"})
 	want := "The <mark>retry</mark> delay is min(<mark>backoff</mark>, max_<mark>backoff</mark>); see the docs:\n<mark>retry</mark>: 3"
 	if len(r.Messages) != 1 || r.Messages[0].Highlight != want {
 		t.Fatalf("highlight\n got  %v\n want %s", r.Messages, want)

@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -25,7 +26,7 @@ func TestDeclaredLanguage(t *testing.T) {
 			t.Fatalf("%s: %+v", when, docs)
 		}
 		// Detection alone would take this title and body for English.
-		if r := search(t, e, SearchRequest{Query: "Datenbankverbindung", Limit: 5, Private: true, NoTypos: true}); len(r.Documents) != 1 {
+		if r := search(t, e, query.SearchRequest{Query: "Datenbankverbindung", Limit: 5, Private: true, NoTypos: true}); len(r.Documents) != 1 {
 			t.Fatalf("%s: the German stem does not find it: %+v", when, r)
 		}
 	}

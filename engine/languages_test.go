@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -130,7 +131,7 @@ func testLanguageSet(t *testing.T, name string) {
 	for _, kind := range []string{"documents", "messages"} {
 		t.Run(kind, func(t *testing.T) {
 			// first returns the id of the first hit of the kind, or "".
-			first := func(r *engine.SearchResult) string {
+			first := func(r *query.SearchResult) string {
 				if kind == "documents" {
 					if len(r.Documents) > 0 {
 						return r.Documents[0].Key
@@ -147,7 +148,7 @@ func testLanguageSet(t *testing.T, name string) {
 			var total tally
 			var mustMissed []string
 			for _, q := range ls.Queries {
-				r, err := e.Search(engine.SearchRequest{Query: q.Query, Limit: 10})
+				r, err := e.Search(query.SearchRequest{Query: q.Query, Limit: 10})
 				if err != nil {
 					t.Fatalf("%s %q: %v", q.ID, q.Query, err)
 				}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -70,7 +71,7 @@ func fingerprint(t testing.TB, e *Engine) string {
 		fmt.Fprintf(&b, "doc %s %s %s %q\n", d.ID, d.Slug, d.Title, d.Content)
 	}
 	for _, q := range []string{"alpha", "beta gamma", `"alpha beta"`, "from:ana", "doc"} {
-		r := search(t, e, SearchRequest{Query: q, Limit: 100, Private: true})
+		r := search(t, e, query.SearchRequest{Query: q, Limit: 100, Private: true})
 		fmt.Fprintf(&b, "q %s -> %v %d %d\n", q, msgIDs(r), r.TotalMessages, r.TotalDocuments)
 	}
 	return b.String()
@@ -626,7 +627,7 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 	if info := e.LastSnapshot(); info == nil || e.Counts(true).Documents != 3 {
 		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts(true))
 	}
-	if r := search(t, e, SearchRequest{Query: "word2"}); len(r.Documents) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "word2"}); len(r.Documents) != 1 {
 		t.Fatal("big document not searchable after load")
 	}
 }
@@ -679,10 +680,10 @@ func TestFailedWriteLeavesNoHole(t *testing.T) {
 	}
 	e.crash()
 	e = openDir(t, dir)
-	if r := search(t, e, SearchRequest{Query: "acknowledged"}); len(r.Documents) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "acknowledged"}); len(r.Documents) != 1 {
 		t.Fatal("the write acknowledged after a failed one was lost")
 	}
-	if r := search(t, e, SearchRequest{Query: "alpha"}); len(r.Messages) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "alpha"}); len(r.Messages) != 1 {
 		t.Fatal("earlier writes lost")
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sift-search/sift/engine/internal/wal"
 	"github.com/sift-search/sift/engine/internal/wal/waltest"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -132,7 +133,7 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 	if got := titles(e); !slices.Equal(got, acked) {
 		t.Fatalf("reads on a full disk: %v, want %v", got, acked)
 	}
-	if r := search(t, e, SearchRequest{Query: "filler", Limit: 100}); r.TotalDocuments != len(acked) {
+	if r := search(t, e, query.SearchRequest{Query: "filler", Limit: 100}); r.TotalDocuments != len(acked) {
 		t.Fatalf("search on a full disk: %d documents, want %d", r.TotalDocuments, len(acked))
 	}
 

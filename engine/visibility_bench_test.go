@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -50,7 +51,7 @@ func BenchmarkSearchHidden(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/private=%v", n, private), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := e.Search(SearchRequest{Query: qs[i%len(qs)], Limit: 20, Private: private}); err != nil {
+					if _, err := e.Search(query.SearchRequest{Query: qs[i%len(qs)], Limit: 20, Private: private}); err != nil {
 						b.Fatal(err)
 					}
 				}

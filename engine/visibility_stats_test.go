@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -13,7 +14,7 @@ import (
 // "d:<id>").
 func scoresOf(t testing.TB, e *Engine, q string, private bool) map[string]float64 {
 	t.Helper()
-	r := search(t, e, SearchRequest{Query: q, Limit: MaxSearchLimit, Private: private})
+	r := search(t, e, query.SearchRequest{Query: q, Limit: query.MaxSearchLimit, Private: private})
 	out := map[string]float64{}
 	for _, m := range r.Messages {
 		out["m:"+m.SourceID+"/"+m.ID] = m.Score

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -56,7 +57,7 @@ func putMsgs(t testing.TB, e *Engine, msgs []record.Message) {
 // visibleMarkers returns the markers a full-text search for "shared" finds.
 func visibleMarkers(t testing.TB, e *Engine, private bool) []string {
 	t.Helper()
-	r := search(t, e, SearchRequest{Query: "shared", Limit: 100, Private: private})
+	r := search(t, e, query.SearchRequest{Query: "shared", Limit: 100, Private: private})
 	var out []string
 	for _, m := range r.Messages {
 		out = append(out, m.ChannelID)

@@ -14,6 +14,7 @@ import (
 	"github.com/sift-search/sift/agent"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -136,8 +137,8 @@ func TestMCPListTools(t *testing.T) {
 		tool, arg   string
 		lo, hi, def int
 	}{
-		{"search", "limit", 1, engine.MaxSearchLimit, 20},
-		{"search", "offset", 0, engine.MaxSearchOffset, 0},
+		{"search", "limit", 1, query.MaxSearchLimit, 20},
+		{"search", "offset", 0, query.MaxSearchOffset, 0},
 		{"semantic_search", "limit", 1, semanticLimitMax, semanticLimitDefault},
 		{"semantic_search", "max_chars", maxCharsMin, maxCharsMax, maxCharsDefault},
 		{"read_document", "offset", 0, maxReadOffset, 0},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sift-search/sift/agent"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -219,7 +220,7 @@ func parseAnchor(name, v string) (engine.Anchor, error) {
 	case !utf8.ValidString(v):
 		return engine.Anchor{}, paramErr("%s is not valid UTF-8", name)
 	}
-	if t, err := engine.ParseDate(v); err == nil {
+	if t, err := query.ParseDate(v); err == nil {
 		if t.IsZero() {
 			return engine.Anchor{}, paramErr("%s: the time 0001-01-01T00:00:00Z is out of range", name)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
@@ -66,11 +67,11 @@ type Content interface {
 // Searcher ranks messages and documents by words, and completes a query
 // being typed.
 type Searcher interface {
-	Search(req engine.SearchRequest) (*engine.SearchResult, error)
+	Search(req query.SearchRequest) (*query.SearchResult, error)
 	// Suggest completes the last word of a query (a store may have no
 	// word completions) and matches the titles of channels and documents
-	// (engine.MatchTitle), among what the caller may see.
-	Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error)
+	// (query.MatchTitle), among what the caller may see.
+	Suggest(req query.SuggestRequest) ([]query.Suggestion, error)
 }
 
 // Instance is the state of the whole store, for health, metrics and the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -75,7 +76,7 @@ func (ts *testServer) suggestions(t testing.TB, q string, header ...string) []su
 		b, _ := json.Marshal(m)
 		json.Unmarshal(b, &it)
 		want := []string{"count", "kind", "text"}
-		if it.Kind != engine.SuggestWord {
+		if it.Kind != query.SuggestWord {
 			want = []string{"kind", "slug", "source", "text", "url"}
 		}
 		if got := keys(m); !slices.Equal(got, want) {
@@ -83,7 +84,7 @@ func (ts *testServer) suggestions(t testing.TB, q string, header ...string) []su
 		}
 		items = append(items, it)
 	}
-	if len(items) > engine.MaxSuggestions {
+	if len(items) > query.MaxSuggestions {
 		t.Errorf("suggest %q: %d suggestions", q, len(items))
 	}
 	return items
@@ -155,13 +156,13 @@ func TestSuggestValidation(t *testing.T) {
 	ts := start(t)
 	wantError(t, ts.get(t, "/api/suggest"), 400, "q is required")
 	wantError(t, ts.get(t, "/api/suggest?q="), 400, "q is required")
-	wantError(t, ts.get(t, "/api/suggest?q="+strings.Repeat("a", engine.MaxSuggestQueryBytes+1)), 400, "q is too long", "256")
+	wantError(t, ts.get(t, "/api/suggest?q="+strings.Repeat("a", query.MaxSuggestQueryBytes+1)), 400, "q is too long", "256")
 	wantError(t, ts.get(t, "/api/suggest?q=%ff"), 400, "UTF-8")
 	wantError(t, ts.get(t, "/api/suggest?q=a&limit=9"), 400, "limit", "1 to 8")
 	wantError(t, ts.get(t, "/api/suggest?q=a&limit=x"), 400, "limit")
 	wantError(t, ts.get(t, "/api/suggest?q=a", "Authorization", "Bearer wrong"), 401)
-	if r := ts.get(t, "/api/suggest?q="+strings.Repeat("a", engine.MaxSuggestQueryBytes)); r.status != 200 {
-		t.Errorf("q of %d bytes: %d %s", engine.MaxSuggestQueryBytes, r.status, r.body)
+	if r := ts.get(t, "/api/suggest?q="+strings.Repeat("a", query.MaxSuggestQueryBytes)); r.status != 200 {
+		t.Errorf("q of %d bytes: %d %s", query.MaxSuggestQueryBytes, r.status, r.body)
 	}
 	if r := ts.do(t, "POST", "/api/suggest?q=a", nil); r.status != 405 {
 		t.Errorf("POST: %d", r.status)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -23,7 +23,7 @@ func TestTyposThroughTheAPI(t *testing.T) {
 	}
 	type answer struct {
 		Documents   []struct{ Title, Highlight string }
-		Corrections []engine.Correction
+		Corrections []query.Correction
 	}
 	search := func(q string) answer {
 		t.Helper()

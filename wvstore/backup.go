@@ -159,7 +159,7 @@ func (s *Store) copyChannels(eng *engine.Engine) error {
 // limit (at most maxResults) at a time, in object id order (cursor paging:
 // no bound on how many, no order needed).
 func (s *Store) eachPage(suffix string, limit int, fn func([]map[string]any) error) error {
-	q := query{class: s.class(suffix), fields: []string{"record", "_id"}, limit: perQuery(limit)}
+	q := getQuery{class: s.class(suffix), fields: []string{"record", "_id"}, limit: perQuery(limit)}
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		objs, err := s.get(ctx, q)

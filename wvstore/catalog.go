@@ -84,7 +84,7 @@ func (s *Store) loadCatalog(ctx context.Context, token string) (*catalog, error)
 			c.sources[id], c.versions[id] = cur.Rec, cur.Version
 		}
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Channel"), fields: []string{"record"}})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Channel"), fields: []string{"record"}})
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string)
 	step := perQuery(501) - 1
 	for start := 0; start < len(ids); start += step {
 		part := ids[start:min(start+step, len(ids))]
-		objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: anyText("docId", part), limit: len(part) + 1})
+		objs, err := s.get(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: anyText("docId", part), limit: len(part) + 1})
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (s *Store) DocumentBySlug(slug string) (record.Document, bool) {
 	if err != nil {
 		return record.Document{}, false
 	}
-	objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("slug", slug), limit: 2})
+	objs, err := s.get(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: eqText("slug", slug), limit: 2})
 	if err != nil || len(objs) == 0 {
 		return record.Document{}, false
 	}
@@ -246,7 +246,7 @@ func (s *Store) SourceDocuments(sourceID string) []record.Document {
 	if err != nil {
 		return nil
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID)})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID)})
 	if err != nil {
 		return nil
 	}

@@ -48,7 +48,7 @@ func (s *Store) storedMessages(ctx context.Context, source string, ids []string)
 	step := perQuery(501) - 1
 	for start := 0; start < len(ids); start += step {
 		part := ids[start:min(start+step, len(ids))]
-		objs, err := s.get(ctx, query{class: s.class("Message"), fields: msgFields,
+		objs, err := s.get(ctx, getQuery{class: s.class("Message"), fields: msgFields,
 			where: and(eqText("sourceId", source), anyText("msgId", part)), limit: len(part) + 1})
 		if err != nil {
 			return nil, err
@@ -252,7 +252,7 @@ func (s *Store) ChannelMessageIDs(slug string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId"}, where: channelWhere(k), sort: timeOrder})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId"}, where: channelWhere(k), sort: timeOrder})
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (s *Store) MessagePosition(slug, id string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	same, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId"},
+	same, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId"},
 		where: and(channelWhere(k), dateCmp("ts", filters.Equal, m.Timestamp))})
 	if err != nil {
 		return 0, err

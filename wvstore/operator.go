@@ -66,7 +66,7 @@ func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
 // threads their messages started.
 func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
 	where := and(eqText("sourceId", source), eqText("author", folded))
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
 	if err != nil {
 		return err
 	}
@@ -125,11 +125,11 @@ func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey
 // deleteContent deletes everything of a source: channels, messages,
 // documents, chunks, and the slugs they held.
 func (s *Store) deleteContent(ctx context.Context, id string) error {
-	chans, err := s.getAll(ctx, query{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
+	chans, err := s.getAll(ctx, getQuery{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
 	if err != nil {
 		return err
 	}
-	docs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"slug"}, where: eqText("sourceId", id)})
+	docs, err := s.getAll(ctx, getQuery{class: s.class("Document"), fields: []string{"slug"}, where: eqText("sourceId", id)})
 	if err != nil {
 		return err
 	}

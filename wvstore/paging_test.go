@@ -13,6 +13,7 @@ import (
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -50,7 +51,7 @@ func TestDefaultSettings(t *testing.T) {
 	for _, q := range []string{`"drop table"`, `"to the"`, `"drop table" users`, `-"drop table" drop`, `"unbalanced`, `"drop`,
 		`a"b`, `"`, `""`, `-"x y"`, `"x y"`, `foo*`, `(a OR b)`, `\`, `%`, `'`, `--`, `:`, `source:x "p q"`, `source:chat "p q"`,
 		`in:general "to the"`, `"drop" "table"`, `""drop""`, `" "`, `-`, `"-"`, `from:"ana" "x"`, `drop -"never drop"`} {
-		sameSearch(t, mem, wv, engine.SearchRequest{Query: q, Limit: 20, Private: true}, false)
+		sameSearch(t, mem, wv, query.SearchRequest{Query: q, Limit: 20, Private: true}, false)
 	}
 }
 
@@ -223,11 +224,11 @@ func checkSearches(t *testing.T, mem, wv pagedStore) {
 	t.Helper()
 	for _, q := range []string{"in:general", "after:2026-02-01T02:00:00Z", "from:ana", `"to the"`, `"hello world"`} {
 		for _, off := range []int{0, 250, 290, 300, 450, 600, 1000, 1100} {
-			sameSearch(t, mem, wv, engine.SearchRequest{Query: q, Offset: off, Limit: 100, Private: true}, true)
+			sameSearch(t, mem, wv, query.SearchRequest{Query: q, Offset: off, Limit: 100, Private: true}, true)
 		}
 	}
 	for _, off := range []int{0, 250, 350} {
-		req := engine.SearchRequest{Query: "hello", Offset: off, Limit: 100, Private: true}
+		req := query.SearchRequest{Query: "hello", Offset: off, Limit: 100, Private: true}
 		a, err := mem.Search(req)
 		if err != nil {
 			t.Fatal(err)
@@ -259,7 +260,7 @@ func samePage(t *testing.T, mem, wv pagedStore, offset, limit int) {
 // sameSearch compares a search's hits and totals, or its error; the
 // documents' order only when docOrder (their scores differ a little
 // between the stores, docs/weaviate.md).
-func sameSearch(t *testing.T, mem, wv pagedStore, req engine.SearchRequest, docOrder bool) {
+func sameSearch(t *testing.T, mem, wv pagedStore, req query.SearchRequest, docOrder bool) {
 	t.Helper()
 	res := func(st pagedStore) string {
 		r, err := st.Search(req)

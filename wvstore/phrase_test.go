@@ -11,6 +11,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -69,7 +70,7 @@ func TestPhraseWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	type search struct {
-		req    engine.SearchRequest
+		req    query.SearchRequest
 		window int // of a search of words alone, when not the default
 		// The window fills up (more match than it holds): only the
 		// totals are compared, since the page's hits may differ until
@@ -77,7 +78,7 @@ func TestPhraseWalk(t *testing.T) {
 		// written).
 		full bool
 	}
-	type sr = engine.SearchRequest
+	type sr = query.SearchRequest
 	searches := []search{
 		{req: sr{Query: `"to the"`}},
 		{req: sr{Query: `"to the"`, Offset: 5, Limit: 5}},
@@ -110,7 +111,7 @@ func TestPhraseWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := func(r *engine.SearchResult) []string {
+		ids := func(r *query.SearchResult) []string {
 			var out []string
 			for _, h := range r.Messages {
 				out = append(out, h.ID)
@@ -120,7 +121,7 @@ func TestPhraseWalk(t *testing.T) {
 		if m.TotalMessages != w.TotalMessages || !sc.full && !slices.Equal(ids(m), ids(w)) {
 			t.Errorf("%+v:\nmemory   %d %v\nweaviate %d %v", req, m.TotalMessages, ids(m), w.TotalMessages, ids(w))
 		}
-		dids := func(r *engine.SearchResult) []string {
+		dids := func(r *query.SearchResult) []string {
 			var out []string
 			for _, h := range r.Documents {
 				out = append(out, fmt.Sprintf("%s:%.3f", h.Key, h.Score))

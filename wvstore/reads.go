@@ -176,7 +176,7 @@ func (s *Store) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder})
 	if err != nil {
 		return nil, err
 	}

@@ -249,7 +249,7 @@ func chunkObjects(s *Store, cs []*chunkObj) []*models.Object {
 func (s *Store) storedChunks(ctx context.Context, owners []string) (map[string]storedChunk, error) {
 	out := map[string]storedChunk{}
 	for start := 0; start < len(owners); start += 100 {
-		objs, err := s.keysetAll(ctx, query{class: s.class("Chunk"), fields: []string{"_id", "hash", "textHash", "embedder"},
+		objs, err := s.keysetAll(ctx, getQuery{class: s.class("Chunk"), fields: []string{"_id", "hash", "textHash", "embedder"},
 			where: anyText("owner", ownerProps(owners[start:min(start+100, len(owners))]))}, intKey("seq"))
 		if err != nil {
 			return nil, err

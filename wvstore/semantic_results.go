@@ -240,7 +240,7 @@ func (s *Store) liveMessages(ctx context.Context, want map[chanKey][]string) (ma
 	ids = uniq(ids)
 	for start := 0; start < len(ids); start += 500 {
 		part := ids[start:min(start+500, len(ids))]
-		objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: msgFields, where: and(anyText("chan", refs), anyText("msgId", part))})
+		objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: msgFields, where: and(anyText("chan", refs), anyText("msgId", part))})
 		if err != nil {
 			return nil, err
 		}

@@ -255,7 +255,7 @@ func testPaging(t *testing.T, cl *weaviatetest.Cluster) {
 	}
 	for _, page := range []int{1, 2, 3, 4, 7, 25, 1000} {
 		keysetPage = page
-		objs, err := s.keysetAll(context.Background(), query{class: s.class("Message"), fields: msgFields,
+		objs, err := s.keysetAll(context.Background(), getQuery{class: s.class("Message"), fields: msgFields,
 			where: channelWhere(chanKey{"chat", "c3"}), sort: timeOrder}, dateKey)
 		keysetPage = 1000
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -195,14 +195,14 @@ func SameContent(t *testing.T, want, got Store) {
 		}
 	}
 	found := 0
-	for _, q := range []engine.SearchRequest{
+	for _, q := range []query.SearchRequest{
 		{Query: "deploy"}, {Query: "kubernetes cluster"}, {Query: `"release notes"`}, {Query: "release -notes"},
 		{Query: `notes -"release notes"`}, {Query: "rollback from:ana"}, {Query: "latency", Source: "priv"},
 		{Query: "database", Channel: "archive-2"}, {Query: "review in:ops"}, {Query: "flaky after:2025-06-01T10:00:00Z"},
 		{Query: "guide"}, {Query: "launch plan"}, {Query: "cache", From: "Display bo"}, {Query: "pager alert", Before: time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)},
 	} {
 		for _, private := range []bool{true, false} {
-			q.Private, q.Limit = private, engine.MaxSearchLimit
+			q.Private, q.Limit = private, query.MaxSearchLimit
 			hits := func(s Store) (msgs, docs []string, totals [2]int) {
 				res, err := s.Search(q)
 				if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -81,10 +81,10 @@ func testDocumentReplace(t *testing.T, h Harness) {
 	if again.ID != first.ID || again.Slug != first.Slug || !again.CreatedAt.Equal(t0) || !again.UpdatedAt.Equal(t0.Add(time.Hour)) {
 		t.Errorf("replace: %+v, first %+v", again, first)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "max_attempts", Private: true}); len(r.Documents) != 0 || r.TotalDocuments != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "max_attempts", Private: true}); len(r.Documents) != 0 || r.TotalDocuments != 0 {
 		t.Errorf("old text still found: %v", docKeys(r))
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "timezones", Private: true}); len(r.Documents) != 1 || r.Documents[0].ID != first.ID {
+	if r := search(t, s, query.SearchRequest{Query: "timezones", Private: true}); len(r.Documents) != 1 || r.Documents[0].ID != first.ID {
 		t.Errorf("new text not found: %v", docKeys(r))
 	}
 	if _, total := s.Documents(0, 10, true); total != 1 {
@@ -197,7 +197,7 @@ func testDeleteDocument(t *testing.T, h Harness) {
 	if _, ok := s.DocumentBySlug(docs[1].Slug); ok {
 		t.Error("deleted document found by slug")
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "backoff", Private: true}); !slices.Equal(docKeys(r), []string{"Keep"}) || r.TotalDocuments != 1 {
+	if r := search(t, s, query.SearchRequest{Query: "backoff", Private: true}); !slices.Equal(docKeys(r), []string{"Keep"}) || r.TotalDocuments != 1 {
 		t.Errorf("search after delete: %v %d", docKeys(r), r.TotalDocuments)
 	}
 	if list, total := s.Documents(0, 10, true); total != 1 || list[0].ID != docs[0].ID {

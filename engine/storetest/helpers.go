@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -95,10 +95,10 @@ func mustChannel(t *testing.T, s Store, sourceID, id string) record.Channel {
 }
 
 // search runs req (limit 100 unless given) and fails the test on an error.
-func search(t *testing.T, s Store, req engine.SearchRequest) *engine.SearchResult {
+func search(t *testing.T, s Store, req query.SearchRequest) *query.SearchResult {
 	t.Helper()
 	if req.Limit == 0 {
-		req.Limit = engine.MaxSearchLimit
+		req.Limit = query.MaxSearchLimit
 	}
 	r, err := s.Search(req)
 	if err != nil {
@@ -110,7 +110,7 @@ func search(t *testing.T, s Store, req engine.SearchRequest) *engine.SearchResul
 	return r
 }
 
-func msgIDs(r *engine.SearchResult) []string {
+func msgIDs(r *query.SearchResult) []string {
 	out := []string{}
 	for _, m := range r.Messages {
 		out = append(out, m.ID)
@@ -118,7 +118,7 @@ func msgIDs(r *engine.SearchResult) []string {
 	return out
 }
 
-func docKeys(r *engine.SearchResult) []string {
+func docKeys(r *query.SearchResult) []string {
 	out := []string{}
 	for _, d := range r.Documents {
 		out = append(out, d.Key)
@@ -127,7 +127,7 @@ func docKeys(r *engine.SearchResult) []string {
 }
 
 // wantMessages checks the ids of the message hits of req, in order.
-func wantMessages(t *testing.T, s Store, req engine.SearchRequest, want ...string) {
+func wantMessages(t *testing.T, s Store, req query.SearchRequest, want ...string) {
 	t.Helper()
 	if want == nil {
 		want = []string{}
@@ -138,7 +138,7 @@ func wantMessages(t *testing.T, s Store, req engine.SearchRequest, want ...strin
 }
 
 // wantSet checks the ids of the message hits of req, in any order.
-func wantSet(t *testing.T, s Store, req engine.SearchRequest, want ...string) {
+func wantSet(t *testing.T, s Store, req query.SearchRequest, want ...string) {
 	t.Helper()
 	got := msgIDs(search(t, s, req))
 	slices.Sort(got)

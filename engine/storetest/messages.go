@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -334,7 +334,7 @@ func testDeleteMessages(t *testing.T, h Harness) {
 	if n, err := s.DeleteMessages("other", []string{"101"}); err != nil || n != 0 {
 		t.Errorf("delete with the wrong source: %d %v", n, err)
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "signature"})
+	wantMessages(t, s, query.SearchRequest{Query: "signature"})
 	if got := channelMessageIDs(t, s, "general"); !slices.Equal(got, []string{"102", "104"}) {
 		t.Errorf("general holds %v", got)
 	}
@@ -346,5 +346,5 @@ func testDeleteMessages(t *testing.T, h Harness) {
 	}
 	// A deleted message may be written again.
 	mustPutMessages(t, s, record.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "signature back", Timestamp: at(0)})
-	wantMessages(t, s, engine.SearchRequest{Query: "signature"}, "100")
+	wantMessages(t, s, query.SearchRequest{Query: "signature"}, "100")
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -108,7 +108,7 @@ func fingerprint(t *testing.T, s Store) string {
 	fmt.Fprintf(&b, "counts %+v %+v\n", countsNoTerms(s.Counts(false)), countsNoTerms(s.Counts(true)))
 	for _, q := range []string{"alpha", "beta gamma1", `"alpha beta"`, "from:ana", "doc", "shared", "edited -round"} {
 		for _, private := range []bool{false, true} {
-			r := search(t, s, engine.SearchRequest{Query: q, Private: private})
+			r := search(t, s, query.SearchRequest{Query: q, Private: private})
 			fmt.Fprintf(&b, "q %s %v -> %v %v %d %d\n", q, private, msgIDs(r), docKeys(r), r.TotalMessages, r.TotalDocuments)
 		}
 	}
@@ -172,7 +172,7 @@ func testReopenThenWrite(t *testing.T, h Harness) {
 	if _, ok := s.Source("chat"); ok {
 		t.Error("deleted source back after reopening")
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "alpha", Private: true}); r.TotalMessages != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "alpha", Private: true}); r.TotalMessages != 0 {
 		t.Errorf("deleted source's messages back after reopening: %v", msgIDs(r))
 	}
 }

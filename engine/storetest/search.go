@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -36,7 +36,7 @@ func testSearchAnalysis(t *testing.T, h Harness) {
 	seedChat(t, s, chatMessages...)
 	f := func(q string, want ...string) {
 		t.Helper()
-		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
+		wantSet(t, s, query.SearchRequest{Query: q}, want...)
 	}
 	f("signature", "100", "105")
 	f("SIGNATURE", "100", "105")
@@ -49,7 +49,7 @@ func testSearchAnalysis(t *testing.T, h Harness) {
 	f("hmac", "103")
 	f("sha256", "103")
 	f("nothingmatchesthis")
-	r := search(t, s, engine.SearchRequest{Query: "the"})
+	r := search(t, s, query.SearchRequest{Query: "the"})
 	if r.TotalMessages != 4 || len(r.Messages) == 0 || r.Messages[0].ID != "104" {
 		t.Errorf("a query of stop words only: %v (total %d); 104 says \"the\" twice", msgIDs(r), r.TotalMessages)
 	}
@@ -78,7 +78,7 @@ func testSearchRanking(t *testing.T, h Harness) {
 	)
 	order := func(q string, first, second string) {
 		t.Helper()
-		ids := msgIDs(search(t, s, engine.SearchRequest{Query: q}))
+		ids := msgIDs(search(t, s, query.SearchRequest{Query: q}))
 		i, j := slices.Index(ids, first), slices.Index(ids, second)
 		if i < 0 || j < 0 || i > j {
 			t.Errorf("%q: %v; want %s before %s", q, ids, first, second)
@@ -89,7 +89,7 @@ func testSearchRanking(t *testing.T, h Harness) {
 	order("grafana", "m7", "m8")
 	order("terraform provider", "m9", "m10")
 	order("terraform provider", "m9", "m12")
-	r := search(t, s, engine.SearchRequest{Query: "terraform provider"})
+	r := search(t, s, query.SearchRequest{Query: "terraform provider"})
 	if r.TotalMessages != 3 {
 		t.Errorf("any term matches: total %d, want 3", r.TotalMessages)
 	}
@@ -104,12 +104,12 @@ func testSearchRanking(t *testing.T, h Harness) {
 func testSearchTies(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedMessages(t, s, []int{5, 50, 20, 35}, "same words here", "same words here", "same words here", "same words here")
-	wantMessages(t, s, engine.SearchRequest{Query: "same words"}, "m1", "m3", "m2", "m0")
+	wantMessages(t, s, query.SearchRequest{Query: "same words"}, "m1", "m3", "m2", "m0")
 	mustPutDocuments(t, s,
 		record.Document{Key: "a", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(time.Hour)},
 		record.Document{Key: "b", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(3 * time.Hour)},
 		record.Document{Key: "c", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(2 * time.Hour)})
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: "identical"})); !slices.Equal(got, []string{"b", "c", "a"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: "identical"})); !slices.Equal(got, []string{"b", "c", "a"}) {
 		t.Errorf("tied documents %v, want newest first [b c a]", got)
 	}
 
@@ -119,14 +119,14 @@ func testSearchTies(t *testing.T, h Harness) {
 	for _, id := range []string{"t2", "t0", "t3", "t1"} {
 		mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "c", ID: id, Author: "twin", Content: "twin pair", Timestamp: same})
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "twin pair"}, "t0", "t1", "t2", "t3")
-	wantMessages(t, s, engine.SearchRequest{Query: "from:twin"}, "t0", "t1", "t2", "t3")
-	wantMessages(t, s, engine.SearchRequest{Query: "twin pair", Limit: 2, Offset: 1}, "t1", "t2")
+	wantMessages(t, s, query.SearchRequest{Query: "twin pair"}, "t0", "t1", "t2", "t3")
+	wantMessages(t, s, query.SearchRequest{Query: "from:twin"}, "t0", "t1", "t2", "t3")
+	wantMessages(t, s, query.SearchRequest{Query: "twin pair", Limit: 2, Offset: 1}, "t1", "t2")
 	for _, k := range []string{"q", "p", "r"} {
 		mustPutDocuments(t, s, record.Document{Key: k, Title: "Twin", Content: "twin pages", UpdatedAt: same})
 	}
 	for _, q := range []string{"twin pages", "source:" + record.UploadsSourceID} {
-		r := search(t, s, engine.SearchRequest{Query: q})
+		r := search(t, s, query.SearchRequest{Query: q})
 		var ids []string
 		for _, d := range r.Documents {
 			if d.UpdatedAt.Equal(same) {
@@ -146,11 +146,11 @@ func testSearchTitles(t *testing.T, h Harness) {
 	mustPutDocuments(t, s,
 		record.Document{Key: "title", Title: "Configuration reference", Content: "Set max_attempts in wren.yaml to limit retries.", UpdatedAt: t0},
 		record.Document{Key: "body", Title: "Retries", Content: "Backoff doubles after each failed configuration attempt.", UpdatedAt: t0.Add(time.Hour)})
-	r := search(t, s, engine.SearchRequest{Query: "configuration"})
+	r := search(t, s, query.SearchRequest{Query: "configuration"})
 	if got := docKeys(r); !slices.Equal(got, []string{"title", "body"}) || r.TotalDocuments != 2 {
 		t.Errorf("title should outrank body: %v (total %d)", got, r.TotalDocuments)
 	}
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: "wren.yaml"})); !slices.Equal(got, []string{"title"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: "wren.yaml"})); !slices.Equal(got, []string{"title"}) {
 		t.Errorf("file name: %v", got)
 	}
 }
@@ -165,7 +165,7 @@ func testSearchPhrases(t *testing.T, h Harness) {
 		record.Document{Key: "b", Title: "Other", Content: "A match does not mean a signature."})
 	f := func(q string, want ...string) {
 		t.Helper()
-		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
+		wantSet(t, s, query.SearchRequest{Query: q}, want...)
 	}
 	f(`"signature does not match"`, "100")
 	f(`"does match"`)
@@ -174,7 +174,7 @@ func testSearchPhrases(t *testing.T, h Harness) {
 	f(`"raw body" signature`, "101") // a phrase is required, words rank
 	f(`"cron job" "dst change"`, "104")
 	f(`"cron job" "dst job"`)
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: `"signature does not match"`})); !slices.Equal(got, []string{"a"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: `"signature does not match"`})); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("document phrase: %v", got)
 	}
 }
@@ -188,7 +188,7 @@ func testSearchExclusions(t *testing.T, h Harness) {
 		record.Document{Key: "b", Title: "Signature notes", Content: "verify the raw body"})
 	f := func(q string, want ...string) {
 		t.Helper()
-		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
+		wantSet(t, s, query.SearchRequest{Query: q}, want...)
 	}
 	f("signature -proxies", "100")
 	f("signature -PROXY", "100") // analysed as words are
@@ -196,10 +196,10 @@ func testSearchExclusions(t *testing.T, h Harness) {
 	f(`body -"body raw"`, "101", "105")
 	f("signature -signature")
 	f("webhook -hmac -upgrading")
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: "signature -proxies"})); !slices.Equal(got, []string{"b"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: "signature -proxies"})); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("document exclusion: %v", got)
 	}
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: `signature -"raw body"`})); !slices.Equal(got, []string{"a"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: `signature -"raw body"`})); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("document phrase exclusion: %v", got)
 	}
 }
@@ -217,34 +217,34 @@ func testSearchFilters(t *testing.T, h Harness) {
 	mustPutDocuments(t, s,
 		record.Document{SourceID: "chat", Key: "chat-doc", Title: "Signature FAQ", Content: "x", UpdatedAt: at(2)},
 		record.Document{Key: "upload", Title: "Signature upload", Content: "x", UpdatedAt: at(8)})
-	f := func(req engine.SearchRequest, want ...string) {
+	f := func(req query.SearchRequest, want ...string) {
 		t.Helper()
 		wantSet(t, s, req, want...)
 	}
-	q := func(q string) engine.SearchRequest { return engine.SearchRequest{Query: q} }
+	q := func(q string) query.SearchRequest { return query.SearchRequest{Query: q} }
 	f(q("signature"), "100", "105", "o1")
 	f(q("signature source:chat"), "100", "105")
-	f(engine.SearchRequest{Query: "signature", Source: "other"}, "o1")
+	f(query.SearchRequest{Query: "signature", Source: "other"}, "o1")
 	f(q("signature source:nope"))
 	f(q("signature channel:help"), "105")
 	f(q("signature in:help"), "105")
-	f(engine.SearchRequest{Query: "signature", Channel: "general"}, "100")
+	f(query.SearchRequest{Query: "signature", Channel: "general"}, "100")
 	f(q("signature channel:nope"))
 	f(q("signature from:bo"))
 	f(q("body from:BO"), "101")
 	f(q("body author:bo"), "101")
-	f(engine.SearchRequest{Query: "body", From: "ana"}, "105")
+	f(query.SearchRequest{Query: "body", From: "ana"}, "105")
 	f(q("signature from:dee"), "o1")
 	f(q(`signature from:"dee dee"`), "o1")                    // the display name
 	f(q("signature after:2026-03-01T17:00:00Z"), "105", "o1") // inclusive: 105 is at 17:00
 	f(q("signature before:2026-03-01T17:00:00Z"), "100")      // exclusive
 	f(q("signature after:2026-03-02"))
 	f(q("signature before:2026-03-01"))
-	f(engine.SearchRequest{Query: "signature", Before: at(1)}, "100")
-	f(engine.SearchRequest{Query: "signature", After: at(5), Before: at(6)}, "105")
-	f(engine.SearchRequest{Query: "signature source:chat", After: at(1), From: "ana", Channel: "help"}, "105")
+	f(query.SearchRequest{Query: "signature", Before: at(1)}, "100")
+	f(query.SearchRequest{Query: "signature", After: at(5), Before: at(6)}, "105")
+	f(query.SearchRequest{Query: "signature source:chat", After: at(1), From: "ana", Channel: "help"}, "105")
 
-	docs := func(req engine.SearchRequest, want ...string) {
+	docs := func(req query.SearchRequest, want ...string) {
 		t.Helper()
 		got := docKeys(search(t, s, req))
 		slices.Sort(got)
@@ -261,7 +261,7 @@ func testSearchFilters(t *testing.T, h Harness) {
 	docs(q("signature channel:general"))
 	docs(q("signature from:ana"))
 	docs(q("signature after:2026-03-01T16:00:00Z"), "upload") // by UpdatedAt
-	docs(engine.SearchRequest{Query: "signature", Before: at(3)}, "chat-doc")
+	docs(query.SearchRequest{Query: "signature", Before: at(3)}, "chat-doc")
 }
 
 // testSearchFilterOnly: a query of filters only lists what they match,
@@ -269,10 +269,10 @@ func testSearchFilters(t *testing.T, h Harness) {
 func testSearchFilterOnly(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	wantMessages(t, s, engine.SearchRequest{Query: "from:ana"}, "105", "102", "100")
-	wantMessages(t, s, engine.SearchRequest{Query: "channel:general"}, "104", "102", "100")
-	wantMessages(t, s, engine.SearchRequest{Source: "chat", After: at(3)}, "105", "104", "103")
-	r := search(t, s, engine.SearchRequest{Query: "source:chat", Limit: 2})
+	wantMessages(t, s, query.SearchRequest{Query: "from:ana"}, "105", "102", "100")
+	wantMessages(t, s, query.SearchRequest{Query: "channel:general"}, "104", "102", "100")
+	wantMessages(t, s, query.SearchRequest{Source: "chat", After: at(3)}, "105", "104", "103")
+	r := search(t, s, query.SearchRequest{Query: "source:chat", Limit: 2})
 	if r.TotalMessages != 6 || !slices.Equal(msgIDs(r), []string{"105", "104"}) {
 		t.Errorf("source filter only: %v total %d", msgIDs(r), r.TotalMessages)
 	}
@@ -296,16 +296,16 @@ func testSearchPaging(t *testing.T, h Harness) {
 	}
 	mustPutDocuments(t, s, docs...)
 
-	whole := search(t, s, engine.SearchRequest{Query: "deploy", Limit: engine.MaxSearchLimit})
-	if whole.TotalMessages != 130 || len(whole.Messages) != engine.MaxSearchLimit || whole.TotalDocuments != 15 || len(whole.Documents) != 15 {
+	whole := search(t, s, query.SearchRequest{Query: "deploy", Limit: query.MaxSearchLimit})
+	if whole.TotalMessages != 130 || len(whole.Messages) != query.MaxSearchLimit || whole.TotalDocuments != 15 || len(whole.Documents) != 15 {
 		t.Fatalf("whole: %d of %d messages, %d of %d documents", len(whole.Messages), whole.TotalMessages, len(whole.Documents), whole.TotalDocuments)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "deploy", Limit: engine.MaxSearchLimit + 50}); len(r.Messages) > engine.MaxSearchLimit {
+	if r := search(t, s, query.SearchRequest{Query: "deploy", Limit: query.MaxSearchLimit + 50}); len(r.Messages) > query.MaxSearchLimit {
 		t.Errorf("limit above the maximum gave %d", len(r.Messages))
 	}
 	var paged, pagedDocs []string
-	for off := 0; off < engine.MaxSearchLimit; off += 7 {
-		r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: off, Limit: min(7, engine.MaxSearchLimit-off)})
+	for off := 0; off < query.MaxSearchLimit; off += 7 {
+		r := search(t, s, query.SearchRequest{Query: "deploy", Offset: off, Limit: min(7, query.MaxSearchLimit-off)})
 		if r.TotalMessages != 130 || r.TotalDocuments != 15 {
 			t.Errorf("totals at offset %d: %d %d", off, r.TotalMessages, r.TotalDocuments)
 		}
@@ -318,14 +318,14 @@ func testSearchPaging(t *testing.T, h Harness) {
 	if !slices.Equal(pagedDocs, docKeys(whole)) {
 		t.Errorf("document pages differ from the whole:\n pages %v\n whole %v", pagedDocs, docKeys(whole))
 	}
-	r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: 125, Limit: 10})
+	r := search(t, s, query.SearchRequest{Query: "deploy", Offset: 125, Limit: 10})
 	if len(r.Messages) != 5 || len(r.Documents) != 0 || r.TotalMessages != 130 || r.TotalDocuments != 15 {
 		t.Errorf("last page: %d messages, %d documents, totals %d %d", len(r.Messages), len(r.Documents), r.TotalMessages, r.TotalDocuments)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: 500, Limit: 10}); len(r.Messages) != 0 || r.TotalMessages != 130 {
+	if r := search(t, s, query.SearchRequest{Query: "deploy", Offset: 500, Limit: 10}); len(r.Messages) != 0 || r.TotalMessages != 130 {
 		t.Errorf("past the end: %d, total %d", len(r.Messages), r.TotalMessages)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: -4, Limit: 3}); !slices.Equal(msgIDs(r), msgIDs(whole)[:3]) {
+	if r := search(t, s, query.SearchRequest{Query: "deploy", Offset: -4, Limit: 3}); !slices.Equal(msgIDs(r), msgIDs(whole)[:3]) {
 		t.Errorf("negative offset: %v", msgIDs(r))
 	}
 }
@@ -336,7 +336,7 @@ func testSearchHitFields(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
 	docs := mustPutDocuments(t, s, record.Document{Title: "Webhook guide", URL: "https://docs.example/webhooks", Content: "Verify the webhook signature."})
-	r := search(t, s, engine.SearchRequest{Query: "webhook signature"})
+	r := search(t, s, query.SearchRequest{Query: "webhook signature"})
 	if r.TotalMessages != 3 || len(r.Messages) != 3 {
 		t.Fatalf("hits %v, total %d", msgIDs(r), r.TotalMessages)
 	}
@@ -372,7 +372,7 @@ func testSearchHighlights(t *testing.T, h Harness) {
 	mustPutDocuments(t, s,
 		record.Document{Title: "near", Content: "needle early " + strings.Repeat("filler ", 100)},
 		record.Document{Title: "md", Format: record.FormatMarkdown, Content: "# Heading\n\nThe **needle** & <thread>"})
-	r := search(t, s, engine.SearchRequest{Query: "signature getuserbyid"})
+	r := search(t, s, query.SearchRequest{Query: "signature getuserbyid"})
 	if len(r.Messages) != 1 {
 		t.Fatalf("hits %v", msgIDs(r))
 	}
@@ -385,10 +385,10 @@ func testSearchHighlights(t *testing.T, h Harness) {
 	if strings.Contains(hl, "<b>") || strings.Contains(hl, "<mark>webhooks</mark>") {
 		t.Errorf("highlight %q: unescaped or marks a word not searched", hl)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: `"see getuserbyid"`}); len(r.Messages) != 1 || !strings.Contains(r.Messages[0].Highlight, "<mark>getUserById</mark>") {
+	if r := search(t, s, query.SearchRequest{Query: `"see getuserbyid"`}); len(r.Messages) != 1 || !strings.Contains(r.Messages[0].Highlight, "<mark>getUserById</mark>") {
 		t.Errorf("phrase highlight: %+v", r.Messages)
 	}
-	r = search(t, s, engine.SearchRequest{Query: "needle"})
+	r = search(t, s, query.SearchRequest{Query: "needle"})
 	if len(r.Documents) != 2 {
 		t.Fatalf("documents %v", docKeys(r))
 	}
@@ -407,19 +407,19 @@ func testSearchHighlights(t *testing.T, h Harness) {
 func testSearchInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	for name, req := range map[string]engine.SearchRequest{
+	for name, req := range map[string]query.SearchRequest{
 		"empty":               {},
 		"blank":               {Query: "   "},
 		"too many phrases":    {Query: strings.Repeat(`"the" `, 17)},
 		"too many exclusions": {Query: strings.Repeat("-x ", 33)},
 		"bad date":            {Query: "signature after:yesterday"},
-		"too long":            {Query: strings.Repeat("x", engine.MaxQueryBytes+1)},
+		"too long":            {Query: strings.Repeat("x", query.MaxQueryBytes+1)},
 		"invalid UTF-8":       {Query: "bad \xff"},
 	} {
 		_, err := s.Search(req)
 		wantErr(t, name, err, record.ErrInvalid)
 	}
-	r := search(t, s, engine.SearchRequest{Query: "!!! ???"})
+	r := search(t, s, query.SearchRequest{Query: "!!! ???"})
 	if len(r.Messages) != 0 || len(r.Documents) != 0 || r.TotalMessages != 0 {
 		t.Errorf("punctuation found %v", msgIDs(r))
 	}
@@ -435,27 +435,27 @@ func testSearchFollowsWrites(t *testing.T, h Harness) {
 	seedChat(t, s, "ana: original wording here")
 	m := record.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "edited wording now", Timestamp: t0}
 	mustPutMessages(t, s, m)
-	wantMessages(t, s, engine.SearchRequest{Query: "original"})
-	wantMessages(t, s, engine.SearchRequest{Query: "edited"}, "100")
+	wantMessages(t, s, query.SearchRequest{Query: "original"})
+	wantMessages(t, s, query.SearchRequest{Query: "edited"}, "100")
 	m.ID, m.Content = "101", "edited again"
 	mustPutMessages(t, s, m)
-	if r := search(t, s, engine.SearchRequest{Query: "edited"}); r.TotalMessages != 2 {
+	if r := search(t, s, query.SearchRequest{Query: "edited"}); r.TotalMessages != 2 {
 		t.Errorf("after a new message: total %d", r.TotalMessages)
 	}
 	if _, err := s.DeleteMessages("chat", []string{"100"}); err != nil {
 		t.Fatal(err)
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "edited"}, "101")
+	wantMessages(t, s, query.SearchRequest{Query: "edited"}, "101")
 	// A channel renamed: hits name it anew.
 	mustPutChannels(t, s, record.Channel{SourceID: "chat", ID: "c1", Name: "lobby"})
-	if r := search(t, s, engine.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].ChannelName != "lobby" || r.Messages[0].ChannelSlug != "general" {
+	if r := search(t, s, query.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].ChannelName != "lobby" || r.Messages[0].ChannelSlug != "general" {
 		t.Errorf("after a rename: %+v", r.Messages)
 	}
 	// A source renamed: hits name it anew.
 	if _, err := s.UpdateSource("chat", func(src *record.Source) error { src.Name = "Renamed"; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].SourceName != "Renamed" {
+	if r := search(t, s, query.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].SourceName != "Renamed" {
 		t.Errorf("after a source rename: %+v", r.Messages)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -208,7 +208,7 @@ func testDeleteSourceCascades(t *testing.T, h Harness) {
 	if _, ok := s.Source("chat"); ok {
 		t.Error("deleted source found")
 	}
-	r := search(t, s, engine.SearchRequest{Query: "alpha", Private: true})
+	r := search(t, s, query.SearchRequest{Query: "alpha", Private: true})
 	if got := msgIDs(r); !slices.Equal(got, []string{"o-1"}) || r.TotalMessages != 1 {
 		t.Errorf("messages after delete: %v (total %d)", got, r.TotalMessages)
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -56,11 +57,11 @@ type Store interface {
 	SourceDocuments(sourceID string) []record.Document
 
 	// Full-text search.
-	Search(req engine.SearchRequest) (*engine.SearchResult, error)
+	Search(req query.SearchRequest) (*query.SearchResult, error)
 	// Suggest completes a query being typed. Word completions are the
 	// store's own (a store may have none); titles match as
-	// engine.MatchTitle says, visibility respected.
-	Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error)
+	// query.MatchTitle says, visibility respected.
+	Suggest(req query.SuggestRequest) ([]query.Suggestion, error)
 
 	// What an operator controls.
 	SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error)

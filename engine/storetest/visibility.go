@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -44,7 +44,7 @@ func seedPrivate(t *testing.T, s Store) {
 // "shared" finds, sorted, checking the totals against the hits.
 func visible(t *testing.T, s Store, private bool) []string {
 	t.Helper()
-	r := search(t, s, engine.SearchRequest{Query: "shared", Private: private})
+	r := search(t, s, query.SearchRequest{Query: "shared", Private: private})
 	var out []string
 	for _, m := range r.Messages {
 		out = append(out, m.ChannelID)
@@ -104,13 +104,13 @@ func testVisibilityDefaults(t *testing.T, h Harness) {
 		t.Errorf("private Channels: %d", n)
 	}
 	// Filters do not open what is hidden.
-	if r := search(t, s, engine.SearchRequest{Query: "shared", Source: "p"}); len(r.Messages)+len(r.Documents) != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "shared", Source: "p"}); len(r.Messages)+len(r.Documents) != 0 {
 		t.Errorf("source filter on a private source: %v %v", msgIDs(r), docKeys(r))
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "from:bo"})
-	wantMessages(t, s, engine.SearchRequest{Query: "from:ana"}, "m2", "m0")
-	wantMessages(t, s, engine.SearchRequest{Query: "from:ana", Private: true}, "m4", "m2", "m0")
-	if r := search(t, s, engine.SearchRequest{Query: "channel:dm-ana"}); len(r.Messages) != 0 || r.TotalMessages != 0 {
+	wantMessages(t, s, query.SearchRequest{Query: "from:bo"})
+	wantMessages(t, s, query.SearchRequest{Query: "from:ana"}, "m2", "m0")
+	wantMessages(t, s, query.SearchRequest{Query: "from:ana", Private: true}, "m4", "m2", "m0")
+	if r := search(t, s, query.SearchRequest{Query: "channel:dm-ana"}); len(r.Messages) != 0 || r.TotalMessages != 0 {
 		t.Errorf("channel filter on a hidden channel: %v", msgIDs(r))
 	}
 }
@@ -279,11 +279,11 @@ func testVisibilityNewContent(t *testing.T, h Harness) {
 	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "newthread", Name: "new thread", ParentID: "dm", Kind: "thread"})
 	mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "newthread", ID: "late-thread", Content: "shared late", Timestamp: t0})
 	mustPutDocuments(t, s, record.Document{SourceID: "p", Key: "c.md", Title: "Later", Content: "shared late"})
-	r := search(t, s, engine.SearchRequest{Query: "late"})
+	r := search(t, s, query.SearchRequest{Query: "late"})
 	if got := msgIDs(r); !slices.Equal(got, []string{"late-pub"}) || len(r.Documents) != 0 {
 		t.Errorf("public search for new content: %v %v", got, docKeys(r))
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "late", Private: true}); r.TotalMessages != 3 || r.TotalDocuments != 1 {
+	if r := search(t, s, query.SearchRequest{Query: "late", Private: true}); r.TotalMessages != 3 || r.TotalDocuments != 1 {
 		t.Errorf("private search for new content: %d %d", r.TotalMessages, r.TotalDocuments)
 	}
 }
@@ -402,7 +402,7 @@ func testOptOut(t *testing.T, h Harness) {
 	if got := visible(t, s, true); !slices.Equal(got, []string{"a.md", "b.md", "pub", "pubthread", "room"}) {
 		t.Errorf("after opt-out: %v", got)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "from:bo", Private: true}); !slices.Equal(msgIDs(r), []string{"bo-p"}) {
+	if r := search(t, s, query.SearchRequest{Query: "from:bo", Private: true}); !slices.Equal(msgIDs(r), []string{"bo-p"}) {
 		t.Errorf("bo's messages in another source should stay: %v", msgIDs(r))
 	}
 	// Their later messages are kept out; others' are stored.
@@ -444,7 +444,7 @@ func testOptOutThreads(t *testing.T, h Harness) {
 	if c := mustChannel(t, s, "s", "c-1"); c.Name != renamed || c.NameAuthor != "" {
 		t.Errorf("stored as %+v", c)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "secret", Private: true}); len(r.Messages) != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "secret", Private: true}); len(r.Messages) != 0 {
 		t.Errorf("the opted-out author's message is found: %v", msgIDs(r))
 	}
 }
