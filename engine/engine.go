@@ -81,7 +81,7 @@ type Engine struct {
 	wal      *wal.Log // nil in memory
 	lockFile *os.File
 	snapSeq  uint64 // sequence number of the newest snapshot; guarded by writeMu
-	lastSnap atomic.Pointer[SnapshotInfo]
+	lastSnap atomic.Pointer[record.SnapshotInfo]
 
 	closed atomic.Bool
 	stop   chan struct{}
@@ -96,18 +96,6 @@ type Engine struct {
 	titleTab *titleTable // channels and documents by title, for Suggest
 
 	noFinalSnapshot bool // Close writes none (a failed Open)
-}
-
-// SnapshotInfo describes the newest snapshot.
-type SnapshotInfo struct {
-	Seq      uint64
-	Path     string
-	Bytes    int64
-	Took     time.Duration
-	At       time.Time
-	Err      string // of the last failed attempt, if the last attempt failed
-	Rebuilt  bool   // the indexes were rebuilt from records at load
-	LoadedIn time.Duration
 }
 
 // Open loads the engine from opts.DataDir (snapshot, then log) or starts

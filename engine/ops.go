@@ -40,7 +40,7 @@ type op struct {
 	ids      []string          // opDeleteMessages: message ids; opDeleteDocuments: document ids
 	docs     []record.Document // opPutDocuments
 	settings map[string]string // opPutSettings: the whole set
-	insights []Insight         // opPutInsights
+	insights []record.Insight  // opPutInsights
 }
 
 // encode appends the payload of o (its kind travels in the record header).
@@ -129,7 +129,7 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 	case opPutSettings:
 		o.settings = decodeStringMap(d)
 	case opPutInsights:
-		o.insights = make([]Insight, d.Count(7))
+		o.insights = make([]record.Insight, d.Count(7))
 		for i := range o.insights {
 			o.insights[i] = decodeInsight(d)
 		}

@@ -562,7 +562,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 		if d.Err == nil && in.Count == 0 {
 			return errors.New("a row of count 0")
 		}
-		st.insights[in.key()] = insightCounts{in.Count, in.NoResults, in.Unanswered}
+		st.insights[keyOf(&in)] = insightCounts{in.Count, in.NoResults, in.Unanswered}
 		return nil
 	})
 	if err != nil {

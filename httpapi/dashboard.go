@@ -11,7 +11,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
@@ -58,8 +57,8 @@ type dashboardData struct {
 	Types    []typeChoice // for the "add a source" links
 	Settings settingsView
 	Semantic semantic.Status
-	Snapshot *engine.SnapshotInfo
-	Log      engine.LogStatus
+	Snapshot *record.SnapshotInfo
+	Log      record.LogStatus
 	// Elsewhere describes where the records are kept when not in this
 	// process's data dir (a cluster), instead of the log and snapshots.
 	Elsewhere string

@@ -257,7 +257,7 @@ type channelItem struct {
 }
 
 // sourceChannels lists a source's channels for /sources, each with the
-// threads no message leads to (engine.OrphanThreads), which are on no
+// threads no message leads to (the store's OrphanThreads), which are on no
 // other page; those whose channel is not listed come apart.
 func (s *Server) sourceChannels(v *sourceView) {
 	at := map[string]int{}

@@ -8,7 +8,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/agent"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
@@ -188,8 +187,8 @@ func (s *Server) windowMessage(ch *record.Channel, m *record.Message, private bo
 }
 
 // windowQuery validates q and turns it into the engine's query.
-func windowQuery(q channelWindowQuery) (engine.WindowQuery, error) {
-	wq := engine.WindowQuery{Limit: cmp.Or(q.Limit, defaultReadLimit)}
+func windowQuery(q channelWindowQuery) (record.WindowQuery, error) {
+	wq := record.WindowQuery{Limit: cmp.Or(q.Limit, defaultReadLimit)}
 	if err := checkRange("limit", wq.Limit, 1, maxReadLimit); err != nil {
 		return wq, err
 	}
@@ -211,22 +210,22 @@ func windowQuery(q channelWindowQuery) (engine.WindowQuery, error) {
 
 // parseAnchor reads a message id or a time (RFC 3339, or a date) of the
 // parameter name; "" is none.
-func parseAnchor(name, v string) (engine.Anchor, error) {
+func parseAnchor(name, v string) (record.Anchor, error) {
 	switch {
 	case v == "":
-		return engine.Anchor{}, nil
+		return record.Anchor{}, nil
 	case len(v) > maxAnchorBytes:
-		return engine.Anchor{}, paramErr("%s is too long: %d bytes, at most %d", name, len(v), maxAnchorBytes)
+		return record.Anchor{}, paramErr("%s is too long: %d bytes, at most %d", name, len(v), maxAnchorBytes)
 	case !utf8.ValidString(v):
-		return engine.Anchor{}, paramErr("%s is not valid UTF-8", name)
+		return record.Anchor{}, paramErr("%s is not valid UTF-8", name)
 	}
 	if t, err := query.ParseDate(v); err == nil {
 		if t.IsZero() {
-			return engine.Anchor{}, paramErr("%s: the time 0001-01-01T00:00:00Z is out of range", name)
+			return record.Anchor{}, paramErr("%s: the time 0001-01-01T00:00:00Z is out of range", name)
 		}
-		return engine.Anchor{Time: t}, nil
+		return record.Anchor{Time: t}, nil
 	}
-	return engine.Anchor{ID: v}, nil
+	return record.Anchor{ID: v}, nil
 }
 
 // getDocument serves GET /api/documents/{id}: id or slug, offset, length.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
@@ -52,7 +51,7 @@ type Content interface {
 	ChannelBySlug(slug string) (record.Channel, bool)
 	ChannelByID(sourceID, id string) (record.Channel, bool)
 	ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error)
-	ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error)
+	ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error)
 	ChannelPageTimes(slug string, size int) ([]time.Time, error)
 	MessagePosition(slug, id string) (int, error)
 	Documents(offset, limit int, private bool) ([]record.Document, int)
@@ -80,8 +79,8 @@ type Instance interface {
 	// Seq is the sequence number of the last applied write; it never waits.
 	Seq() uint64
 	Counts(private bool) record.Counts
-	LogStatus() engine.LogStatus
-	LastSnapshot() *engine.SnapshotInfo
+	LogStatus() record.LogStatus
+	LastSnapshot() *record.SnapshotInfo
 	Backup(w io.Writer) (uint64, error)
 	Settings() map[string]string
 	UpdateSettings(changes map[string]string) (map[string]string, error)

@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/internal/weaviatetest"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
+	"github.com/sift-search/sift/storetest"
 )
 
 // pagedStore is what the paging tests read of both stores.
 type pagedStore interface {
 	storetest.Store
-	ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error)
+	ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error)
 	ChannelPageTimes(slug string, size int) ([]time.Time, error)
 }
 
@@ -179,12 +179,12 @@ func checkChannelReads(t *testing.T, mem, wv pagedStore, t0 time.Time) {
 		b, berr := wv.MessagePosition("general", id)
 		same(t, "position of "+id, fmt.Sprint(a, aerr), fmt.Sprint(b, berr))
 	}
-	tie := engine.Anchor{Time: t0.Add(167 * time.Minute)}
-	for _, q := range []engine.WindowQuery{
-		{Limit: 50}, {Limit: 200}, {Around: engine.Anchor{ID: "m0701"}, Limit: 51}, {Around: engine.Anchor{ID: "m1000"}, Limit: 200},
-		{Before: engine.Anchor{ID: "m1000"}, Limit: 200}, {After: engine.Anchor{ID: "m0450"}, Limit: 200},
+	tie := record.Anchor{Time: t0.Add(167 * time.Minute)}
+	for _, q := range []record.WindowQuery{
+		{Limit: 50}, {Limit: 200}, {Around: record.Anchor{ID: "m0701"}, Limit: 51}, {Around: record.Anchor{ID: "m1000"}, Limit: 200},
+		{Before: record.Anchor{ID: "m1000"}, Limit: 200}, {After: record.Anchor{ID: "m0450"}, Limit: 200},
 		{After: tie, Limit: 100}, {Before: tie, Limit: 100}, {Around: tie, Limit: 30},
-		{After: engine.Anchor{ID: "m0300"}, Before: engine.Anchor{ID: "m1200"}, Limit: 200},
+		{After: record.Anchor{ID: "m0300"}, Before: record.Anchor{ID: "m1200"}, Limit: 200},
 	} {
 		a, aerr := mem.ChannelWindow("general", q)
 		b, berr := wv.ChannelWindow("general", q)
@@ -341,7 +341,7 @@ func channelNames(st pagedStore) []string {
 	return out
 }
 
-func windowString(w engine.ChannelWindow, err error) string {
+func windowString(w record.ChannelWindow, err error) string {
 	ids := make([]string, len(w.Messages))
 	for i, m := range w.Messages {
 		ids[i] = m.ID

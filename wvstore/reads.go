@@ -14,7 +14,6 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/record"
 )
 
@@ -76,31 +75,31 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
 }
 
 // ChannelWindow returns the messages of channel slug that q picks, in time
-// order (see engine.WindowQuery): positions are counted by the cluster,
+// order (see record.WindowQuery): positions are counted by the cluster,
 // then the stretch read as a page.
-func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error) {
+func (s *Store) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
 	if q.Limit < 1 {
-		return engine.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", record.ErrInvalid)
+		return record.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", record.ErrInvalid)
 	}
 	if !q.Around.IsZero() && (!q.Before.IsZero() || !q.After.IsZero()) {
-		return engine.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", record.ErrInvalid)
+		return record.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", record.ErrInvalid)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)
 	if err != nil {
-		return engine.ChannelWindow{}, err
+		return record.ChannelWindow{}, err
 	}
 	n, err := s.count(ctx, s.class("Message"), channelWhere(k))
 	if err != nil {
-		return engine.ChannelWindow{}, err
+		return record.ChannelWindow{}, err
 	}
 	lo, hi := 0, n
 	switch {
 	case !q.Around.IsZero():
 		at, err := s.anchorAt(ctx, k, q.Around, false)
 		if err != nil {
-			return engine.ChannelWindow{}, err
+			return record.ChannelWindow{}, err
 		}
 		at = min(at, n-1)
 		lo = max(min(at-(q.Limit-1)/2, n-q.Limit), 0)
@@ -108,12 +107,12 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 	default:
 		if !q.After.IsZero() {
 			if lo, err = s.anchorAt(ctx, k, q.After, true); err != nil {
-				return engine.ChannelWindow{}, err
+				return record.ChannelWindow{}, err
 			}
 		}
 		if !q.Before.IsZero() {
 			if hi, err = s.anchorAt(ctx, k, q.Before, false); err != nil {
-				return engine.ChannelWindow{}, err
+				return record.ChannelWindow{}, err
 			}
 		}
 		hi = max(hi, lo)
@@ -123,18 +122,18 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 			lo = max(lo, hi-q.Limit)
 		}
 	}
-	w := engine.ChannelWindow{Messages: []record.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
+	w := record.ChannelWindow{Messages: []record.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
 	if hi <= lo {
 		return w, nil
 	}
 	objs, err := s.listPage(ctx, s.channelListing(k), lo, hi-lo)
 	if err != nil {
-		return engine.ChannelWindow{}, err
+		return record.ChannelWindow{}, err
 	}
 	for _, o := range objs {
 		m, err := decodeMessage(o)
 		if err != nil {
-			return engine.ChannelWindow{}, err
+			return record.ChannelWindow{}, err
 		}
 		w.Messages = append(w.Messages, m)
 	}
@@ -144,7 +143,7 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 // anchorAt returns the position in channel k's time order of anchor a: of
 // its message (just past it when after), or of the first message at
 // (after: past) its time.
-func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after bool) (int, error) {
+func (s *Store) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after bool) (int, error) {
 	if a.ID != "" {
 		cat, err := s.cat(ctx)
 		if err != nil {
@@ -243,13 +242,13 @@ func (s *Store) Seq() uint64 {
 }
 
 // LogStatus reports no log: the cluster keeps the records.
-func (s *Store) LogStatus() engine.LogStatus {
-	return engine.LogStatus{InMemory: true, Seq: s.Seq()}
+func (s *Store) LogStatus() record.LogStatus {
+	return record.LogStatus{InMemory: true, Seq: s.Seq()}
 }
 
 // LastSnapshot is nil: the cluster keeps the records (backups are
 // written by Backup on demand).
-func (s *Store) LastSnapshot() *engine.SnapshotInfo { return nil }
+func (s *Store) LastSnapshot() *record.SnapshotInfo { return nil }
 
 // Describe says where the records are, for the dashboard.
 func (s *Store) Describe() string {

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/internal/weaviatetest"
 	"github.com/sift-search/sift/record"
+	"github.com/sift-search/sift/storetest"
 	"github.com/sift-search/sift/wvstore"
 )
 

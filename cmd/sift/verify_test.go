@@ -36,7 +36,7 @@ func TestVerifyCommand(t *testing.T) {
 	if _, err := eng.PutDocuments([]record.Document{{Title: "guide", Content: "how to"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.PutInsights([]engine.Insight{{Day: 20000, Endpoint: 2, Count: 3}, {Day: 20000, Endpoint: 2, Text: "how to", Count: 3}}); err != nil {
+	if err := eng.PutInsights([]record.Insight{{Day: 20000, Endpoint: 2, Count: 3}, {Day: 20000, Endpoint: 2, Text: "how to", Count: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Close(); err != nil {

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
@@ -78,5 +77,3 @@ type Store interface {
 type Snapshotter interface {
 	Snapshot() error
 }
-
-var _ Store = (*engine.Engine)(nil)
