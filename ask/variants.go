@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 )
 
 // Spelling variants. A question asks about the "license" where the FAQ
@@ -156,10 +156,10 @@ var izeWord = regexp.MustCompile(`^([a-z]{3,})iz(e|es|ed|ing|ation|ations|er|ers
 // in no record the caller may see, but found with typos, becomes the word
 // it was most often matched as.
 func TypoFixes(store interface {
-	Search(engine.SearchRequest) (*engine.SearchResult, error)
+	Search(query.SearchRequest) (*query.SearchResult, error)
 }) func(question string, private bool) map[string]string {
 	return func(question string, private bool) map[string]string {
-		res, err := store.Search(engine.SearchRequest{Query: question, Limit: 1, Private: private})
+		res, err := store.Search(query.SearchRequest{Query: question, Limit: 1, Private: private})
 		if err != nil {
 			return nil // a question need not parse as a query
 		}

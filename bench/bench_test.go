@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -29,8 +31,8 @@ const (
 
 type corpus struct {
 	synth *Synth
-	chans []engine.Channel
-	msgs  []engine.Message
+	chans []record.Channel
+	msgs  []record.Message
 	bytes int64
 }
 
@@ -47,7 +49,7 @@ func synthCorpus(n int) *corpus {
 		return c
 	}
 	s := NewSynth(42, vocabSize, channels)
-	c := &corpus{synth: s, chans: s.Channels(), msgs: make([]engine.Message, n)}
+	c := &corpus{synth: s, chans: s.Channels(), msgs: make([]record.Message, n)}
 	for i := range c.msgs {
 		c.msgs[i] = s.Next()
 		c.bytes += int64(len(c.msgs[i].Content))
@@ -63,8 +65,8 @@ func skipLarge(b *testing.B, n int) {
 }
 
 // load puts a corpus into e, in importer-sized batches.
-func load(b testing.TB, e *engine.Engine, source string, chans []engine.Channel, msgs []engine.Message) {
-	if _, err := e.PutSource(engine.Source{ID: source, Name: source, Type: "discord", Enabled: true}); err != nil {
+func load(b testing.TB, e *engine.Engine, source string, chans []record.Channel, msgs []record.Message) {
+	if _, err := e.PutSource(record.Source{ID: source, Name: source, Type: "discord", Enabled: true}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := e.PutChannels(chans); err != nil {
@@ -80,7 +82,7 @@ func load(b testing.TB, e *engine.Engine, source string, chans []engine.Channel,
 // benchIndex measures how fast messages are indexed for full-text search,
 // on one core (no semantic index follows the engine: see
 // BenchmarkIndexSemantic).
-func benchIndex(b *testing.B, source string, chans []engine.Channel, msgs []engine.Message, bytes int64, dataDir bool) {
+func benchIndex(b *testing.B, source string, chans []record.Channel, msgs []record.Message, bytes int64, dataDir bool) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b.ReportAllocs()
 	b.SetBytes(bytes)
@@ -160,7 +162,7 @@ func BenchmarkIndexDurable(b *testing.B) {
 type builtCorpus struct {
 	e      *engine.Engine
 	x      *semantic.Index  // the semantic index following e
-	sample []engine.Message // every 50th message, to draw queries from
+	sample []record.Message // every 50th message, to draw queries from
 	bytes  int64
 }
 
@@ -193,7 +195,7 @@ func builtEngine(b *testing.B, n int) *builtCorpus {
 	s := NewSynth(42, vocabSize, channels)
 	c := &builtCorpus{e: e, x: x}
 	load(b, e, "synth", s.Channels(), nil)
-	batch := make([]engine.Message, 0, batchSize)
+	batch := make([]record.Message, 0, batchSize)
 	for i := 0; i < n; i++ {
 		m := s.Next()
 		c.bytes += int64(len(m.Content))
@@ -228,7 +230,7 @@ func latenciesWith(b *testing.B, e *engine.Engine, queries []string, noTypos boo
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := time.Now()
-		r, err := e.Search(engine.SearchRequest{Query: queries[i%len(queries)], Limit: 20, NoTypos: noTypos})
+		r, err := e.Search(query.SearchRequest{Query: queries[i%len(queries)], Limit: 20, NoTypos: noTypos})
 		lat = append(lat, time.Since(t))
 		if err != nil {
 			b.Fatal(err)
@@ -243,7 +245,7 @@ func latenciesWith(b *testing.B, e *engine.Engine, queries []string, noTypos boo
 }
 
 // queriesFor draws n queries from the corpus the way people write them.
-func queriesFor(s *Synth, msgs []engine.Message, n int) []string {
+func queriesFor(s *Synth, msgs []record.Message, n int) []string {
 	q := make([]string, n)
 	for i := range q {
 		q[i] = s.Query(msgs[s.rng.IntN(len(msgs))])
@@ -303,8 +305,8 @@ func BenchmarkQueryPrivate(b *testing.B) {
 					}
 				}
 			}
-			setPrivate(engine.VisibilityPrivate)
-			defer setPrivate(engine.VisibilityInherit) // the corpus is shared with other benchmarks
+			setPrivate(record.VisibilityPrivate)
+			defer setPrivate(record.VisibilityInherit) // the corpus is shared with other benchmarks
 			latencies(b, c.e, queriesFor(NewSynth(7, vocabSize, channels), c.sample, 5000))
 		})
 	}
@@ -500,13 +502,13 @@ func BenchmarkSnapshot(b *testing.B) {
 }
 
 var (
-	monero     []engine.Message
-	moneroCh   []engine.Channel
+	monero     []record.Message
+	moneroCh   []record.Channel
 	moneroOnce sync.Once
 	moneroErr  error
 )
 
-func moneroCorpus(b *testing.B) ([]engine.Channel, []engine.Message) {
+func moneroCorpus(b *testing.B) ([]record.Channel, []record.Message) {
 	moneroOnce.Do(func() { moneroCh, monero, moneroErr = MoneroMessages() })
 	if moneroErr != nil {
 		b.Skipf("../shared/datasets/chat/monero not available (%v): skipping the real-chat benchmarks", moneroErr)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -33,7 +35,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := st.PutSource(engine.Source{ID: "synth", Name: "synth", Type: "discord", Enabled: true}); err != nil {
+	if _, err := st.PutSource(record.Source{ID: "synth", Name: "synth", Type: "discord", Enabled: true}); err != nil {
 		b.Fatal(err)
 	}
 	c := synthCorpus(n)
@@ -72,7 +74,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 			b.ReportMetric(ms(gql(fmt.Sprintf(`{Get{CostMessage(%s, %s, limit:1000){ts msgId _additional{id score}}}}`, bm25, where))), kind+"-window-ms")
 			b.ReportMetric(ms(gql(fmt.Sprintf(`{Get{CostMessage(%s, %s, limit:10){ts msgId _additional{id score}}}}`, bm25, where))), kind+"-top10-ms")
 			t := time.Now()
-			res, err := st.Search(engine.SearchRequest{Query: w, Limit: 10})
+			res, err := st.Search(query.SearchRequest{Query: w, Limit: 10})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -85,7 +87,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 // mostCommon returns the word in the most messages when near is 0, else
 // the word whose count of messages is nearest to near. Words are taken as
 // typed (lower case, split on spaces) and counted once per message.
-func mostCommon(msgs []engine.Message, near int) string {
+func mostCommon(msgs []record.Message, near int) string {
 	df := map[string]int{}
 	seen := map[string]bool{}
 	for _, m := range msgs {

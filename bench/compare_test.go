@@ -15,6 +15,8 @@ import (
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -80,7 +82,7 @@ func TestCompareStores(t *testing.T) {
 		cmp := comparison{when: when}
 		for _, private := range []bool{false, true} {
 			for _, q := range queries {
-				cmp.query(t, mem, wv, engine.SearchRequest{Query: q, Private: private})
+				cmp.query(t, mem, wv, query.SearchRequest{Query: q, Private: private})
 			}
 		}
 		t.Logf("%s: %d searches: totals equal in %d; top %d identical (ids and order) in %d lists of %d, same set in %d, "+
@@ -94,7 +96,7 @@ func TestCompareStores(t *testing.T) {
 // fillCompareDir writes the demo content and the 100k corpus into a data
 // dir, makes every fourth synthetic channel private, and returns every
 // 50th message to draw queries from.
-func fillCompareDir(t *testing.T, dir string) []engine.Message {
+func fillCompareDir(t *testing.T, dir string) []record.Message {
 	e, err := engine.Open(engine.Options{DataDir: dir, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -106,11 +108,11 @@ func fillCompareDir(t *testing.T, dir string) []engine.Message {
 	c := synthCorpus(100_000)
 	load(t, e, "synth", c.chans, c.msgs)
 	for i := 0; i < channels; i += 4 {
-		if _, err := e.SetChannelVisibility("synth", fmt.Sprint("c", i), engine.VisibilityPrivate); err != nil {
+		if _, err := e.SetChannelVisibility("synth", fmt.Sprint("c", i), record.VisibilityPrivate); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var sample []engine.Message
+	var sample []record.Message
 	for i := 0; i < len(c.msgs); i += 50 {
 		sample = append(sample, c.msgs[i])
 	}
@@ -120,7 +122,7 @@ func fillCompareDir(t *testing.T, dir string) []engine.Message {
 // demoQueries are searches of the demo content as people write them, with
 // every part of the query syntax, and of the synthetic corpus with
 // filters queriesFor does not make (channel, exclusions, dates).
-func demoQueries(sample []engine.Message) []string {
+func demoQueries(sample []record.Message) []string {
 	q := []string{
 		"retry backoff", "webhook signature", "DST double run", "daylight saving", "cron", "postgres",
 		"pool size postgres", "how do I install wren", "sqlite", "wren.yaml", "max_attempts", "verifyWrenSignature",
@@ -175,12 +177,12 @@ type scored struct {
 	score         float64
 }
 
-func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, req engine.SearchRequest) {
+func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, req query.SearchRequest) {
 	t.Helper()
 	c.searches++
 	what := fmt.Sprintf("%s: %q (private %v)", c.when, req.Query, req.Private)
 	mr := req
-	mr.Limit = engine.MaxSearchLimit // the reference, deep enough to score the cluster's hits
+	mr.Limit = query.MaxSearchLimit // the reference, deep enough to score the cluster's hits
 	m, err := mem.Search(mr)
 	if err != nil {
 		t.Fatalf("memory %s: %v", what, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -39,9 +40,9 @@ func RunTypos(ds *Dataset, eo engine.Options, so semantic.Options, typoed []BEIR
 		return nil, err
 	}
 	defer e.Close()
-	docs := make([]engine.Document, 0, len(ds.Docs))
+	docs := make([]record.Document, 0, len(ds.Docs))
 	for _, d := range ds.Docs {
-		docs = append(docs, engine.Document{Key: d.ID, Title: d.Title, Content: d.Text})
+		docs = append(docs, record.Document{Key: d.ID, Title: d.Title, Content: d.Text})
 	}
 	stored, err := e.PutDocuments(docs)
 	if err != nil {

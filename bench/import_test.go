@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // slackMsg is a message of a Slack export's day file.
@@ -186,7 +187,7 @@ func BenchmarkSlackImport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.PutSource(engine.Source{ID: "slack", Name: "Slack", Type: "slack", Enabled: true}); err != nil {
+		if _, err := e.PutSource(record.Source{ID: "slack", Name: "Slack", Type: "slack", Enabled: true}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // BenchmarkChannelPage renders pages of a 10,000-message channel through
@@ -21,18 +22,18 @@ func BenchmarkChannelPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := e.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.PutChannels([]engine.Channel{{SourceID: "chat", ID: "c", Name: "general"}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "chat", ID: "c", Name: "general"}}); err != nil {
 		b.Fatal(err)
 	}
 	s := NewSynth(3, vocabSize, 1)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	msgs := make([]engine.Message, 10_000)
+	msgs := make([]record.Message, 10_000)
 	for i := range msgs {
 		m := s.Next()
-		msgs[i] = engine.Message{SourceID: "chat", ChannelID: "c", ID: fmt.Sprint(i), Author: m.Author, Content: m.Content,
+		msgs[i] = record.Message{SourceID: "chat", ChannelID: "c", ID: fmt.Sprint(i), Author: m.Author, Content: m.Content,
 			Timestamp: t0.Add(time.Duration(i) * time.Minute)}
 	}
 	if _, err := e.PutMessages(msgs); err != nil {

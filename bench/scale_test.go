@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // scaleSizes are BenchmarkScale's corpora: 1M, and 10M with SIFT_BENCH_10M=1
@@ -34,20 +36,20 @@ const (
 // in-memory engine for full-text search alone, generating it batch by
 // batch, and returns it with every 50th message, the text's size and the
 // time PutMessages took.
-func fullTextEngine(tb testing.TB, n int) (e *engine.Engine, sample []engine.Message, text int64, took time.Duration) {
+func fullTextEngine(tb testing.TB, n int) (e *engine.Engine, sample []record.Message, text int64, took time.Duration) {
 	return fullTextEngineWith(tb, n, engine.Options{})
 }
 
 // fullTextEngineWith is fullTextEngine with the engine's options (a data
 // dir, say).
-func fullTextEngineWith(tb testing.TB, n int, opts engine.Options) (e *engine.Engine, sample []engine.Message, text int64, took time.Duration) {
+func fullTextEngineWith(tb testing.TB, n int, opts engine.Options) (e *engine.Engine, sample []record.Message, text int64, took time.Duration) {
 	e, err := engine.Open(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	s := NewSynth(42, vocabSize, channels)
 	load(tb, e, "synth", s.Channels(), nil)
-	batch := make([]engine.Message, 0, batchSize)
+	batch := make([]record.Message, 0, batchSize)
 	for i := 0; i < n; i++ {
 		m := s.Next()
 		text += int64(len(m.Content))
@@ -96,9 +98,9 @@ func BenchmarkScale(b *testing.B) {
 			rss := rssBytes()
 
 			queries := queriesFor(NewSynth(7, vocabSize, channels), sample, scaleQueries)
-			reqs := make([]engine.SearchRequest, len(queries))
+			reqs := make([]query.SearchRequest, len(queries))
 			for i, q := range queries {
-				reqs[i] = engine.SearchRequest{Query: q, Limit: scaleK}
+				reqs[i] = query.SearchRequest{Query: q, Limit: scaleK}
 			}
 			if err := sameAsExhaustive(e, reqs); err != nil {
 				b.Fatal(err)
@@ -133,7 +135,7 @@ func BenchmarkScale(b *testing.B) {
 
 // sameAsExhaustive runs every request pruned and exhaustively and returns
 // the first difference in hits, scores or totals.
-func sameAsExhaustive(e *engine.Engine, reqs []engine.SearchRequest) error {
+func sameAsExhaustive(e *engine.Engine, reqs []query.SearchRequest) error {
 	for _, req := range reqs {
 		got, err := e.Search(req)
 		if err != nil {
@@ -162,7 +164,7 @@ func sameAsExhaustive(e *engine.Engine, reqs []engine.SearchRequest) error {
 
 // latencyRun runs each request once, one at a time, and returns the
 // latencies.
-func latencyRun(b *testing.B, e *engine.Engine, reqs []engine.SearchRequest) []time.Duration {
+func latencyRun(b *testing.B, e *engine.Engine, reqs []query.SearchRequest) []time.Duration {
 	lat := make([]time.Duration, 0, len(reqs))
 	for _, req := range reqs {
 		t := time.Now()
@@ -176,7 +178,7 @@ func latencyRun(b *testing.B, e *engine.Engine, reqs []engine.SearchRequest) []t
 
 // throughput runs the requests over workers goroutines and returns the
 // queries per second.
-func throughput(b *testing.B, e *engine.Engine, reqs []engine.SearchRequest, workers int) float64 {
+func throughput(b *testing.B, e *engine.Engine, reqs []query.SearchRequest, workers int) float64 {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	t := time.Now()
@@ -208,9 +210,9 @@ func TestScaleQueriesExact(t *testing.T) {
 	e, sample, _, _ := fullTextEngine(t, n)
 	defer e.Close()
 	queries := queriesFor(NewSynth(7, vocabSize, channels), sample, scaleQueries)
-	var reqs []engine.SearchRequest
+	var reqs []query.SearchRequest
 	for i, q := range queries {
-		req := engine.SearchRequest{Query: q, Limit: scaleK, Private: i%2 == 0}
+		req := query.SearchRequest{Query: q, Limit: scaleK, Private: i%2 == 0}
 		if i%7 == 0 {
 			req.Limit, req.Offset = 20, 40
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -31,15 +32,15 @@ func BenchmarkSemanticSearchHTTP(b *testing.B) {
 	}
 	defer e.Close()
 	s := NewSynth(5, vocabSize, channels)
-	var sample []engine.Message
-	batch := make([]engine.Document, 0, 1024)
+	var sample []record.Message
+	batch := make([]record.Document, 0, 1024)
 	for i := 0; i < n; i++ {
 		m := s.Next()
 		m.Content = s.Text(40 + s.rng.IntN(40))
 		if i%100 == 0 {
 			sample = append(sample, m)
 		}
-		batch = append(batch, engine.Document{Title: fmt.Sprintf("Note %d", i), Content: m.Content})
+		batch = append(batch, record.Document{Title: fmt.Sprintf("Note %d", i), Content: m.Content})
 		if len(batch) == cap(batch) || i == n-1 {
 			if _, err := e.PutDocuments(batch); err != nil {
 				b.Fatal(err)

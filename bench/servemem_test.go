@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // TestMakeServeDataDir writes a data dir of $SIFT_SERVE_N synthetic
@@ -35,7 +36,7 @@ func TestMakeServeDataDir(t *testing.T) {
 	s := NewSynth(42, vocabSize, channels)
 	load(t, e, "synth", s.Channels(), nil)
 	var text int64
-	batch := make([]engine.Message, 0, batchSize)
+	batch := make([]record.Message, 0, batchSize)
 	for i := 0; i < n; i++ {
 		m := s.Next()
 		text += int64(len(m.Content))

@@ -19,6 +19,7 @@ import (
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -101,7 +102,7 @@ type storeUnderTest struct {
 
 func benchStore(b *testing.B, nodes, n int) {
 	c := synthCorpus(n)
-	var sample []engine.Message // every 50th message, as builtEngine draws them
+	var sample []record.Message // every 50th message, as builtEngine draws them
 	for i := 0; i < len(c.msgs); i += 50 {
 		sample = append(sample, c.msgs[i])
 	}
@@ -120,7 +121,7 @@ func benchStore(b *testing.B, nodes, n int) {
 		} else {
 			s = openClusterStore(b, cl, fmt.Sprint("Bench", i))
 		}
-		if _, err := s.st.PutSource(engine.Source{ID: "synth", Name: "synth", Type: "discord", Enabled: true}); err != nil {
+		if _, err := s.st.PutSource(record.Source{ID: "synth", Name: "synth", Type: "discord", Enabled: true}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // functionWords head the synthetic vocabulary: in real text the most
@@ -106,20 +106,20 @@ func (s *Synth) MessageLen() int {
 }
 
 // Next returns the next message of source "synth".
-func (s *Synth) Next() engine.Message {
+func (s *Synth) Next() record.Message {
 	s.n++
 	s.t = s.t.Add(time.Duration(1+s.rng.IntN(90)) * time.Second)
-	return engine.Message{
+	return record.Message{
 		SourceID: "synth", ChannelID: fmt.Sprint("c", s.channel.Uint64()), ID: fmt.Sprint(s.n),
 		Author: fmt.Sprint("user", s.author.Uint64()), Content: strings.Clone(s.Text(s.MessageLen())), Timestamp: s.t,
 	}
 }
 
 // Channels returns the channels Next uses.
-func (s *Synth) Channels() []engine.Channel {
-	out := make([]engine.Channel, s.channels)
+func (s *Synth) Channels() []record.Channel {
+	out := make([]record.Channel, s.channels)
 	for i := range out {
-		out[i] = engine.Channel{SourceID: "synth", ID: fmt.Sprint("c", i), Name: fmt.Sprint("channel ", i)}
+		out[i] = record.Channel{SourceID: "synth", ID: fmt.Sprint("c", i), Name: fmt.Sprint("channel ", i)}
 	}
 	return out
 }
@@ -130,7 +130,7 @@ func (s *Synth) Channels() []engine.Channel {
 // of two or three consecutive words around a content word; 15%: two to four
 // consecutive words as typed, function words included. Every query holds a
 // content word; StopQuery makes the ones that do not.
-func (s *Synth) Query(from engine.Message) string {
+func (s *Synth) Query(from record.Message) string {
 	var words []string
 	for _, w := range strings.Fields(from.Content) {
 		// Quotes and leading dashes are query syntax, not words people type.
@@ -201,7 +201,7 @@ func (s *Synth) isFunction(w string) bool {
 // MoneroMessages loads the real chat corpus of ../shared/datasets/chat/monero
 // as messages of source "monero": one channel per meeting kind, times
 // spread over each meeting's day in file order.
-func MoneroMessages() ([]engine.Channel, []engine.Message, error) {
+func MoneroMessages() ([]record.Channel, []record.Message, error) {
 	dir, ok := DatasetsDir()
 	if !ok {
 		return nil, nil, os.ErrNotExist
@@ -211,9 +211,9 @@ func MoneroMessages() ([]engine.Channel, []engine.Message, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	var chans []engine.Channel
+	var chans []record.Channel
 	seen := map[string]bool{}
-	var msgs []engine.Message
+	var msgs []record.Message
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	perDay := map[string]int{}
@@ -229,14 +229,14 @@ func MoneroMessages() ([]engine.Channel, []engine.Message, error) {
 		}
 		if !seen[m.Meeting] {
 			seen[m.Meeting] = true
-			chans = append(chans, engine.Channel{SourceID: "monero", ID: m.Meeting, Name: m.Meeting})
+			chans = append(chans, record.Channel{SourceID: "monero", ID: m.Meeting, Name: m.Meeting})
 		}
 		day, err := time.Parse("2006-01-02", m.Date)
 		if err != nil {
 			return nil, nil, err
 		}
 		perDay[m.Date]++
-		msgs = append(msgs, engine.Message{
+		msgs = append(msgs, record.Message{
 			SourceID: "monero", ChannelID: m.Meeting, ID: fmt.Sprint(len(msgs) + 1), Author: m.User,
 			Content: m.Text, Timestamp: day.Add(time.Duration(perDay[m.Date]) * time.Second),
 		})

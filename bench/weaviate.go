@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -45,9 +46,9 @@ func IndexWeaviate(ds *Dataset, opts wvstore.Options) (*WeaviateRun, error) {
 	r := &WeaviateRun{ds: ds, st: st, x: st.Semantic(wvstore.SemanticOptions{FreshWait: -1}), beirID: make(map[string]string, len(ds.Docs))}
 	const docBatch = 50
 	for start := 0; start < len(ds.Docs); start += docBatch {
-		var docs []engine.Document
+		var docs []record.Document
 		for _, d := range ds.Docs[start:min(start+docBatch, len(ds.Docs))] {
-			docs = append(docs, engine.Document{Key: d.ID, Title: d.Title, Content: d.Text})
+			docs = append(docs, record.Document{Key: d.ID, Title: d.Title, Content: d.Text})
 		}
 		stored, err := st.PutDocuments(docs)
 		if err != nil {
@@ -116,14 +117,14 @@ func rankAll(ctx context.Context, ds *Dataset, st searcher, x interface {
 
 // searcher is a store's full-text search, the engine's or wvstore's.
 type searcher interface {
-	Search(engine.SearchRequest) (*engine.SearchResult, error)
+	Search(query.SearchRequest) (*query.SearchResult, error)
 }
 
 // searchBM25 ranks a query as GET /api/search does for a caller without
 // credentials (q and limit, typos=false when noTypos), returning the BEIR
 // ids of the top MaxSearchLimit documents.
 func searchBM25(st searcher, q string, noTypos bool) ([]string, error) {
-	res, err := st.Search(engine.SearchRequest{Query: q, Limit: engine.MaxSearchLimit, NoTypos: noTypos})
+	res, err := st.Search(query.SearchRequest{Query: q, Limit: query.MaxSearchLimit, NoTypos: noTypos})
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", q, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // exportFormats are the formats ParseExport reads.
@@ -195,7 +195,7 @@ func visibleName(s string, maxRunes int, fallback string) string {
 		}
 		name = name[:cut] + "…"
 	}
-	if name == "" || len(name) > engine.MaxNameBytes {
+	if name == "" || len(name) > record.MaxNameBytes {
 		return fallback
 	}
 	return name

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // The Discord connector reads a guild through the REST API v10
@@ -38,7 +38,7 @@ type discord struct {
 	channels map[string]bool // only these (and their threads), when set
 }
 
-func newDiscord(src engine.Source, env Env) (Connector, error) {
+func newDiscord(src record.Source, env Env) (Connector, error) {
 	token, _ := src.Config["token"].(string)
 	if token == "" {
 		return nil, invalidConfig("config.token is needed to crawl a discord source (a bot token; without one the source takes imports only)")
@@ -202,7 +202,7 @@ func (d *discord) Crawl(ctx context.Context, cursorText string, full bool, emit 
 // (active, and archived public ones of each text, announcement and forum
 // channel), restricted to channelIds when set, each Private as
 // privateChannels says.
-func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
+func (d *discord) listChannels(ctx context.Context) ([]record.Channel, error) {
 	var all []discordChannel
 	if err := d.api.get(ctx, "/guilds/"+d.guild+"/channels", nil, &all); err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 	want := func(id string, parent *string) bool {
 		return d.channels == nil || d.channels[id] || parent != nil && d.channels[*parent]
 	}
-	var out []engine.Channel
+	var out []record.Channel
 	stored := map[string]bool{}
 	threads := active.Threads
 	for _, c := range all {
@@ -229,7 +229,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 		case !snowflake.MatchString(c.ID):
 			continue
 		case readable(c.Type) && want(c.ID, nil):
-			ch := engine.Channel{ID: c.ID, Name: visibleName(c.Name, 200, "channel "+c.ID), Kind: "channel", URL: discordURL(d.guild, c.ID, ""),
+			ch := record.Channel{ID: c.ID, Name: visibleName(c.Name, 200, "channel "+c.ID), Kind: "channel", URL: discordURL(d.guild, c.ID, ""),
 				Private: private[c.ID]}
 			if c.Topic != nil {
 				ch.Topic = *c.Topic
@@ -252,7 +252,7 @@ func (d *discord) listChannels(ctx context.Context) ([]engine.Channel, error) {
 			continue
 		}
 		seen[t.ID] = true
-		ch := engine.Channel{ID: t.ID, Name: visibleName(t.Name, 200, "thread "+t.ID), Kind: "thread", URL: discordURL(d.guild, t.ID, "")}
+		ch := record.Channel{ID: t.ID, Name: visibleName(t.Name, 200, "thread "+t.ID), Kind: "thread", URL: discordURL(d.guild, t.ID, "")}
 		if t.ParentID != nil && snowflake.MatchString(*t.ParentID) {
 			ch.ParentID = *t.ParentID
 		}
@@ -405,7 +405,7 @@ func (d *discord) crawlChannel(ctx context.Context, channel, after string, emit 
 		}
 		// Pages come newest first, after= included.
 		slices.SortFunc(page, func(a, b discordMessage) int { return snowflakeCmp(a.ID, b.ID) })
-		var msgs []engine.Message
+		var msgs []record.Message
 		for i := range page {
 			m := &page[i]
 			if snowflakeLess(newest, m.ID) {
@@ -447,7 +447,7 @@ func (d *discord) crawlChannel(ctx context.Context, channel, after string, emit 
 // message maps a Discord message; system messages (joins, pins, thread
 // creations…) are not kept. empty reports a user message with no text at
 // all, the sign of a missing Message Content intent.
-func (d *discord) message(channel string, m *discordMessage) (msg engine.Message, ok, empty bool) {
+func (d *discord) message(channel string, m *discordMessage) (msg record.Message, ok, empty bool) {
 	switch m.Type {
 	case 0, 19, 20, 23: // DEFAULT, REPLY, CHAT_INPUT_COMMAND, CONTEXT_MENU_COMMAND
 	default:
@@ -472,8 +472,8 @@ func (d *discord) message(channel string, m *discordMessage) (msg engine.Message
 	if strings.TrimSpace(content) == "" {
 		return msg, false, !m.Author.Bot
 	}
-	msg = engine.Message{
-		ChannelID: channel, ID: m.ID, Author: m.Author.Username, Content: textcut.Prefix(content, engine.MaxMessageBytes),
+	msg = record.Message{
+		ChannelID: channel, ID: m.ID, Author: m.Author.Username, Content: textcut.Prefix(content, record.MaxMessageBytes),
 		Timestamp: ts.UTC(), URL: discordURL(d.guild, channel, m.ID),
 	}
 	if m.Author.GlobalName != nil && *m.Author.GlobalName != m.Author.Username {

@@ -11,14 +11,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // Export is the content of one chat export, ready for the engine.
 type Export struct {
 	Format   string // discord, slack, telegram
-	Channels []engine.Channel
-	Messages []engine.Message
+	Channels []record.Channel
+	Messages []record.Message
 	// Skipped counts the messages of the file left out, by reason ("empty
 	// message": 3): with Messages, they are every message the file holds.
 	Skipped map[string]int
@@ -132,7 +132,7 @@ func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 	if in.Channel.ID == "" || in.Channel.Name == "" {
 		return nil, formatErr("DiscordChatExporter JSON: channel.id and channel.name are required")
 	}
-	ch := engine.Channel{
+	ch := record.Channel{
 		SourceID: sourceID, ID: in.Channel.ID, Name: in.Channel.Name, Kind: "channel",
 		URL:     discordURL(in.Guild.ID, in.Channel.ID, ""),
 		Private: dcePrivateTypes[in.Channel.Type] || in.Guild.ID == "0" || in.Guild.Name == "Direct Messages",
@@ -143,7 +143,7 @@ func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 	if threadTypes[in.Channel.Type] {
 		ch.Kind, ch.ParentID = "thread", in.Channel.CategoryID
 	}
-	out := &Export{Format: "discord", Channels: []engine.Channel{ch}, GuildID: in.Guild.ID}
+	out := &Export{Format: "discord", Channels: []record.Channel{ch}, GuildID: in.Guild.ID}
 	seen := make(map[string]bool, len(in.Messages))
 	for i, m := range in.Messages {
 		if m.Type != "Default" && m.Type != "Reply" {
@@ -173,7 +173,7 @@ func ParseDiscordExport(r io.Reader, sourceID string) (*Export, error) {
 		if !utf8.ValidString(content) {
 			return nil, formatErr("message %s: content is not valid UTF-8", m.ID)
 		}
-		msg := engine.Message{
+		msg := record.Message{
 			SourceID: sourceID, ChannelID: ch.ID, ID: m.ID, Author: m.Author.Name, Content: content,
 			Timestamp: ts.UTC(), URL: discordURL(in.Guild.ID, ch.ID, m.ID),
 		}
@@ -215,9 +215,9 @@ func Import(e Importer, x *Export) (int, error) {
 }
 
 // importCounted is Import, saying what became of each message.
-func importCounted(e Importer, x *Export) (engine.PutCounts, error) {
+func importCounted(e Importer, x *Export) (record.PutCounts, error) {
 	if _, err := e.PutChannels(x.Channels); err != nil {
-		return engine.PutCounts{}, fmt.Errorf("import channels: %w", err)
+		return record.PutCounts{}, fmt.Errorf("import channels: %w", err)
 	}
 	c, err := e.PutMessagesCounted(x.Messages)
 	if err != nil {

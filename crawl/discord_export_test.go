@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 const sampleDCE = `{"guild":{"id":"1","name":"G"},
@@ -72,9 +74,9 @@ func TestDiscordExportPrivate(t *testing.T) {
 
 	e, _ := engine.Open(engine.Options{})
 	defer e.Close()
-	e.PutSource(engine.Source{ID: "src", Name: "D", Type: "discord", Enabled: true})
+	e.PutSource(record.Source{ID: "src", Name: "D", Type: "discord", Enabled: true})
 	// The parent, crawled private, then its thread imported.
-	if _, err := e.PutChannels([]engine.Channel{{SourceID: "src", ID: "2", Name: "staff", Private: true}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "src", ID: "2", Name: "staff", Private: true}}); err != nil {
 		t.Fatal(err)
 	}
 	x, _ := ParseDiscordExport(strings.NewReader(export("1", "GuildPublicThread", "20", "2")), "src")
@@ -90,7 +92,7 @@ func TestDiscordExportPrivate(t *testing.T) {
 	if c, _ := e.ChannelByID("src", "30"); c.Private {
 		t.Fatal("a thread of a public or unknown parent is private")
 	}
-	if _, err := Import(e, &Export{Channels: []engine.Channel{{SourceID: "src", ID: "3", Name: "mods", Private: true}}}); err != nil {
+	if _, err := Import(e, &Export{Channels: []record.Channel{{SourceID: "src", ID: "3", Name: "mods", Private: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	// The threads follow their parents, whichever came first.
@@ -128,7 +130,7 @@ func TestImportDemoExportIsIdempotent(t *testing.T) {
 	}
 	e, _ := engine.Open(engine.Options{})
 	defer e.Close()
-	e.PutSource(engine.Source{ID: "demo", Name: "Demo", Type: "discord", Enabled: true})
+	e.PutSource(record.Source{ID: "demo", Name: "Demo", Type: "discord", Enabled: true})
 	n, err := Import(e, x)
 	if err != nil || n < 300 {
 		t.Fatalf("imported %d: %v", n, err)
@@ -136,7 +138,7 @@ func TestImportDemoExportIsIdempotent(t *testing.T) {
 	if n, err := Import(e, x); err != nil || n != 0 {
 		t.Fatalf("second import changed %d: %v", n, err)
 	}
-	r, _ := e.Search(engine.SearchRequest{Query: "webhook signature mismatch", Limit: 5})
+	r, _ := e.Search(query.SearchRequest{Query: "webhook signature mismatch", Limit: 5})
 	if len(r.Messages) == 0 {
 		t.Error("demo export not searchable")
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // fakeDiscord speaks the parts of Discord's REST API v10 the connector
@@ -202,7 +204,7 @@ func discordSource(t *testing.T, f *fakeDiscord, extra map[string]any) (*engine.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSource(engine.Source{ID: "dc", Name: "Gadget Discord", Type: "discord", Enabled: true, Config: cfg}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "dc", Name: "Gadget Discord", Type: "discord", Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	r := NewRunner(eng, RunnerOptions{Env: Env{UserAgent: "SiftBot/test"}})
@@ -305,7 +307,7 @@ func TestDiscordCrawl(t *testing.T) {
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("full: %+v %v", res, err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "corrected"}); len(found.Messages) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "corrected"}); len(found.Messages) != 1 {
 		t.Fatal("the edit was not picked up")
 	}
 	if _, err := eng.MessagePosition("general", deleted); err == nil {
@@ -347,7 +349,7 @@ func TestDiscordFailures(t *testing.T) {
 
 	// No token: the source takes imports only.
 	eng4 := webEngine(t)
-	eng4.PutSource(engine.Source{ID: "dc", Name: "D", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}})
+	eng4.PutSource(record.Source{ID: "dc", Name: "D", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}})
 	r4 := NewRunner(eng4, RunnerOptions{})
 	defer r4.Close()
 	if _, err := r4.Crawl("dc", false); err == nil || !strings.Contains(err.Error(), "config.token") {
@@ -368,7 +370,7 @@ func FuzzDiscordMessages(f *testing.F) {
 		}
 		for i := range msgs {
 			m, ok, _ := d.message("c", &msgs[i])
-			if ok && (m.ID != msgs[i].ID || !snowflake.MatchString(m.ID) || m.Timestamp.IsZero() || strings.TrimSpace(m.Content) == "" || len(m.Content) > engine.MaxMessageBytes) {
+			if ok && (m.ID != msgs[i].ID || !snowflake.MatchString(m.ID) || m.Timestamp.IsZero() || strings.TrimSpace(m.Content) == "" || len(m.Content) > record.MaxMessageBytes) {
 				t.Fatalf("kept %+v", m)
 			}
 		}
@@ -445,7 +447,7 @@ func TestDiscordPrivateChannels(t *testing.T) {
 			if got := privateIDs(eng); !slices.Equal(got, c.want) {
 				t.Fatalf("private channels %v, want %v", got, c.want)
 			}
-			found, _ := eng.Search(engine.SearchRequest{Query: "rota"})
+			found, _ := eng.Search(query.SearchRequest{Query: "rota"})
 			if hidden := slices.Contains(c.want, "202"); hidden != (len(found.Messages) == 0) {
 				t.Fatalf("the thread of #staff-chat: hidden %v, found %d without credentials", hidden, len(found.Messages))
 			}

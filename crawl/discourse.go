@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/extract"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // The Discourse connector reads a forum through its JSON API
@@ -26,7 +26,7 @@ type discourse struct {
 	base string // the forum's address, for links
 }
 
-func newDiscourse(src engine.Source, env Env) (Connector, error) {
+func newDiscourse(src record.Source, env Env) (Connector, error) {
 	base, _ := src.Config["baseUrl"].(string)
 	c := newAPIClient(base, "", env.UserAgent, allowPrivate(src), env)
 	c.headers = map[string]string{}
@@ -229,12 +229,12 @@ func (d *discourse) topic(ctx context.Context, t dsTopic, categories map[int]str
 		slug = "-"
 	}
 	chID := "topic-" + strconv.Itoa(t.ID)
-	ch := engine.Channel{ID: chID, Kind: "topic", Name: visibleName(name, 200, "topic "+strconv.Itoa(t.ID)), URL: fmt.Sprintf("%s/t/%s/%d", d.base, slug, t.ID)}
+	ch := record.Channel{ID: chID, Kind: "topic", Name: visibleName(name, 200, "topic "+strconv.Itoa(t.ID)), URL: fmt.Sprintf("%s/t/%s/%d", d.base, slug, t.ID)}
 	byNumber := map[int]int{}
 	for _, p := range posts {
 		byNumber[p.PostNumber] = p.ID
 	}
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := range posts {
 		p := &posts[i]
 		if p.ID <= 0 || p.PostType != 1 || p.DeletedAt != nil || p.Hidden || p.UserDeleted || p.CreatedAt.IsZero() {
@@ -244,8 +244,8 @@ func (d *discourse) topic(ctx context.Context, t dsTopic, categories map[int]str
 		if text == "" {
 			continue
 		}
-		m := engine.Message{
-			ChannelID: chID, ID: "post-" + strconv.Itoa(p.ID), Author: p.Username, Content: textcut.Prefix(text, engine.MaxMessageBytes),
+		m := record.Message{
+			ChannelID: chID, ID: "post-" + strconv.Itoa(p.ID), Author: p.Username, Content: textcut.Prefix(text, record.MaxMessageBytes),
 			Timestamp: p.CreatedAt.UTC(), URL: fmt.Sprintf("%s/t/%s/%d/%d", d.base, slug, t.ID, p.PostNumber),
 		}
 		if p.Name != "" && p.Name != p.Username {
@@ -261,7 +261,7 @@ func (d *discourse) topic(ctx context.Context, t dsTopic, categories map[int]str
 		}
 		msgs = append(msgs, m)
 	}
-	b := Batch{Channels: []engine.Channel{ch}, Messages: msgs}
+	b := Batch{Channels: []record.Channel{ch}, Messages: msgs}
 	// Complete only when every post of the stream came back.
 	got := map[int]bool{}
 	for _, p := range posts {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // fakeDiscourse speaks the JSON routes the connector uses (CONNECTORS.md
@@ -184,7 +186,7 @@ func discourseCrawl(t *testing.T, f *fakeDiscourse, key string) (*engine.Engine,
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.PutSource(engine.Source{ID: "forum", Name: "Gadget forum", Type: "discourse", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "forum", Name: "Gadget forum", Type: "discourse", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	t.Cleanup(r.Close)
 	return eng, r
@@ -213,7 +215,7 @@ func TestDiscourseCrawl(t *testing.T) {
 	if st := eng.SourceStats("forum", true); st.Messages != 7 || res.Messages != 7 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
-	var posts []engine.Message
+	var posts []record.Message
 	for _, c := range eng.Channels("forum", true) {
 		if c.ID == "topic-10" {
 			posts, _, _ = eng.ChannelMessages(c.Slug, 0, 10)
@@ -264,7 +266,7 @@ func TestDiscourseWithKey(t *testing.T) {
 	if _, err := r.Crawl("forum", false); err != nil {
 		t.Fatal(err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "internal release note"}); len(found.Messages) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "internal release note"}); len(found.Messages) != 1 {
 		t.Fatal("the restricted topic was not read with the key")
 	}
 	_, r2 := discourseCrawl(t, f, "wrong-key")
@@ -306,17 +308,17 @@ func TestDiscourseWatermarkAfterFailure(t *testing.T) {
 		f.serve(w, req)
 	}))
 	defer broken.Close()
-	eng.UpdateSource("forum", func(s *engine.Source) error { s.Config["baseUrl"] = broken.URL; return nil })
+	eng.UpdateSource("forum", func(s *record.Source) error { s.Config["baseUrl"] = broken.URL; return nil })
 	r2 := NewRunner(eng, RunnerOptions{Env: Env{backoff: time.Millisecond}})
 	defer r2.Close()
 	if _, err := r2.Crawl("forum", false); err == nil {
 		t.Fatal("the crawl ignored a failing topic")
 	}
-	eng.UpdateSource("forum", func(s *engine.Source) error { s.Config["baseUrl"] = f.URL; return nil })
+	eng.UpdateSource("forum", func(s *record.Source) error { s.Config["baseUrl"] = f.URL; return nil })
 	if _, err := r2.Crawl("forum", false); err != nil {
 		t.Fatal(err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "flanges"}); len(found.Messages) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "flanges"}); len(found.Messages) != 1 {
 		t.Fatal("the topic the failed crawl did not reach was skipped for good")
 	}
 }

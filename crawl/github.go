@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // The GitHub connector reads a repository's issues (pull requests too)
@@ -28,7 +28,7 @@ type github struct {
 	repo string // owner/name
 }
 
-func newGitHub(src engine.Source, env Env) (Connector, error) {
+func newGitHub(src record.Source, env Env) (Connector, error) {
 	repo, _ := src.Config["repo"].(string)
 	token, _ := src.Config["token"].(string)
 	base, _ := src.Config["apiBase"].(string)
@@ -180,9 +180,9 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 			if strings.TrimSpace(c.Body) == "" {
 				continue
 			}
-			m := engine.Message{
+			m := record.Message{
 				ChannelID: "issue-" + strconv.Itoa(n), ID: "comment-" + strconv.FormatInt(c.ID, 10), Author: c.User.Login,
-				Content: textcut.Prefix(c.Body, engine.MaxMessageBytes), Timestamp: c.CreatedAt.UTC(), URL: c.HTMLURL,
+				Content: textcut.Prefix(c.Body, record.MaxMessageBytes), Timestamp: c.CreatedAt.UTC(), URL: c.HTMLURL,
 			}
 			if c.UpdatedAt.After(c.CreatedAt.Add(time.Second)) {
 				m.EditedAt = c.UpdatedAt.UTC()
@@ -231,20 +231,20 @@ func (g *github) Crawl(ctx context.Context, cursorText string, full bool, emit f
 }
 
 // issue maps an issue to its channel and its body's message.
-func (g *github) issue(is *ghIssue) (engine.Channel, engine.Message) {
+func (g *github) issue(is *ghIssue) (record.Channel, record.Message) {
 	kind, label := "issue", "Issue"
 	if len(is.PullRequest) > 0 && string(is.PullRequest) != "null" {
 		label = "PR"
 	}
 	id := "issue-" + strconv.Itoa(is.Number)
-	ch := engine.Channel{ID: id, Kind: kind, URL: is.HTMLURL, Topic: label + " · " + is.State,
+	ch := record.Channel{ID: id, Kind: kind, URL: is.HTMLURL, Topic: label + " · " + is.State,
 		Name: textcut.Prefix(fmt.Sprintf("#%d %s", is.Number, cleanLine(is.Title)), 200)}
 	body := ""
 	if is.Body != nil {
 		body = *is.Body
 	}
-	m := engine.Message{ChannelID: id, ID: id, Author: is.User.Login, Timestamp: is.CreatedAt.UTC(), URL: is.HTMLURL,
-		Content: textcut.Prefix(strings.TrimSpace(is.Title+"\n\n"+body), engine.MaxMessageBytes)}
+	m := record.Message{ChannelID: id, ID: id, Author: is.User.Login, Timestamp: is.CreatedAt.UTC(), URL: is.HTMLURL,
+		Content: textcut.Prefix(strings.TrimSpace(is.Title+"\n\n"+body), record.MaxMessageBytes)}
 	return ch, m
 }
 
@@ -399,13 +399,13 @@ func (g *github) discussions(ctx context.Context, since time.Time, full bool, em
 				newest = n.UpdatedAt
 			}
 			id := "discussion-" + strconv.Itoa(n.Number)
-			b.Channels = append(b.Channels, engine.Channel{ID: id, Kind: "discussion", URL: n.URL, Topic: "Discussion · " + n.Category.Name,
+			b.Channels = append(b.Channels, record.Channel{ID: id, Kind: "discussion", URL: n.URL, Topic: "Discussion · " + n.Category.Name,
 				Name: textcut.Prefix(fmt.Sprintf("%s (discussion #%d)", cleanLine(n.Title), n.Number), 200)})
 			add := func(x *ghDiscussionNode, msgID, replyTo string, text string) {
 				if strings.TrimSpace(text) == "" || msgID == "" || x.CreatedAt.IsZero() {
 					return
 				}
-				m := engine.Message{ChannelID: id, ID: msgID, Content: textcut.Prefix(text, engine.MaxMessageBytes),
+				m := record.Message{ChannelID: id, ID: msgID, Content: textcut.Prefix(text, record.MaxMessageBytes),
 					Timestamp: x.CreatedAt.UTC(), URL: x.URL, ReplyTo: replyTo}
 				if x.Author != nil {
 					m.Author = x.Author.Login

@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // fakeGitHub speaks the REST and GraphQL parts the connector uses
@@ -195,7 +196,7 @@ func TestGitHubCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.PutSource(engine.Source{ID: "gh", Name: "Gadget on GitHub", Type: "github", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "gh", Name: "Gadget on GitHub", Type: "github", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{Env: Env{UserAgent: "SiftBot/test"}})
 	defer r.Close()
 	if tr, err := r.Test(t.Context(), "gh"); err != nil || !tr.OK || !strings.Contains(tr.Detail, "acme/gadget") {
@@ -220,7 +221,7 @@ func TestGitHubCrawl(t *testing.T) {
 	if st := eng.SourceStats("gh", true); st.Messages != 9 || res.Messages != 9 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
-	var msgs []engine.Message
+	var msgs []record.Message
 	for _, c := range eng.Channels("gh", true) {
 		if c.ID == "issue-1" {
 			msgs, _, _ = eng.ChannelMessages(c.Slug, 0, 10)
@@ -259,7 +260,7 @@ func TestGitHubCrawl(t *testing.T) {
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("full: %+v %v", res, err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "NEON"}); len(found.Messages) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "NEON"}); len(found.Messages) != 0 {
 		t.Fatal("the deleted comment is still found")
 	}
 }
@@ -270,7 +271,7 @@ func TestGitHubWithoutToken(t *testing.T) {
 	f := newFakeGitHub(t)
 	eng := webEngine(t)
 	cfg, _ := CheckConfig("github", map[string]any{"repo": "acme/gadget", "apiBase": f.URL, "allowPrivate": true})
-	eng.PutSource(engine.Source{ID: "gh", Name: "G", Type: "github", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "gh", Name: "G", Type: "github", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	res, err := r.Crawl("gh", false)
@@ -295,7 +296,7 @@ func FuzzGitHubIssues(f *testing.F) {
 		}
 		for i := range issues {
 			ch, m := g.issue(&issues[i])
-			if ch.ID != m.ChannelID || len(m.Content) > engine.MaxMessageBytes || strings.ContainsAny(ch.Name, "\n\r") {
+			if ch.ID != m.ChannelID || len(m.Content) > record.MaxMessageBytes || strings.ContainsAny(ch.Name, "\n\r") {
 				t.Fatalf("%+v %+v", ch, m)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 func TestAddressRule(t *testing.T) {
@@ -188,7 +188,7 @@ func connectorSource(t *testing.T, typ string, cfg map[string]any, env Env) *Run
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSource(engine.Source{ID: "src", Name: "S", Type: typ, Enabled: true, Config: cfg}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "src", Name: "S", Type: typ, Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	r := NewRunner(eng, RunnerOptions{Env: env})

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // Imports as jobs (runner.go): every message of the file accounted for,
@@ -90,7 +92,7 @@ func TestImportSlackAccountsForEveryMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSource(engine.Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	r := NewRunner(eng, RunnerOptions{})
@@ -134,7 +136,7 @@ func TestImportSlackAccountsForEveryMessage(t *testing.T) {
 			t.Errorf("%q: author %q (found %v), want %q", content, got, ok, author)
 		}
 	}
-	comment, err := eng.Search(engine.SearchRequest{Query: "staging token", Limit: 5, Private: true})
+	comment, err := eng.Search(query.SearchRequest{Query: "staging token", Limit: 5, Private: true})
 	if err != nil || len(comment.Messages) != 1 || !strings.Contains(comment.Messages[0].Content, "[comment on file: runbook.md]") {
 		t.Fatalf("the file comment: %+v %v", comment, err)
 	}
@@ -184,7 +186,7 @@ func TestImportSlackAccountsForEveryMessage(t *testing.T) {
 func TestImportOperatorKeepsOut(t *testing.T) {
 	files, inFile := slackExportAt(t, "slack-export-2016")
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, OptOuts: []string{"jenkins"}})
+	eng.PutSource(record.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, OptOuts: []string{"jenkins"}})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	res, err := r.Import("acme", exportFile(t, "x.zip", zipFiles(t, files, zip.Deflate)))
@@ -218,7 +220,7 @@ func dceMessage(id, typ, content string) string {
 // and counted as skipped, with system and empty messages.
 func TestImportDiscordCounts(t *testing.T) {
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "dc", Name: "Acme Discord", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "81384788765712384"}})
+	eng.PutSource(record.Source{ID: "dc", Name: "Acme Discord", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "81384788765712384"}})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	file := dceFile("81384788765712384",
@@ -246,12 +248,12 @@ func TestImportDiscordCounts(t *testing.T) {
 // refused, naming both; a source without a guildId takes the file's.
 func TestImportDiscordGuild(t *testing.T) {
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "dc", Name: "Acme Discord", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "111"}})
+	eng.PutSource(record.Source{ID: "dc", Name: "Acme Discord", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "111"}})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	other := dceFile("222", dceMessage("1001", "Default", "hi"))
 	_, err := r.Import("dc", exportFile(t, "other.json", other))
-	if !errors.Is(err, engine.ErrConflict) || !strings.Contains(err.Error(), "111") || !strings.Contains(err.Error(), "222") {
+	if !errors.Is(err, record.ErrConflict) || !strings.Contains(err.Error(), "111") || !strings.Contains(err.Error(), "222") {
 		t.Fatalf("import of another guild: %v", err)
 	}
 	if st := eng.SourceStats("dc", true); st.Messages+st.Channels+st.Threads != 0 {
@@ -275,7 +277,7 @@ func TestImportDiscordGuild(t *testing.T) {
 	if _, err := CheckConfig("discord", map[string]any{"token": "t"}); err == nil || !strings.Contains(err.Error(), "config.guildId") {
 		t.Fatalf("a discord source with a token and no guildId: %v", err)
 	}
-	eng.PutSource(engine.Source{ID: "io", Name: "Import only", Type: "discord", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "io", Name: "Import only", Type: "discord", Enabled: true, Config: cfg})
 	if res, err := r.Import("io", exportFile(t, "a.json", other)); err != nil || res.Stored != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -283,7 +285,7 @@ func TestImportDiscordGuild(t *testing.T) {
 	if src.Config["guildId"] != "222" {
 		t.Fatalf("guildId not recorded: %v", src.Config)
 	}
-	if _, err := r.Import("io", exportFile(t, "b.json", dceFile("333", dceMessage("1002", "Default", "x")))); !errors.Is(err, engine.ErrConflict) {
+	if _, err := r.Import("io", exportFile(t, "b.json", dceFile("333", dceMessage("1002", "Default", "x")))); !errors.Is(err, record.ErrConflict) {
 		t.Fatalf("then a file of another guild: %v", err)
 	}
 }
@@ -309,7 +311,7 @@ func TestImportTelegramCounts(t *testing.T) {
 		inFile += len(c.Messages)
 	}
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "tg", Name: "Telegram", Type: "telegram", Enabled: true})
+	eng.PutSource(record.Source{ID: "tg", Name: "Telegram", Type: "telegram", Enabled: true})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	res, err := r.Import("tg", exportFile(t, "result.json", data))
@@ -332,7 +334,7 @@ func TestImportTelegramCounts(t *testing.T) {
 // included.
 func TestImportMalformedChangesNothing(t *testing.T) {
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "dc", Name: "D", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "7"}})
+	eng.PutSource(record.Source{ID: "dc", Name: "D", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "7"}})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	seq := eng.Seq()
@@ -340,7 +342,7 @@ func TestImportMalformedChangesNothing(t *testing.T) {
 	if _, err := r.Import("dc", exportFile(t, "bad.json", []byte(bad))); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "timestamp") {
 		t.Fatalf("%v", err)
 	}
-	if _, err := r.Import("dc", exportFile(t, "other.json", dceFile("8", dceMessage("1001", "Default", "hi")))); !errors.Is(err, engine.ErrConflict) {
+	if _, err := r.Import("dc", exportFile(t, "other.json", dceFile("8", dceMessage("1001", "Default", "hi")))); !errors.Is(err, record.ErrConflict) {
 		t.Fatalf("%v", err)
 	}
 	if src, _ := eng.Source("dc"); eng.Seq() != seq || src.LastImport != nil {
@@ -353,8 +355,8 @@ func TestImportMalformedChangesNothing(t *testing.T) {
 
 func TestInterruptedImportIsMarked(t *testing.T) {
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "s", Name: "S", Type: "slack", Enabled: true,
-		LastImport: &engine.ImportInfo{JobID: "j_1", Status: "running", StartedAt: time.Now(), File: "x.zip"}})
+	eng.PutSource(record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true,
+		LastImport: &record.ImportInfo{JobID: "j_1", Status: "running", StartedAt: time.Now(), File: "x.zip"}})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	s, _ := eng.Source("s")

@@ -13,14 +13,14 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/extract"
+	"github.com/sift-search/sift/record"
 )
 
 // page is what the crawler reads from a fetched page.
 type page struct {
 	title, text       string
-	format            string // engine.FormatText or engine.FormatMarkdown
+	format            string // record.FormatText or record.FormatMarkdown
 	lang              string // the language the page declares (html lang), normalised; "" for none
 	links             []*url.URL
 	canonical         *url.URL
@@ -33,7 +33,7 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 	if err != nil && res.contentType != "" {
 		return nil, fmt.Errorf("content type %q", res.contentType)
 	}
-	p := &page{format: engine.FormatText}
+	p := &page{format: record.FormatText}
 	robotsDirectives(res.robotsTag, p)
 	switch mt {
 	case "text/plain", "text/markdown", "text/x-markdown", "text/html", "application/xhtml+xml", "":
@@ -54,7 +54,7 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 		p.text = cleanText(string(b))
 		if mt != "text/plain" {
 			p.title = cleanLine(extract.MarkdownTitle(p.text))
-			p.format = engine.FormatMarkdown
+			p.format = record.FormatMarkdown
 		}
 		return p, nil
 	}
@@ -64,14 +64,14 @@ func parsePage(res *response, base *url.URL) (*page, error) {
 	}
 	// Markdown keeps the page's structure for its /d/ page; plain text
 	// only if the converter fails.
-	p.format = engine.FormatMarkdown
+	p.format = record.FormatMarkdown
 	p.title, p.text, err = extract.HTMLMarkdown(doc, base)
 	if err != nil {
-		p.format = engine.FormatText
+		p.format = record.FormatText
 		p.title, p.text = extract.HTMLNode(doc)
 	}
 	p.title, p.text = cleanLine(p.title), cleanText(p.text)
-	if lang, ok := engine.NormLanguage(extract.Lang(doc)); ok {
+	if lang, ok := record.NormLanguage(extract.Lang(doc)); ok {
 		p.lang = lang // a junk lang attribute is ignored
 	}
 	links := map[string]bool{}

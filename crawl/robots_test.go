@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 func TestRobots(t *testing.T) {
@@ -191,11 +191,11 @@ func TestParsePage(t *testing.T) {
 		t.Fatal("a PDF parsed as a page")
 	}
 	p, err = parsePage(&response{contentType: "text/markdown", body: []byte("# Title\n\nBody"), robotsTag: "noindex"}, base)
-	if err != nil || p.title != "Title" || !p.noindex || p.format != engine.FormatMarkdown {
+	if err != nil || p.title != "Title" || !p.noindex || p.format != record.FormatMarkdown {
 		t.Fatalf("markdown %+v %v", p, err)
 	}
 	p, err = parsePage(&response{contentType: "text/plain", body: []byte("# not a heading")}, base)
-	if err != nil || p.format != engine.FormatText || p.text != "# not a heading" {
+	if err != nil || p.format != record.FormatText || p.text != "# not a heading" {
 		t.Fatalf("plain text %+v %v", p, err)
 	}
 }
@@ -214,7 +214,7 @@ func TestParsePageMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "## Steps\n\n1. Get [the binary](/dl)\n   \n   - or build\n\n```sh\nmake run\n```"
-	if p.format != engine.FormatMarkdown || p.title != "Setup" || p.text != want {
+	if p.format != record.FormatMarkdown || p.title != "Setup" || p.text != want {
 		t.Fatalf("format %q, title %q, text:\n%s\n--- want ---\n%s", p.format, p.title, p.text, want)
 	}
 	if len(p.links) != 3 { // the nav link is still followed
@@ -267,7 +267,7 @@ func FuzzParsePage(f *testing.F) {
 				t.Fatalf("link %s", l)
 			}
 		}
-		if !utf8.ValidString(p.text) || !utf8.ValidString(p.title) || (p.format != engine.FormatText && p.format != engine.FormatMarkdown) {
+		if !utf8.ValidString(p.text) || !utf8.ValidString(p.title) || (p.format != record.FormatText && p.format != record.FormatMarkdown) {
 			t.Fatalf("format %q, title %q, text %q", p.format, p.title, p.text)
 		}
 	})

@@ -16,10 +16,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
-// Errors of the runner, besides engine.ErrNotFound for an unknown source.
+// Errors of the runner, besides record.ErrNotFound for an unknown source.
 var (
 	// ErrBusy: a crawl, import or deletion of the source is running.
 	ErrBusy = errors.New("a crawl or import of this source is already running")
@@ -49,7 +49,7 @@ type ImportResult struct {
 	JobID  string
 	File   string // the file's name, if given
 	Format string // discord, slack, telegram
-	engine.ImportCounts
+	record.ImportCounts
 	Changed    int // Stored + Updated; 0 when the file was imported before
 	StartedAt  time.Time
 	FinishedAt time.Time
@@ -130,7 +130,7 @@ func NewRunner(sink Sink, opts RunnerOptions) *Runner {
 		if !crawl && !imp {
 			continue
 		}
-		_, err := sink.UpdateSource(s.ID, func(s *engine.Source) error {
+		_, err := sink.UpdateSource(s.ID, func(s *record.Source) error {
 			if crawl {
 				s.LastCrawl.Status, s.LastCrawl.Error = "error", "interrupted: the server stopped during the crawl"
 			}
@@ -235,7 +235,7 @@ func (r *Runner) start(sourceID string, full, scheduled bool) (string, error) {
 func (r *Runner) crawlable(sourceID string) error {
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
-		return engine.ErrNotFound
+		return record.ErrNotFound
 	}
 	err := CanCrawl(src)
 	if err != nil && Crawlable(src.Type) && r.opts.OnResult != nil {
@@ -249,14 +249,14 @@ func (r *Runner) crawlable(sourceID string) error {
 // settings must give the crawler what it needs (a discord or slack source
 // without a token takes imports only). The error wraps ErrNotCrawlable.
 // It asks nothing of the platform.
-func CanCrawl(src engine.Source) error {
+func CanCrawl(src record.Source) error {
 	_, err := connector(src, Env{})
 	return err
 }
 
 // connector returns the connector of src; a source it cannot crawl is an
 // ErrNotCrawlable that says why.
-func connector(src engine.Source, env Env) (Connector, error) {
+func connector(src record.Source, env Env) (Connector, error) {
 	t, ok := types[src.Type]
 	switch {
 	case ok && t.newer != nil:
@@ -281,7 +281,7 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	res = Result{JobID: j.id, Full: full, StartedAt: time.Now().UTC()}
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
-		return Result{}, engine.ErrNotFound
+		return Result{}, record.ErrNotFound
 	}
 	// Settings changed since the caller's check may leave nothing to
 	// crawl: then nothing was attempted, and the record stays as it was
@@ -290,8 +290,8 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	if err != nil {
 		return Result{}, err
 	}
-	_, err = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
-		s.LastCrawl = &engine.CrawlInfo{JobID: j.id, Status: "running", StartedAt: res.StartedAt}
+	_, err = r.sink.UpdateSource(sourceID, func(s *record.Source) error {
+		s.LastCrawl = &record.CrawlInfo{JobID: j.id, Status: "running", StartedAt: res.StartedAt}
 		return nil
 	})
 	if err != nil {
@@ -349,17 +349,17 @@ func (r *Runner) crawl(ctx context.Context, j *job, sourceID string, full bool) 
 	if cursor != "" {
 		uerr = r.sink.SetCursor(sourceID, cursor)
 	}
-	if uerr != nil && !errors.Is(uerr, engine.ErrNotFound) {
+	if uerr != nil && !errors.Is(uerr, record.ErrNotFound) {
 		r.log.Error("could not record a crawl cursor", "source", sourceID, "job", j.id, "err", uerr)
 	}
-	_, uerr = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
-		s.LastCrawl = &engine.CrawlInfo{
+	_, uerr = r.sink.UpdateSource(sourceID, func(s *record.Source) error {
+		s.LastCrawl = &record.CrawlInfo{
 			JobID: j.id, Status: res.Status, StartedAt: res.StartedAt, FinishedAt: res.FinishedAt,
 			Channels: res.Channels, Messages: res.Messages, Documents: res.Documents, Error: res.Error,
 		}
 		return nil
 	})
-	if uerr != nil && !errors.Is(uerr, engine.ErrNotFound) {
+	if uerr != nil && !errors.Is(uerr, record.ErrNotFound) {
 		r.log.Error("could not record a crawl", "source", sourceID, "job", j.id, "err", uerr)
 	}
 	log := r.log.Info
@@ -410,11 +410,11 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 			b.Documents[i].SourceID = sourceID
 		}
 		_, err := r.sink.PutDocuments(b.Documents)
-		if errors.Is(err, engine.ErrInvalid) {
+		if errors.Is(err, record.ErrInvalid) {
 			// One page the engine refuses must not cost the others.
 			err = nil
 			for _, d := range b.Documents {
-				if _, err1 := r.sink.PutDocuments([]engine.Document{d}); errors.Is(err1, engine.ErrInvalid) {
+				if _, err1 := r.sink.PutDocuments([]record.Document{d}); errors.Is(err1, record.ErrInvalid) {
 					r.log.Warn("crawl skipped a document", "source", sourceID, "job", res.JobID, "key", d.Key, "err", err1)
 					res.Failed++
 					res.Documents--
@@ -429,10 +429,10 @@ func (r *Runner) write(sourceID string, b Batch, res *Result, touched map[string
 		res.Documents += len(b.Documents)
 	}
 	for _, key := range b.DeleteDocuments {
-		switch err := r.sink.DeleteDocument(engine.DocumentID(sourceID, key)); {
+		switch err := r.sink.DeleteDocument(record.DocumentID(sourceID, key)); {
 		case err == nil:
 			res.Deleted++
-		case !errors.Is(err, engine.ErrNotFound):
+		case !errors.Is(err, record.ErrNotFound):
 			return err
 		}
 	}
@@ -471,7 +471,7 @@ func (r *Runner) removeUnseen(sourceID, channelID string, seen map[string]bool) 
 func (r *Runner) Test(ctx context.Context, sourceID string) (TestResult, error) {
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
-		return TestResult{}, engine.ErrNotFound
+		return TestResult{}, record.ErrNotFound
 	}
 	conn, err := connector(src, r.opts.Env)
 	if err != nil {
@@ -527,7 +527,7 @@ func (r *Runner) Delete(sourceID string) error {
 func (r *Runner) Import(sourceID string, f ImportFile) (ImportResult, error) {
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
-		return ImportResult{}, engine.ErrNotFound
+		return ImportResult{}, record.ErrNotFound
 	}
 	want := ImportFormat(src.Type)
 	if want == "" {
@@ -549,7 +549,7 @@ func (r *Runner) Import(sourceID string, f ImportFile) (ImportResult, error) {
 func (r *Runner) ImportExport(sourceID, fileName string, x *Export) (ImportResult, error) {
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
-		return ImportResult{}, engine.ErrNotFound
+		return ImportResult{}, record.ErrNotFound
 	}
 	if want := ImportFormat(src.Type); want != x.Format {
 		return ImportResult{}, invalidConfig("this file is a %s export; source %s has type %s", x.Format, sourceID, src.Type)
@@ -608,8 +608,8 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 	if err != nil {
 		return out, err
 	}
-	_, err = r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
-		s.LastImport = &engine.ImportInfo{JobID: j.id, Status: "running", StartedAt: out.StartedAt, File: fileName, Format: format}
+	_, err = r.sink.UpdateSource(sourceID, func(s *record.Source) error {
+		s.LastImport = &record.ImportInfo{JobID: j.id, Status: "running", StartedAt: out.StartedAt, File: fileName, Format: format}
 		return nil
 	})
 	if err != nil {
@@ -619,17 +619,17 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 
 	err = r.store(sourceID, x, &out)
 	out.FinishedAt = time.Now().UTC()
-	info := &engine.ImportInfo{
+	info := &record.ImportInfo{
 		JobID: j.id, Status: "ok", StartedAt: out.StartedAt, FinishedAt: out.FinishedAt, File: fileName, Format: format,
 		ImportCounts: out.ImportCounts,
 	}
 	if err != nil {
 		info.Status, info.Error = "error", err.Error()
-		for _, e := range []error{ErrInvalid, engine.ErrInvalid, engine.ErrConflict} {
+		for _, e := range []error{ErrInvalid, record.ErrInvalid, record.ErrConflict} {
 			info.Error = strings.TrimPrefix(info.Error, e.Error()+": ")
 		}
 	}
-	_, uerr := r.sink.UpdateSource(sourceID, func(s *engine.Source) error {
+	_, uerr := r.sink.UpdateSource(sourceID, func(s *record.Source) error {
 		s.LastImport = info
 		if err == nil && guild != "" {
 			if _, set := s.Config["guildId"]; !set {
@@ -638,7 +638,7 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 		}
 		return nil
 	})
-	if uerr != nil && !errors.Is(uerr, engine.ErrNotFound) {
+	if uerr != nil && !errors.Is(uerr, record.ErrNotFound) {
 		r.log.Error("could not record an import", "source", sourceID, "job", j.id, "err", uerr)
 	}
 	if err != nil {
@@ -659,7 +659,7 @@ func (r *Runner) runImport(sourceID, fileName, format string, parse func() (*Exp
 func (r *Runner) checkGuild(sourceID string, x *Export) (string, error) {
 	src, ok := r.sink.Source(sourceID)
 	if !ok {
-		return "", engine.ErrNotFound
+		return "", record.ErrNotFound
 	}
 	if src.Type != "discord" || x.GuildID == "" {
 		return "", nil
@@ -672,7 +672,7 @@ func (r *Runner) checkGuild(sourceID string, x *Export) (string, error) {
 		return "", nil
 	}
 	return "", fmt.Errorf("%w: this export is of Discord guild %s, but source %s is for guild %s (config.guildId); import it into a source for guild %s",
-		engine.ErrConflict, x.GuildID, sourceID, want, x.GuildID)
+		record.ErrConflict, x.GuildID, sourceID, want, x.GuildID)
 }
 
 // store writes an export to the engine and counts what became of each of

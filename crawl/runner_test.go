@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // waitFor polls cond for up to 10 seconds.
@@ -29,7 +29,7 @@ func TestScheduledCrawls(t *testing.T) {
 	site := newTestSite(t)
 	eng := webEngine(t)
 	cfg, _ := CheckConfig("web", map[string]any{"urls": []any{site.URL + "/"}, "allowPrivate": true, "delayMs": quickDelay})
-	for _, s := range []engine.Source{
+	for _, s := range []record.Source{
 		{ID: "due", Name: "Due", Type: "web", Enabled: true, Schedule: "1h", Config: cfg},
 		{ID: "manual", Name: "Manual", Type: "web", Enabled: true, Config: cfg},
 		{ID: "off", Name: "Off", Type: "web", Enabled: false, Schedule: "1h", Config: cfg},
@@ -108,8 +108,8 @@ func TestDeleteCancelsCrawl(t *testing.T) {
 
 func TestInterruptedCrawlIsMarked(t *testing.T) {
 	eng := webEngine(t)
-	eng.PutSource(engine.Source{ID: "s", Name: "S", Type: "web", Enabled: true,
-		LastCrawl: &engine.CrawlInfo{JobID: "j_1", Status: "running", StartedAt: time.Now()}})
+	eng.PutSource(record.Source{ID: "s", Name: "S", Type: "web", Enabled: true,
+		LastCrawl: &record.CrawlInfo{JobID: "j_1", Status: "running", StartedAt: time.Now()}})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	s, _ := eng.Source("s")
@@ -124,15 +124,15 @@ func TestInterruptedCrawlIsMarked(t *testing.T) {
 // a previous crawl's included, is left as it was.
 func TestRunnerNotCrawlable(t *testing.T) {
 	eng := webEngine(t)
-	earlier := &engine.CrawlInfo{JobID: "j_old", Status: "ok", StartedAt: time.Now().Add(-48 * time.Hour).UTC()}
+	earlier := &record.CrawlInfo{JobID: "j_old", Status: "ok", StartedAt: time.Now().Add(-48 * time.Hour).UTC()}
 	cases := []struct {
-		src engine.Source
+		src record.Source
 		why string
 	}{
-		{engine.Source{ID: "dc", Type: "discord", Config: map[string]any{"guildId": "1"}, LastCrawl: earlier}, "config.token"},
-		{engine.Source{ID: "sl", Type: "slack", Config: map[string]any{}}, "config.token"},
-		{engine.Source{ID: "tg", Type: "telegram", Config: map[string]any{}}, "nothing to crawl"},
-		{engine.Source{ID: "up", Type: "upload", Config: map[string]any{}}, "nothing to crawl"},
+		{record.Source{ID: "dc", Type: "discord", Config: map[string]any{"guildId": "1"}, LastCrawl: earlier}, "config.token"},
+		{record.Source{ID: "sl", Type: "slack", Config: map[string]any{}}, "config.token"},
+		{record.Source{ID: "tg", Type: "telegram", Config: map[string]any{}}, "nothing to crawl"},
+		{record.Source{ID: "up", Type: "upload", Config: map[string]any{}}, "nothing to crawl"},
 	}
 	for _, c := range cases {
 		c.src.Name, c.src.Enabled, c.src.Schedule = c.src.ID, true, "1m"

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // The Slack connector reads a workspace through the Web API
@@ -35,7 +35,7 @@ type slack struct {
 	channels map[string]bool
 }
 
-func newSlack(src engine.Source, env Env) (Connector, error) {
+func newSlack(src record.Source, env Env) (Connector, error) {
 	token, _ := src.Config["token"].(string)
 	if token == "" {
 		return nil, invalidConfig("config.token is needed to crawl a slack source (a bot token, xoxb-…; without one the source takes imports only)")
@@ -187,7 +187,7 @@ func (s *slack) Crawl(ctx context.Context, cursorText string, full bool, emit fu
 		}
 	}
 	for _, c := range convs {
-		if s.channels != nil && !s.channels[c.ID] || checkID(c.ID, engine.MaxIDBytes-32) != nil {
+		if s.channels != nil && !s.channels[c.ID] || checkID(c.ID, record.MaxIDBytes-32) != nil {
 			continue
 		}
 		oldest := ""
@@ -222,10 +222,10 @@ func (s *slack) crawlChannel(ctx context.Context, c slackConv, oldest string, us
 	p := &slackParser{source: "", users: users, chanNames: names, unnamed: unnamed, private: map[string]bool{c.ID: c.private()},
 		seen: map[string]int{}, threads: map[string]*slackThread{}}
 	topic := cmp.Or(c.Topic.Value, c.Purpose.Value)
-	channel := []engine.Channel{{ID: c.ID, Kind: "channel", Private: c.private(), Name: visibleName(c.Name, 200, c.ID),
-		Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes)}}
+	channel := []record.Channel{{ID: c.ID, Kind: "channel", Private: c.private(), Name: visibleName(c.Name, 200, c.ID),
+		Topic: textcut.Prefix(p.render(topic), 4*record.MaxNameBytes)}}
 	emitted := 0 // p.msgs[:emitted] are stored
-	flush := func(chans ...engine.Channel) error {
+	flush := func(chans ...record.Channel) error {
 		b := Batch{Channels: chans, Messages: p.msgs[emitted:]}
 		emitted = len(p.msgs)
 		if len(b.Channels)+len(b.Messages) == 0 {

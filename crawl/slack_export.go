@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // Limits of a Slack export, decompressed: one JSON file, and everything
@@ -286,8 +286,8 @@ type slackParser struct {
 	chanNames map[string]string // channel id → name, for <#C…> links; public conversations only
 	unnamed   map[string]bool   // private conversations: links to them name none
 	private   map[string]bool   // conversation id → private, for its threads
-	channels  []engine.Channel
-	msgs      []engine.Message
+	channels  []record.Channel
+	msgs      []record.Message
 	seen      map[string]int // message id → index in msgs
 	threads   map[string]*slackThread
 	bots      map[string]string // bot id → name, from users.json and the messages that name it
@@ -343,7 +343,7 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 			return nil, err
 		}
 		for i, c := range list {
-			if err := checkID(c.ID, engine.MaxIDBytes-32); err != nil {
+			if err := checkID(c.ID, record.MaxIDBytes-32); err != nil {
 				return nil, formatErr("%s: conversation %d: id %v", file, i, err)
 			}
 			if ids[c.ID] {
@@ -370,9 +370,9 @@ func (p *slackParser) readConversations(z *slackZip) (map[string]string, error) 
 		}
 		private := c.file != "channels.json" || c.private()
 		p.private[c.ID] = private
-		p.channels = append(p.channels, engine.Channel{
+		p.channels = append(p.channels, record.Channel{
 			SourceID: p.source, ID: c.ID, Kind: "channel", Private: private,
-			Name: visibleName(name, 200, c.ID), Topic: textcut.Prefix(p.render(topic), 4*engine.MaxNameBytes),
+			Name: visibleName(name, 200, c.ID), Topic: textcut.Prefix(p.render(topic), 4*record.MaxNameBytes),
 		})
 		keys := []string{c.ID}
 		if c.file != "dms.json" && c.Name != "" && c.Name != c.ID {
@@ -457,12 +457,12 @@ func (p *slackParser) add(channel string, m *slackMessage, file string, i int) e
 			content = strings.TrimSpace(content) + "\n[file: " + name + "]"
 		}
 	}
-	content = textcut.Prefix(strings.TrimSpace(content), engine.MaxMessageBytes)
+	content = textcut.Prefix(strings.TrimSpace(content), record.MaxMessageBytes)
 	if content == "" {
 		p.skip(skipEmpty)
 		return nil
 	}
-	msg := engine.Message{SourceID: p.source, ChannelID: channel, ID: id, Content: content, Timestamp: ts, EditedAt: edited}
+	msg := record.Message{SourceID: p.source, ChannelID: channel, ID: id, Content: content, Timestamp: ts, EditedAt: edited}
 	if commenter != "" && m.User == "" {
 		m.User = commenter
 	}
@@ -501,7 +501,7 @@ func (p *slackParser) author(m *slackMessage) (string, string) {
 		if m.BotProfile != nil {
 			bot = m.BotProfile.Name
 		}
-		name := textcut.Prefix(strings.TrimSpace(cmp.Or(m.Username, bot)), engine.MaxNameBytes)
+		name := textcut.Prefix(strings.TrimSpace(cmp.Or(m.Username, bot)), record.MaxNameBytes)
 		if name != "" && m.BotID != "" && p.bots[m.BotID] == "" {
 			if p.bots == nil {
 				p.bots = map[string]string{}
@@ -515,7 +515,7 @@ func (p *slackParser) author(m *slackMessage) (string, string) {
 			name = p.users[m.User].Name
 		}
 		if name != "" || m.BotID != "" {
-			return textcut.Prefix(name, engine.MaxNameBytes), ""
+			return textcut.Prefix(name, record.MaxNameBytes), ""
 		}
 	}
 	name, display := m.User, ""
@@ -529,7 +529,7 @@ func (p *slackParser) author(m *slackMessage) (string, string) {
 	if display == name {
 		display = ""
 	}
-	return textcut.Prefix(name, engine.MaxNameBytes), textcut.Prefix(display, engine.MaxNameBytes)
+	return textcut.Prefix(name, record.MaxNameBytes), textcut.Prefix(display, record.MaxNameBytes)
 }
 
 // export adds the thread channels, links replies to their parents and
@@ -558,11 +558,11 @@ func (p *slackParser) export() (*Export, error) {
 // export, or was deleted) after its earliest reply, and links the replies
 // to the parent. NameAuthor is whose words name it, so that an author who
 // opted out names nothing.
-func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
+func (p *slackParser) threadChannel(t *slackThread) record.Channel {
 	// Not Private of its own: the engine makes a thread follow its
 	// channel, stored with it, so an operator who opens a private
 	// channel opens its threads too.
-	ch := engine.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread"}
+	ch := record.Channel{SourceID: p.source, ID: t.id, ParentID: t.parent, Kind: "thread"}
 	fallback := "thread " + t.ts
 	parentID := t.parent + "-" + t.ts
 	if n, ok := p.seen[parentID]; ok && p.msgs[n].ChannelID == t.parent {
@@ -586,8 +586,8 @@ func (p *slackParser) threadChannel(t *slackThread) engine.Channel {
 
 // sortExport orders channels by name, then id, and messages by their
 // channel's place, then time, then tie of their ids. O(n log n).
-func sortExport(chs []engine.Channel, msgs []engine.Message, tie func(a, b string) int) *Export {
-	slices.SortFunc(chs, func(a, b engine.Channel) int {
+func sortExport(chs []record.Channel, msgs []record.Message, tie func(a, b string) int) *Export {
+	slices.SortFunc(chs, func(a, b record.Channel) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}
@@ -600,7 +600,7 @@ func sortExport(chs []engine.Channel, msgs []engine.Message, tie func(a, b strin
 	type key struct {
 		rank int
 		ts   time.Time
-		m    *engine.Message
+		m    *record.Message
 	}
 	keys := make([]key, len(msgs))
 	for i := range msgs {
@@ -615,7 +615,7 @@ func sortExport(chs []engine.Channel, msgs []engine.Message, tie func(a, b strin
 		}
 		return tie(a.m.ID, b.m.ID)
 	})
-	out := make([]engine.Message, len(msgs))
+	out := make([]record.Message, len(msgs))
 	for i, k := range keys {
 		out[i] = *k.m
 	}

@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // slackFiles reads testdata/slack-export into a map of zip paths.
@@ -74,7 +76,7 @@ func parseSlack(data []byte) (*Export, error) {
 func unixUTC(sec, micro int64) time.Time { return time.Unix(sec, micro*1000).UTC() }
 
 var wantSlack = Export{
-	Channels: []engine.Channel{
+	Channels: []record.Channel{
 		{SourceID: "src", ID: "C01GENERAL-1699950060.000200", Name: "Deploy of status page (https://status.example.com) failed…",
 			ParentID: "C01GENERAL", Kind: "thread", NameAuthor: "ana"},
 		{SourceID: "src", ID: "D04ANABO", Name: "ana, bo", Kind: "channel", Private: true},
@@ -86,7 +88,7 @@ var wantSlack = Export{
 			NameAuthor: "bo"},
 		{SourceID: "src", ID: "G03SECRET", Name: "secret-plans", Kind: "channel", Topic: "Q4 offsite", Private: true},
 	},
-	Messages: []engine.Message{
+	Messages: []record.Message{
 		{SourceID: "src", ChannelID: "C01GENERAL-1699950060.000200", ID: "C01GENERAL-1699950120.000300", Author: "bo", AuthorName: "Bo Chen",
 			Content: "@ana check `x < 3` in config", Timestamp: unixUTC(1699950120, 300), EditedAt: unixUTC(1699950180, 0),
 			ReplyTo: "C01GENERAL-1699950060.000200"},
@@ -152,7 +154,7 @@ func compareExport(t *testing.T, got *Export, want Export) {
 func checkExport(t *testing.T, x *Export, strict bool) {
 	t.Helper()
 	checkSkips(t, x)
-	chans := map[string]engine.Channel{}
+	chans := map[string]record.Channel{}
 	for _, c := range x.Channels {
 		if c.ID == "" || c.Name == "" {
 			t.Fatalf("channel without id or name: %+v", c)
@@ -161,9 +163,9 @@ func checkExport(t *testing.T, x *Export, strict bool) {
 			t.Fatalf("channel %q twice", c.ID)
 		}
 		chans[c.ID] = c
-		if strict && (checkID(c.ID, engine.MaxIDBytes) != nil || len(c.Name) > engine.MaxNameBytes ||
+		if strict && (checkID(c.ID, record.MaxIDBytes) != nil || len(c.Name) > record.MaxNameBytes ||
 			strings.TrimSpace(c.Name) == "" || strings.ContainsFunc(c.Name, unicode.IsControl) || !utf8.ValidString(c.Name+c.Topic) ||
-			len(c.Topic) > 4*engine.MaxNameBytes) {
+			len(c.Topic) > 4*record.MaxNameBytes) {
 			t.Fatalf("channel the engine would refuse: %+v", c)
 		}
 	}
@@ -187,9 +189,9 @@ func checkExport(t *testing.T, x *Export, strict bool) {
 			t.Fatalf("message %q twice", m.ID)
 		}
 		ids[m.ID] = true
-		if checkID(m.ID, engine.MaxIDBytes) != nil || m.ReplyTo != "" && checkID(m.ReplyTo, engine.MaxIDBytes) != nil ||
-			len(m.Content) > engine.MaxMessageBytes || !utf8.ValidString(m.Content+m.Author+m.AuthorName) ||
-			len(m.Author) > engine.MaxNameBytes || len(m.AuthorName) > engine.MaxNameBytes {
+		if checkID(m.ID, record.MaxIDBytes) != nil || m.ReplyTo != "" && checkID(m.ReplyTo, record.MaxIDBytes) != nil ||
+			len(m.Content) > record.MaxMessageBytes || !utf8.ValidString(m.Content+m.Author+m.AuthorName) ||
+			len(m.Author) > record.MaxNameBytes || len(m.AuthorName) > record.MaxNameBytes {
 			t.Fatalf("message the engine would refuse: %+v", m)
 		}
 	}
@@ -206,7 +208,7 @@ func checkSkips(t *testing.T, x *Export) {
 		t.Fatalf("%d skip reasons", len(x.Skipped))
 	}
 	for why, n := range x.Skipped {
-		if n <= 0 || strings.TrimSpace(why) == "" || len(why) > engine.MaxNameBytes || !utf8.ValidString(why) || strings.ContainsFunc(why, unicode.IsControl) {
+		if n <= 0 || strings.TrimSpace(why) == "" || len(why) > record.MaxNameBytes || !utf8.ValidString(why) || strings.ContainsFunc(why, unicode.IsControl) {
 			t.Fatalf("skip reason %q counts %d", why, n)
 		}
 	}
@@ -269,10 +271,10 @@ func TestSlackExportPrivate(t *testing.T) {
 			t.Errorf("callers without credentials see %+v", c)
 		}
 	}
-	if r, _ := e.Search(engine.SearchRequest{Query: "Porto"}); len(r.Messages) != 0 {
+	if r, _ := e.Search(query.SearchRequest{Query: "Porto"}); len(r.Messages) != 0 {
 		t.Error("a reply in a private channel's thread is found without credentials")
 	}
-	if r, _ := e.Search(engine.SearchRequest{Query: "Porto", Private: true}); len(r.Messages) != 1 {
+	if r, _ := e.Search(query.SearchRequest{Query: "Porto", Private: true}); len(r.Messages) != 1 {
 		t.Error("the reply is not found with credentials")
 	}
 }
@@ -291,7 +293,7 @@ func TestSlackExportOrphanThreadName(t *testing.T) {
 		t.Fatal(err)
 	}
 	const id, name = "C02DEV-1699900000.000100", "Rollback plan for the v2.3 release: first drain the queue…"
-	i := slices.IndexFunc(x.Channels, func(c engine.Channel) bool { return c.ID == id })
+	i := slices.IndexFunc(x.Channels, func(c record.Channel) bool { return c.ID == id })
 	if i < 0 {
 		t.Fatalf("no thread channel %s in %+v", id, x.Channels)
 	}
@@ -305,7 +307,7 @@ func TestSlackExportOrphanThreadName(t *testing.T) {
 	}
 	e := openImportEngine(t, t.TempDir())
 	defer e.Close()
-	if _, err := e.UpdateSource("src", func(s *engine.Source) error { s.OptOuts = []string{"bo"}; return nil }); err != nil {
+	if _, err := e.UpdateSource("src", func(s *record.Source) error { s.OptOuts = []string{"bo"}; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Import(e, x); err != nil {
@@ -528,7 +530,7 @@ func openImportEngine(t *testing.T, dir string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutSource(engine.Source{ID: "src", Name: "Import", Type: "slack", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "src", Name: "Import", Type: "slack", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -536,7 +538,7 @@ func openImportEngine(t *testing.T, dir string) *engine.Engine {
 
 // importTwice imports x into an engine on disk, then again, and again
 // after reopening it: only the first import changes anything.
-func importTwice(t *testing.T, x *Export, query string) {
+func importTwice(t *testing.T, x *Export, q string) {
 	dir := t.TempDir()
 	e := openImportEngine(t, dir)
 	if n, err := Import(e, x); err != nil || n != len(x.Messages) {
@@ -545,9 +547,9 @@ func importTwice(t *testing.T, x *Export, query string) {
 	if n, err := Import(e, x); err != nil || n != 0 {
 		t.Fatalf("second import changed %d: %v", n, err)
 	}
-	r, err := e.Search(engine.SearchRequest{Query: query, Limit: 5, Private: true})
+	r, err := e.Search(query.SearchRequest{Query: q, Limit: 5, Private: true})
 	if err != nil || len(r.Messages) == 0 {
-		t.Errorf("%q not found: %v", query, err)
+		t.Errorf("%q not found: %v", q, err)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // fakeSlack speaks the Web API methods the connector uses (CONNECTORS.md
@@ -195,7 +196,7 @@ func TestSlackCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.PutSource(engine.Source{ID: "sl", Name: "Gadgets Slack", Type: "slack", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "sl", Name: "Gadgets Slack", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	if tr, err := r.Test(t.Context(), "sl"); err != nil || !tr.OK || !strings.Contains(tr.Detail, "Gadgets") {
@@ -214,7 +215,7 @@ func TestSlackCrawl(t *testing.T) {
 	if st := eng.SourceStats("sl", true); st.Messages != 49 || st.Channels != 2 || st.Threads != 1 || res.Failed != 1 {
 		t.Fatalf("stats %+v, result %+v", st, res)
 	}
-	var thread engine.Channel
+	var thread record.Channel
 	for _, c := range eng.Channels("sl", true) {
 		if c.Kind == "thread" {
 			thread = c
@@ -260,12 +261,12 @@ func TestSlackCrawl(t *testing.T) {
 	if err != nil || res.Deleted != 1 {
 		t.Fatalf("full: %+v %v", res, err)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "deploy noon"}); len(found.Messages) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "deploy noon"}); len(found.Messages) != 0 {
 		t.Fatal("the message deleted upstream is still found")
 	}
 
 	// A wrong token: the test and the crawl say so.
-	eng.UpdateSource("sl", func(s *engine.Source) error { s.Config["token"] = "xoxb-wrong"; return nil })
+	eng.UpdateSource("sl", func(s *record.Source) error { s.Config["token"] = "xoxb-wrong"; return nil })
 	if tr, _ := r.Test(t.Context(), "sl"); tr.OK || !strings.Contains(tr.Error, "invalid_auth") {
 		t.Fatalf("wrong token: %+v", tr)
 	}
@@ -286,7 +287,7 @@ func TestSlackStuckCursor(t *testing.T) {
 	defer stuck.Close()
 	eng := webEngine(t)
 	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": stuck.URL + "/api", "allowPrivate": true})
-	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	if _, err := r.Crawl("sl", true); err == nil || !strings.Contains(err.Error(), "did not move on") {
@@ -305,7 +306,7 @@ func TestSlackPrivateChannels(t *testing.T) {
 	}
 	eng := webEngine(t)
 	cfg, _ := CheckConfig("slack", map[string]any{"token": f.token, "apiBase": f.URL + "/api", "allowPrivate": true})
-	eng.PutSource(engine.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
+	eng.PutSource(record.Source{ID: "sl", Name: "S", Type: "slack", Enabled: true, Config: cfg})
 	r := NewRunner(eng, RunnerOptions{})
 	defer r.Close()
 	if _, err := r.Crawl("sl", false); err != nil {
@@ -337,10 +338,10 @@ func TestSlackPrivateChannels(t *testing.T) {
 	if pub := eng.Channels("sl", false); len(pub) != 2 || pub[0].Private || pub[1].Private {
 		t.Fatalf("public channels %+v", pub)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "noon works"}); len(found.Messages) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "noon works"}); len(found.Messages) != 0 {
 		t.Fatal("a private channel's thread is found without credentials")
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "noon works", Private: true}); len(found.Messages) == 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "noon works", Private: true}); len(found.Messages) == 0 {
 		t.Fatal("the private thread is not found with credentials")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // slackTime parses a Slack ts, "1700000000.000100": seconds and a fraction.
@@ -59,7 +59,7 @@ func (p *slackParser) render(s string) string {
 		b.WriteString(slackUnescape.Replace(s[:i]))
 		p.renderTag(&b, s[i+1:i+j])
 		s = s[i+j+1:]
-		if b.Len() > engine.MaxMessageBytes {
+		if b.Len() > record.MaxMessageBytes {
 			return b.String() // cut to size by the caller
 		}
 	}

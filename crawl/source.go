@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // Connector reads one source's platform.
@@ -33,9 +33,9 @@ type Connector interface {
 // Batch is one step of a crawl, written to the Sink at once: channels
 // before their messages, removals last.
 type Batch struct {
-	Channels        []engine.Channel
-	Messages        []engine.Message
-	Documents       []engine.Document
+	Channels        []record.Channel
+	Messages        []record.Message
+	Documents       []record.Document
 	DeleteDocuments []string // document keys of this source
 	DeleteMessages  []string // message ids of this source
 	Failed          []string // items skipped, each with why: "https://x/a: 503 Service Unavailable"
@@ -58,7 +58,7 @@ type Env struct {
 type sourceType struct {
 	fields map[string]field
 	check  func(cfg map[string]any) error                      // across fields; may be nil
-	newer  func(src engine.Source, env Env) (Connector, error) // nil: nothing to crawl
+	newer  func(src record.Source, env Env) (Connector, error) // nil: nothing to crawl
 	format string                                              // export format it imports, if any
 }
 
@@ -412,7 +412,7 @@ func configStrings(cfg map[string]any, key string) []string {
 
 // allowPrivate reads a source's allowPrivate: may its connector reach
 // loopback, private and link-local addresses?
-func allowPrivate(src engine.Source) bool {
+func allowPrivate(src record.Source) bool {
 	b, _ := src.Config["allowPrivate"].(bool)
 	return b
 }

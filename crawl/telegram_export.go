@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // maxTelegramBytes bounds a result.json.
@@ -186,7 +186,7 @@ func parseTelegramExport(r io.Reader, sourceID string, limit int64) (*Export, er
 		if err != nil {
 			return nil, formatErr("Telegram result.json: chat %d: id %q is not an integer", i, c.ID)
 		}
-		ch := engine.Channel{SourceID: sourceID, ID: strconv.FormatInt(id, 10), Kind: "channel", Private: !tgPublic[c.Type]}
+		ch := record.Channel{SourceID: sourceID, ID: strconv.FormatInt(id, 10), Kind: "channel", Private: !tgPublic[c.Type]}
 		if seen[ch.ID] { // a chat both current and left: the first is read
 			if c.Messages != nil {
 				for range *c.Messages {
@@ -234,40 +234,40 @@ var tgPublic = map[string]bool{"public_channel": true, "public_supergroup": true
 
 // tgMessageOf validates a message and maps it; for a message with nothing
 // to keep, it says why instead.
-func tgMessageOf(m *tgMessage, sourceID, chat string) (msg engine.Message, skip string, err error) {
+func tgMessageOf(m *tgMessage, sourceID, chat string) (msg record.Message, skip string, err error) {
 	id, err := strconv.ParseInt(m.ID.String(), 10, 64)
 	if err != nil {
-		return engine.Message{}, "", errors.New("id " + strconv.Quote(m.ID.String()) + " is not an integer")
+		return record.Message{}, "", errors.New("id " + strconv.Quote(m.ID.String()) + " is not an integer")
 	}
 	ts, err := tgTime(m.Unix, m.Date, "date")
 	if err != nil {
-		return engine.Message{}, "", err
+		return record.Message{}, "", err
 	}
 	var edited time.Time
 	if m.EditedUnix != "" || m.Edited != "" {
 		if edited, err = tgTime(m.EditedUnix, m.Edited, "edited"); err != nil {
-			return engine.Message{}, "", err
+			return record.Message{}, "", err
 		}
 		if !edited.After(ts) {
 			edited = time.Time{} // exports of 2020 mark every message edited at 1970
 		}
 	}
 	if m.Text.bad != "" {
-		return engine.Message{}, "", errors.New(m.Text.bad)
+		return record.Message{}, "", errors.New(m.Text.bad)
 	}
-	msg = engine.Message{
+	msg = record.Message{
 		SourceID: sourceID, ChannelID: chat, ID: chat + "-" + strconv.FormatInt(id, 10),
-		Author:    textcut.Prefix(cmp.Or(m.From, string(m.FromID)), engine.MaxNameBytes),
+		Author:    textcut.Prefix(cmp.Or(m.From, string(m.FromID)), record.MaxNameBytes),
 		Timestamp: ts, EditedAt: edited,
 	}
 	if m.ReplyTo != "" && m.ReplyPeer == "" { // a reply to another chat cannot be linked
 		to, err := strconv.ParseInt(m.ReplyTo.String(), 10, 64)
 		if err != nil {
-			return engine.Message{}, "", errors.New("reply_to_message_id " + strconv.Quote(m.ReplyTo.String()) + " is not an integer")
+			return record.Message{}, "", errors.New("reply_to_message_id " + strconv.Quote(m.ReplyTo.String()) + " is not an integer")
 		}
 		msg.ReplyTo = chat + "-" + strconv.FormatInt(to, 10)
 	}
-	msg.Content = textcut.Prefix(strings.TrimSpace(m.Text.s), engine.MaxMessageBytes)
+	msg.Content = textcut.Prefix(strings.TrimSpace(m.Text.s), record.MaxMessageBytes)
 	if msg.Content == "" {
 		msg.Content = tgMedia(m)
 	}
@@ -275,11 +275,11 @@ func tgMessageOf(m *tgMessage, sourceID, chat string) (msg engine.Message, skip 
 	case m.Type == "service":
 		var action string
 		json.Unmarshal(m.Action, &action) // a name, if it is one
-		return engine.Message{}, strings.TrimSpace("service message " + action), nil
+		return record.Message{}, strings.TrimSpace("service message " + action), nil
 	case m.Type != "message":
-		return engine.Message{}, "unsupported type " + m.Type, nil
+		return record.Message{}, "unsupported type " + m.Type, nil
 	case msg.Content == "":
-		return engine.Message{}, skipEmpty, nil
+		return record.Message{}, skipEmpty, nil
 	}
 	return msg, "", nil
 }
@@ -291,20 +291,20 @@ func tgMedia(m *tgMessage) string {
 	if name == "" && m.File != "" && !strings.HasPrefix(m.File, "(") { // "(File not included…)"
 		name = path.Base(m.File)
 	}
-	name = textcut.Prefix(visibleName(name, 200, ""), engine.MaxNameBytes)
+	name = textcut.Prefix(visibleName(name, 200, ""), record.MaxNameBytes)
 	switch {
 	case len(m.Photo) > 0 && string(m.Photo) != "null":
 		return "[photo]"
 	case m.MediaType == "sticker" && m.Sticker != "":
-		return "[sticker: " + textcut.Prefix(m.Sticker, engine.MaxNameBytes) + "]"
+		return "[sticker: " + textcut.Prefix(m.Sticker, record.MaxNameBytes) + "]"
 	case m.Poll != nil && m.Poll.Question != "":
-		return "[poll: " + textcut.Prefix(m.Poll.Question, engine.MaxNameBytes) + "]"
+		return "[poll: " + textcut.Prefix(m.Poll.Question, record.MaxNameBytes) + "]"
 	case m.Poll != nil:
 		return "[poll]"
 	case m.MediaType != "" && name != "":
-		return "[" + textcut.Prefix(m.MediaType, engine.MaxNameBytes) + ": " + name + "]"
+		return "[" + textcut.Prefix(m.MediaType, record.MaxNameBytes) + ": " + name + "]"
 	case m.MediaType != "":
-		return "[" + textcut.Prefix(m.MediaType, engine.MaxNameBytes) + "]"
+		return "[" + textcut.Prefix(m.MediaType, record.MaxNameBytes) + "]"
 	case name != "":
 		return "[file: " + name + "]"
 	case m.File != "":

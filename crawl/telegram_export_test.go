@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -22,13 +22,13 @@ func readTestdata(t testing.TB, name string) []byte {
 }
 
 var wantTelegram = Export{
-	Channels: []engine.Channel{
+	Channels: []record.Channel{
 		{SourceID: "src", ID: "100000002", Name: "Bo Chen", Kind: "channel", Private: true},
 		{SourceID: "src", ID: "4000001", Name: "Old Group", Kind: "channel", Private: true},
 		{SourceID: "src", ID: "100000001", Name: "Saved Messages", Kind: "channel", Private: true},
 		{SourceID: "src", ID: "1834567890", Name: "Sift Users", Kind: "channel", Private: true},
 	},
-	Messages: []engine.Message{
+	Messages: []record.Message{
 		{SourceID: "src", ChannelID: "100000002", ID: "100000002-10", Author: "Bo Chen", Content: "lunch at 1?", Timestamp: unixUTC(1699960000, 0)},
 		{SourceID: "src", ChannelID: "100000002", ID: "100000002-11", Author: "Ana Lima", Content: "yes! https://maps.example.com/x",
 			Timestamp: unixUTC(1699960060, 0), ReplyTo: "100000002-10"},
@@ -49,8 +49,8 @@ var wantTelegram = Export{
 }
 
 var wantTelegramChat = Export{
-	Channels: []engine.Channel{{SourceID: "src", ID: "1700000001", Name: "Sift Announcements", Kind: "channel"}},
-	Messages: []engine.Message{
+	Channels: []record.Channel{{SourceID: "src", ID: "1700000001", Name: "Sift Announcements", Kind: "channel"}},
+	Messages: []record.Message{
 		{SourceID: "src", ChannelID: "1700000001", ID: "1700000001-101", Author: "Sift Announcements",
 			Content: "Sift 1.2 is out #release\nChangelog: https://sift.example.com/changelog", Timestamp: unixUTC(1700136000, 0)},
 		{SourceID: "src", ChannelID: "1700000001", ID: "1700000001-102", Author: "Sift Announcements",
@@ -96,11 +96,11 @@ func TestParseTelegramExportFallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareExport(t, x, Export{
-		Channels: []engine.Channel{
+		Channels: []record.Channel{
 			{SourceID: "src", ID: "-8", Name: "chat -8", Kind: "channel", Private: true},
 			{SourceID: "src", ID: "7", Name: "chat 7", Kind: "channel", Private: true},
 		},
-		Messages: []engine.Message{
+		Messages: []record.Message{
 			{SourceID: "src", ChannelID: "7", ID: "7-1", Author: "user9", Content: "[sticker: 👍]", Timestamp: unixUTC(1700000000, 0)},
 			{SourceID: "src", ChannelID: "7", ID: "7-2", Author: "Ana", Content: "[video_file: clip.mp4]", Timestamp: unixUTC(1700000001, 0)},
 			{SourceID: "src", ChannelID: "7", ID: "7-3", Author: "Ana", Content: "other chat", Timestamp: unixUTC(1700000003, 0)},

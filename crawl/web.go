@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The web crawler's manners and bounds.
@@ -180,7 +180,7 @@ type hostState struct {
 	next time.Time // no request to the host starts before
 }
 
-func newWeb(src engine.Source, env Env) (Connector, error) {
+func newWeb(src record.Source, env Env) (Connector, error) {
 	cfg, err := parseWebConfig(src.Config)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // webSource stores a web source crawling site and returns a runner.
@@ -22,7 +24,7 @@ func webSource(t *testing.T, eng *engine.Engine, cfg map[string]any, env Env) *R
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutSource(engine.Source{ID: "site", Name: "Test site", Type: "web", Enabled: true, Config: cfg}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "site", Name: "Test site", Type: "web", Enabled: true, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	r := NewRunner(eng, RunnerOptions{Env: env})
@@ -82,7 +84,7 @@ func TestWebCrawl(t *testing.T) {
 	if hits["/flaky"] != 2 {
 		t.Errorf("/flaky requested %d times, want 2 (503 with Retry-After, then 200)", hits["/flaky"])
 	}
-	a, ok := eng.Document(engine.DocumentID("site", site.URL+"/a"))
+	a, ok := eng.Document(record.DocumentID("site", site.URL+"/a"))
 	if !ok || a.Title != "Alpha" || a.URL != site.URL+"/a" || !strings.Contains(a.Content, "zymurgy") ||
 		!strings.Contains(a.Content, "- one") || !strings.Contains(a.Content, "brew --now") ||
 		strings.Contains(a.Content, "Copyright footer") || strings.Contains(a.Content, "Home") {
@@ -92,7 +94,7 @@ func TestWebCrawl(t *testing.T) {
 	if src.LastCrawl == nil || src.LastCrawl.Status != "ok" || src.LastCrawl.Documents != len(want) || src.Cursor == "" {
 		t.Fatalf("source after the crawl: %+v", src)
 	}
-	found, err := eng.Search(engine.SearchRequest{Query: "quokkas", Limit: 5})
+	found, err := eng.Search(query.SearchRequest{Query: "quokkas", Limit: 5})
 	if err != nil || len(found.Documents) != 1 {
 		t.Fatalf("search for a crawled page: %+v %v", found, err)
 	}
@@ -133,14 +135,14 @@ func TestWebCrawl(t *testing.T) {
 	if got := docKeys(eng, site.URL); !slices.Equal(got, want) {
 		t.Fatalf("after the full crawl: %v, want %v", got, want)
 	}
-	a, _ = eng.Document(engine.DocumentID("site", site.URL+"/a"))
+	a, _ = eng.Document(record.DocumentID("site", site.URL+"/a"))
 	if a.Title != "Alpha v2" || !strings.Contains(a.Content, "sourdough") || res.Deleted != 1 {
 		t.Fatalf("edited page %+v, result %+v", a, res)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "axolotls"}); len(found.Documents) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "axolotls"}); len(found.Documents) != 0 {
 		t.Fatal("the removed page is still found")
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "zymurgy"}); len(found.Documents) != 0 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "zymurgy"}); len(found.Documents) != 0 {
 		t.Fatal("the old text of the edited page is still found")
 	}
 
@@ -161,7 +163,7 @@ func TestWebCrawl(t *testing.T) {
 	if len(full) != 1 || full["/b"] != 1 {
 		t.Fatalf("pages fetched whole: %v, want only /b", full)
 	}
-	if found, _ := eng.Search(engine.SearchRequest{Query: "okapis"}); len(found.Documents) != 1 {
+	if found, _ := eng.Search(query.SearchRequest{Query: "okapis"}); len(found.Documents) != 1 {
 		t.Fatal("the edit was not picked up")
 	}
 }
@@ -238,7 +240,7 @@ func TestWebCrawlRefusesPrivateAddresses(t *testing.T) {
 	eng2 := webEngine(t)
 	var logs bytes.Buffer
 	cfg, _ := CheckConfig("web", map[string]any{"urls": []any{redirector.URL + "/start"}, "delayMs": quickDelay})
-	eng2.PutSource(engine.Source{ID: "site", Name: "R", Type: "web", Enabled: true, Config: cfg})
+	eng2.PutSource(record.Source{ID: "site", Name: "R", Type: "web", Enabled: true, Config: cfg})
 	r2 := NewRunner(eng2, RunnerOptions{Env: Env{blocked: func(ip net.IP) bool { return ip.Equal(net.ParseIP("127.0.0.2")) }},
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer r2.Close()
@@ -326,7 +328,7 @@ func TestWebCrawlOddPages(t *testing.T) {
 	if err != nil || res.Documents != 2 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	d, _ := eng.Document(engine.DocumentID("site", site.URL+"/"))
+	d, _ := eng.Document(record.DocumentID("site", site.URL+"/"))
 	if d.Title != "Café [31mmenu" || !strings.Contains(d.Content, "Crème brûlée") {
 		t.Fatalf("title %q, content %q", d.Title, d.Content)
 	}

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // task is one page to fetch.
@@ -171,7 +171,7 @@ func (c *crawlRun) run() (string, error) {
 		err = ferr
 	}
 	b, merr := json.Marshal(c.next)
-	if merr != nil || len(b) > engine.MaxCursorBytes {
+	if merr != nil || len(b) > record.MaxCursorBytes {
 		return "", errors.Join(err, fmt.Errorf("web cursor: %d pages do not fit", len(c.next.Pages)))
 	}
 	return string(b), err
@@ -440,8 +440,8 @@ func (c *crawlRun) handle(o outcome) error {
 			title = final.Host + final.Path
 		}
 		c.pending = append(c.pending, addr)
-		c.batch.Documents = append(c.batch.Documents, engine.Document{
-			Key: key, URL: key, Title: textcut.Prefix(title, engine.MaxNameBytes), Content: page.text, Format: page.format,
+		c.batch.Documents = append(c.batch.Documents, record.Document{
+			Key: key, URL: key, Title: textcut.Prefix(title, record.MaxNameBytes), Content: page.text, Format: page.format,
 			Language: page.lang,
 		})
 		if o.t.known != nil && o.t.known.key(addr) != key {

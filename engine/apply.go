@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -70,7 +71,7 @@ func (a *analyzer) addField(d *index.Doc, text string, pos uint32, weight uint8)
 
 // analyzeDocument fills d from a document's title (weighted) and body, in
 // the default analysis.
-func (a *analyzer) analyzeDocument(d *index.Doc, doc *Document, titleWeight uint8) {
+func (a *analyzer) analyzeDocument(d *index.Doc, doc *record.Document, titleWeight uint8) {
 	d.Reset()
 	next := a.addField(d, doc.Title, 0, titleWeight)
 	a.addField(d, doc.Content, next+titleGap, 1)
@@ -89,7 +90,7 @@ func (a *analyzer) analyzeMessage(d *index.Doc, content string) string {
 
 // analyzeDocumentIn is analyzeDocument in the document's language, which
 // it returns ("" for the default).
-func (a *analyzer) analyzeDocumentIn(d *index.Doc, doc *Document, titleWeight uint8) string {
+func (a *analyzer) analyzeDocumentIn(d *index.Doc, doc *record.Document, titleWeight uint8) string {
 	lang := documentLanguage(doc)
 	a.SetLanguage(lang)
 	a.analyzeDocument(d, doc, titleWeight)
@@ -100,7 +101,7 @@ func (a *analyzer) analyzeDocumentIn(d *index.Doc, doc *Document, titleWeight ui
 // documentLanguage is the language a document is analysed in: the one it
 // declares when Sift stems it (English is the default), else detected
 // from its title and the start of its body.
-func documentLanguage(doc *Document) string {
+func documentLanguage(doc *record.Document) string {
 	switch {
 	case doc.Language == tokenizer.English:
 		return ""
@@ -193,7 +194,7 @@ func (e *Engine) apply(o *op) {
 // putChannel stores c, keeping the slug and creation time of a channel
 // already known, and reports whether it stored it: a channel of an unknown
 // source, or one an operator excluded (or a thread of one), is skipped.
-func (st *state) putChannel(c *Channel) bool {
+func (st *state) putChannel(c *record.Channel) bool {
 	if _, ok := st.sources[c.SourceID]; !ok {
 		return false
 	}
@@ -216,7 +217,7 @@ func (st *state) putChannel(c *Channel) bool {
 		return true
 	}
 	if _, taken := st.chanSlug[c.Slug]; taken || c.Slug == "" {
-		c.Slug = slugFor(c.Name, "channel", st.newChannelSlugKey(c, nil), slugsIn(st.chanSlug))
+		c.Slug = record.SlugFor(c.Name, "channel", st.newChannelSlugKey(c, nil), slugsIn(st.chanSlug))
 	}
 	n := uint32(len(st.chans))
 	ch := *c
@@ -226,7 +227,7 @@ func (st *state) putChannel(c *Channel) bool {
 	return true
 }
 
-func (e *Engine) applyPutMessages(msgs []Message) {
+func (e *Engine) applyPutMessages(msgs []record.Message) {
 	a := e.writeAnalyzer()
 	st := e.st
 	for start := 0; start < len(msgs); start += applyChunk {
@@ -259,7 +260,7 @@ func (e *Engine) applyPutMessages(msgs []Message) {
 	}
 }
 
-func (e *Engine) applyPutDocuments(docs []Document) {
+func (e *Engine) applyPutDocuments(docs []record.Document) {
 	a := e.writeAnalyzer()
 	st := e.st
 	for start := 0; start < len(docs); start += applyChunk {
@@ -277,7 +278,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 				d.Slug, d.CreatedAt = st.docs[old].Slug, st.docs[old].CreatedAt
 				st.deleteDocument(old)
 			} else if _, taken := st.docSlug[d.Slug]; taken || d.Slug == "" {
-				d.Slug = slugFor(d.Title, "doc", st.newDocumentSlugKey(&d), slugsIn(st.docSlug))
+				d.Slug = record.SlugFor(d.Title, "doc", st.newDocumentSlugKey(&d), slugsIn(st.docSlug))
 			}
 			slot := uint32(len(st.docs))
 			st.docs = append(st.docs, &d)
@@ -285,7 +286,7 @@ func (e *Engine) applyPutDocuments(docs []Document) {
 			st.docSlug[d.Slug] = slot
 			st.docIdx.Add(slot, &a.docs[i], withLang([]string{sourceFacet(d.SourceID)}, a.langs[i]))
 			d.Hidden = false
-			if sourceHidden(st.sources[d.SourceID]) {
+			if record.SourceHidden(st.sources[d.SourceID]) {
 				st.docIdx.Hide(slot, true)
 			}
 			st.feed.changed(DocumentChanged, slot)

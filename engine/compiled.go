@@ -3,8 +3,10 @@ package engine
 import (
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -17,7 +19,7 @@ import (
 type CompiledSearch struct {
 	// Filters holds the query's filters merged with the request's (Source,
 	// Channel as a slug, From, After inclusive, Before exclusive).
-	Filters ParsedQuery
+	Filters query.ParsedQuery
 	// Terms are the ranked terms (any one matches), with their weights.
 	Terms []index.Term
 	// Phrases must all occur; Exclude and ExcludePhrases must not.
@@ -32,8 +34,8 @@ type CompiledSearch struct {
 }
 
 // CompileSearch compiles req as Search does, with the same errors.
-func CompileSearch(req SearchRequest) (*CompiledSearch, error) {
-	pq, err := ParseQuery(req.Query)
+func CompileSearch(req query.SearchRequest) (*CompiledSearch, error) {
+	pq, err := query.ParseQuery(req.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +59,10 @@ func CompileSearch(req SearchRequest) (*CompiledSearch, error) {
 	}
 	out := &CompiledSearch{
 		Filters: pq, Terms: c.q.Terms, Phrases: c.q.Phrases, ExcludePhrases: c.q.ExcludePhrases, Exclude: c.q.Exclude,
-		Offset: min(max(req.Offset, 0), MaxSearchOffset), Limit: min(max(req.Limit, 1), MaxSearchLimit),
+		Offset: min(max(req.Offset, 0), query.MaxSearchOffset), Limit: min(max(req.Limit, 1), query.MaxSearchLimit),
 		compiled: c,
 	}
-	out.Nothing = len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.hasFilter()
+	out.Nothing = len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.HasFilter()
 	return out, nil
 }
 
@@ -116,7 +118,7 @@ func (c *CompiledSearch) Match(cands []Candidate) []PhraseMatch {
 	all := roaring.New()
 	for i, cd := range cands {
 		if cd.Document {
-			a.analyzeDocument(&d, &Document{Title: cd.Title, Content: cd.Body}, 1)
+			a.analyzeDocument(&d, &record.Document{Title: cd.Title, Content: cd.Body}, 1)
 		} else {
 			d.Reset()
 			a.addField(&d, cd.Body, 0, 1)
@@ -153,8 +155,8 @@ func MessagePlain(content string) string { return mdtext.PlainChat(content) }
 
 // DocumentPlain is the plain text of a document that highlights are cut
 // from (the Markdown of the first part of a long document rendered plain).
-func DocumentPlain(d *Document) string {
-	if d.Format != FormatMarkdown {
+func DocumentPlain(d *record.Document) string {
+	if d.Format != record.FormatMarkdown {
 		return d.Content
 	}
 	return mdtext.Plain(markdownHead(d.Content))

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/storetest"
+	"github.com/sift-search/sift/storetest"
 )
 
 // dirEngine is an engine with the data dir it was opened on, so the
@@ -23,6 +23,9 @@ func openEngine(t *testing.T, dir string) *dirEngine {
 	t.Cleanup(func() { e.Close() })
 	return &dirEngine{e, dir}
 }
+
+// The engine is a store the suite can run against.
+var _ storetest.Store = (*engine.Engine)(nil)
 
 // TestConformance runs the store's conformance suite against the engine,
 // restarts included.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // TestSourceRecordCursorMigration: a source record written before versions
@@ -39,7 +40,7 @@ func TestSourceRecordCursorMigration(t *testing.T) {
 		eng.apply(&got)
 		eng.writeMu.Unlock()
 	}
-	src := Source{ID: "s", Name: "S", Type: "web"}
+	src := record.Source{ID: "s", Name: "S", Type: "web"}
 	old := src
 	old.Cursor = "old-cursor"
 	replay(op{kind: opPutSource, source: old})
@@ -82,24 +83,24 @@ func TestSourceRecordCursorMigration(t *testing.T) {
 func TestUpdateSourceAcrossRecreate(t *testing.T) {
 	e := openDir(t, t.TempDir())
 	defer e.Close()
-	if _, err := e.CreateSource(Source{ID: "x", Name: "Old", Type: "web", Visibility: VisibilityPublic}); err != nil {
+	if _, err := e.CreateSource(record.Source{ID: "x", Name: "Old", Type: "web", Visibility: record.VisibilityPublic}); err != nil {
 		t.Fatal(err)
 	}
 	first := true
-	got, err := e.UpdateSource("x", func(s *Source) error {
+	got, err := e.UpdateSource("x", func(s *record.Source) error {
 		if first {
 			first = false
 			if err := e.DeleteSource("x"); err != nil {
 				return err
 			}
-			if _, err := e.CreateSource(Source{ID: "x", Name: "New", Type: "web", Visibility: VisibilityPrivate}); err != nil {
+			if _, err := e.CreateSource(record.Source{ID: "x", Name: "New", Type: "web", Visibility: record.VisibilityPrivate}); err != nil {
 				return err
 			}
 		}
 		s.Schedule = "1h"
 		return nil
 	})
-	if err != nil || got.Name != "New" || got.Visibility != VisibilityPrivate || got.Schedule != "1h" {
+	if err != nil || got.Name != "New" || got.Visibility != record.VisibilityPrivate || got.Schedule != "1h" {
 		t.Fatalf("update across a re-creation: %+v, %v", got, err)
 	}
 }

@@ -11,10 +11,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sift-search/sift/engine/index"
 	"github.com/sift-search/sift/engine/internal/fsx"
 	"github.com/sift-search/sift/engine/internal/wal"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // Options configure an Engine.
@@ -80,7 +81,7 @@ type Engine struct {
 	wal      *wal.Log // nil in memory
 	lockFile *os.File
 	snapSeq  uint64 // sequence number of the newest snapshot; guarded by writeMu
-	lastSnap atomic.Pointer[SnapshotInfo]
+	lastSnap atomic.Pointer[record.SnapshotInfo]
 
 	closed atomic.Bool
 	stop   chan struct{}
@@ -95,18 +96,6 @@ type Engine struct {
 	titleTab *titleTable // channels and documents by title, for Suggest
 
 	noFinalSnapshot bool // Close writes none (a failed Open)
-}
-
-// SnapshotInfo describes the newest snapshot.
-type SnapshotInfo struct {
-	Seq      uint64
-	Path     string
-	Bytes    int64
-	Took     time.Duration
-	At       time.Time
-	Err      string // of the last failed attempt, if the last attempt failed
-	Rebuilt  bool   // the indexes were rebuilt from records at load
-	LoadedIn time.Duration
 }
 
 // Open loads the engine from opts.DataDir (snapshot, then log) or starts
@@ -273,14 +262,14 @@ func (e *Engine) unlockDir() {
 // ensureUploads creates the built-in uploads source on first start.
 func (e *Engine) ensureUploads() error {
 	e.mu.RLock()
-	_, ok := e.st.sources[UploadsSourceID]
+	_, ok := e.st.sources[record.UploadsSourceID]
 	e.mu.RUnlock()
 	if ok {
 		return nil
 	}
 	now := time.Now().UTC()
-	return e.write(&op{kind: opPutSource, source: Source{
-		ID: UploadsSourceID, Name: "Uploads", Type: "upload", Enabled: true, Visibility: VisibilityPublic,
+	return e.write(&op{kind: opPutSource, source: record.Source{
+		ID: record.UploadsSourceID, Name: "Uploads", Type: "upload", Enabled: true, Visibility: record.VisibilityPublic,
 		Config: map[string]any{}, CreatedAt: now, UpdatedAt: now, Version: 1,
 	}})
 }
@@ -301,10 +290,10 @@ func (e *Engine) write(o *op) error {
 // acknowledging the write.
 func (e *Engine) commit(o *op) (uint64, error) {
 	if e.closed.Load() {
-		return 0, ErrClosed
+		return 0, record.ErrClosed
 	}
 	if e.opts.ReadOnly {
-		return 0, ErrReadOnly
+		return 0, record.ErrReadOnly
 	}
 	seq := e.seq + 1
 	if e.wal != nil {

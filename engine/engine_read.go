@@ -2,62 +2,42 @@ package engine
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"time"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/record"
 )
 
 // Sources returns every source, ordered by id.
-func (e *Engine) Sources() []Source {
+func (e *Engine) Sources() []record.Source {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	out := make([]Source, 0, len(e.st.sources))
+	out := make([]record.Source, 0, len(e.st.sources))
 	for _, id := range sortedKeys(e.st.sources) {
-		out = append(out, copySource(e.st.sources[id]))
+		out = append(out, record.CopySource(e.st.sources[id]))
 	}
 	return out
 }
 
 // Source returns one source.
-func (e *Engine) Source(id string) (Source, bool) {
+func (e *Engine) Source(id string) (record.Source, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	s, ok := e.st.sources[id]
 	if !ok {
-		return Source{}, false
+		return record.Source{}, false
 	}
-	return copySource(s), true
-}
-
-// copySource returns s with its own copy of everything it points to, so a
-// caller may change it freely.
-func copySource(s *Source) Source {
-	c := *s
-	c.Config, _ = cloneConfig(s.Config) // it came through cloneConfig once: it encodes
-	c.ChannelVisibility = maps.Clone(s.ChannelVisibility)
-	c.ExcludedChannels = slices.Clone(s.ExcludedChannels)
-	c.OptOuts = slices.Clone(s.OptOuts)
-	if s.LastCrawl != nil {
-		lc := *s.LastCrawl
-		c.LastCrawl = &lc
-	}
-	if s.LastImport != nil {
-		li := *s.LastImport
-		li.Skipped = maps.Clone(s.LastImport.Skipped)
-		c.LastImport = &li
-	}
-	return c
+	return record.CopySource(s), true
 }
 
 // SourceStats counts the channels, threads, messages and documents of a
 // source; without private, only what callers without credentials may see.
 // O(channels).
-func (e *Engine) SourceStats(id string, private bool) SourceStats {
+func (e *Engine) SourceStats(id string, private bool) record.SourceStats {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	var s SourceStats
+	var s record.SourceStats
 	for n, c := range e.st.chans {
 		if c != nil && c.SourceID == id && (private || !e.st.hid.chans.Contains(uint32(n))) {
 			countChannel(&s.Channels, &s.Threads, c)
@@ -70,7 +50,7 @@ func (e *Engine) SourceStats(id string, private bool) SourceStats {
 
 // countChannel adds c to the channels or, when it is a thread, to the
 // threads.
-func countChannel(chans, threads *int, c *Channel) {
+func countChannel(chans, threads *int, c *record.Channel) {
 	if c.ParentID != "" {
 		*threads++
 	} else {
@@ -92,10 +72,10 @@ func countVisible(ix *index.Index, facet string, private bool) int {
 // Channels returns the channels of a source (all sources when id is ""),
 // ordered by name; without private, only those callers without credentials
 // may see.
-func (e *Engine) Channels(sourceID string, private bool) []Channel {
+func (e *Engine) Channels(sourceID string, private bool) []record.Channel {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	var out []Channel
+	var out []record.Channel
 	for n, c := range e.st.chans {
 		if c != nil && (sourceID == "" || c.SourceID == sourceID) {
 			if ch := e.st.channel(uint32(n)); private || !ch.Hidden {
@@ -103,24 +83,24 @@ func (e *Engine) Channels(sourceID string, private bool) []Channel {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Channel) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b record.Channel) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 
 // ChannelBySlug returns the channel with the given slug.
-func (e *Engine) ChannelBySlug(slug string) (Channel, bool) {
+func (e *Engine) ChannelBySlug(slug string) (record.Channel, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
-		return Channel{}, false
+		return record.Channel{}, false
 	}
 	return e.st.channel(n), true
 }
 
 // ChannelMessages returns a page of a channel's messages in time order and
 // the channel's message count.
-func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int, error) {
+func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)
@@ -130,7 +110,7 @@ func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int
 	total := len(slots)
 	offset = min(max(offset, 0), total)
 	slots = slots[offset:min(offset+max(limit, 0), total)]
-	out := make([]Message, len(slots))
+	out := make([]record.Message, len(slots))
 	for i, s := range slots {
 		out[i] = e.st.message(s)
 	}
@@ -143,7 +123,7 @@ func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]Message, int
 func (e *Engine) channelSlots(slug string) ([]uint32, error) {
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
-		return nil, ErrNotFound
+		return nil, record.ErrNotFound
 	}
 	return e.st.chanOrder[n], nil
 }
@@ -155,15 +135,15 @@ func (e *Engine) MessagePosition(slug, id string) (int, error) {
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
-		return 0, ErrNotFound
+		return 0, record.ErrNotFound
 	}
 	slot, ok := e.st.findMessage(e.st.chans[n].SourceID, id)
 	if !ok || e.st.msgs.at(slot).channel != n {
-		return 0, ErrNotFound
+		return 0, record.ErrNotFound
 	}
 	at, found := slices.BinarySearchFunc(e.st.chanOrder[n], slot, e.st.msgCmp)
 	if !found {
-		return 0, ErrNotFound
+		return 0, record.ErrNotFound
 	}
 	return at, nil
 }
@@ -192,16 +172,16 @@ func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 
 // Documents returns a page of documents, newest first, and their count;
 // without private, only those callers without credentials may see.
-func (e *Engine) Documents(offset, limit int, private bool) ([]Document, int) {
+func (e *Engine) Documents(offset, limit int, private bool) ([]record.Document, int) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	docs := make([]*Document, 0, len(e.st.docID))
+	docs := make([]*record.Document, 0, len(e.st.docID))
 	for i, d := range e.st.docs {
 		if d != nil && (private || !e.st.docIdx.Hidden(uint32(i))) {
 			docs = append(docs, d)
 		}
 	}
-	slices.SortStableFunc(docs, func(a, b *Document) int {
+	slices.SortStableFunc(docs, func(a, b *record.Document) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
 		}
@@ -210,7 +190,7 @@ func (e *Engine) Documents(offset, limit int, private bool) ([]Document, int) {
 	total := len(docs)
 	offset = min(max(offset, 0), total)
 	docs = docs[offset:min(offset+max(limit, 0), total)]
-	out := make([]Document, len(docs))
+	out := make([]record.Document, len(docs))
 	for i, d := range docs {
 		out[i] = e.st.document(e.st.docID[d.ID])
 	}
@@ -218,59 +198,52 @@ func (e *Engine) Documents(offset, limit int, private bool) ([]Document, int) {
 }
 
 // SourceDocuments returns the documents of a source, ordered by key.
-func (e *Engine) SourceDocuments(sourceID string) []Document {
+func (e *Engine) SourceDocuments(sourceID string) []record.Document {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots := e.st.docIdx.Facet(sourceFacet(sourceID)).ToArray()
-	out := make([]Document, 0, len(slots))
+	out := make([]record.Document, 0, len(slots))
 	for _, n := range slots {
 		if e.st.docs[n] != nil {
 			out = append(out, e.st.document(n))
 		}
 	}
-	slices.SortFunc(out, func(a, b Document) int { return cmp.Compare(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b record.Document) int { return cmp.Compare(a.Key, b.Key) })
 	return out
 }
 
 // DocumentBySlug returns the document with the given slug.
-func (e *Engine) DocumentBySlug(slug string) (Document, bool) {
+func (e *Engine) DocumentBySlug(slug string) (record.Document, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.docSlug[slug]
 	if !ok {
-		return Document{}, false
+		return record.Document{}, false
 	}
 	return e.st.document(n), true
 }
 
 // Document returns the document with the given id.
-func (e *Engine) Document(id string) (Document, bool) {
+func (e *Engine) Document(id string) (record.Document, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.docID[id]
 	if !ok {
-		return Document{}, false
+		return record.Document{}, false
 	}
 	return e.st.document(n), true
-}
-
-// Counts summarises what the engine holds: Channels counts conversations,
-// Threads the threads in them.
-type Counts struct {
-	Sources, Channels, Threads, Messages, Documents int
-	MessageTerms, DocumentTerms                     int
 }
 
 // Counts returns what the engine holds. O(channels + sources).
 // Without private it counts only what callers without credentials may see
 // (and no terms): channels, threads, messages and documents they may see,
 // and the sources that show them any (an empty source is not counted).
-func (e *Engine) Counts(private bool) Counts {
+func (e *Engine) Counts(private bool) record.Counts {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	st := e.st
 	if private {
-		c := Counts{
+		c := record.Counts{
 			Sources:  len(st.sources),
 			Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(),
 			MessageTerms: st.msgIdx.Terms(), DocumentTerms: st.docIdx.Terms(),
@@ -282,7 +255,7 @@ func (e *Engine) Counts(private bool) Counts {
 		}
 		return c
 	}
-	c := Counts{Messages: st.msgIdx.PublicLen(), Documents: st.docIdx.PublicLen()}
+	c := record.Counts{Messages: st.msgIdx.PublicLen(), Documents: st.docIdx.PublicLen()}
 	shown := map[string]bool{}
 	for n, ch := range st.chans {
 		if ch != nil && !st.hid.chans.Contains(uint32(n)) {
@@ -300,12 +273,12 @@ func (e *Engine) Counts(private bool) Counts {
 }
 
 // ChannelByID returns a source's channel by its platform id.
-func (e *Engine) ChannelByID(sourceID, id string) (Channel, bool) {
+func (e *Engine) ChannelByID(sourceID, id string) (record.Channel, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanKey[recKey{sourceID, id}]
 	if !ok {
-		return Channel{}, false
+		return record.Channel{}, false
 	}
 	return e.st.channel(n), true
 }

@@ -4,86 +4,19 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
 // maxExclusions bounds the -terms and -"phrases" of a query.
 const maxExclusions = 32
-
-// Bounds of SearchRequest paging.
-const (
-	MaxSearchLimit  = 100
-	MaxSearchOffset = 10000
-)
-
-// SearchRequest is a full-text search. Filters given here apply together
-// with those written in the query.
-type SearchRequest struct {
-	Query   string
-	Limit   int // per list; 1..MaxSearchLimit
-	Offset  int // 0..MaxSearchOffset
-	Source  string
-	Channel string // slug
-	From    string // author name or display name, any case
-	After   time.Time
-	Before  time.Time
-	// Private includes what callers without credentials may not see.
-	Private bool
-	// NoTypos turns typo tolerance off (typos=false): words match only as
-	// written (and stemmed).
-	NoTypos bool
-	// Exhaustive ranks without pruning (index.Query.Exhaustive): the
-	// reference for tests and benchmarks, never set by the API.
-	Exhaustive bool
-}
-
-// MessageHit is a found message with its channel and source.
-type MessageHit struct {
-	Message
-	ChannelName string
-	ChannelSlug string
-	SourceName  string
-	SourceType  string
-	Score       float64
-	Highlight   string // HTML: escaped plain text (see mdtext) with <mark> around matches
-
-	lang string // the language the message is analysed in
-}
-
-// DocumentHit is a found document.
-type DocumentHit struct {
-	Document
-	Score     float64
-	Highlight string // HTML, as MessageHit's; of the plain text of Markdown
-
-	stored *Document // the record, the plain-text cache's key
-	lang   string    // the language the document is analysed in
-}
-
-// SearchResult holds both ranked lists and how many matched in all.
-type SearchResult struct {
-	Messages       []MessageHit
-	Documents      []DocumentHit
-	TotalMessages  int
-	TotalDocuments int
-	// Corrections name the query words found in no record the caller may
-	// see, and the words their typo-tolerant matches were found as.
-	Corrections []Correction
-}
-
-// Correction is a query word searched as the words it is one or two
-// typos away from.
-type Correction struct {
-	Word    string   `json:"word"`    // as the query has it (folded)
-	Matches []string `json:"matches"` // words of the index it was matched as, most frequent first
-}
 
 // compiled is a parsed query analysed into index terms.
 type compiled struct {
@@ -96,7 +29,7 @@ type compiled struct {
 // compile analyses the text parts of pq. Stop words are dropped from the
 // ranked terms unless the query holds nothing else; phrases keep them.
 // With typos, words long enough ask for typo-tolerant matches (typoEdits).
-func (a *analyzer) compile(pq *ParsedQuery, typos bool) compiled {
+func (a *analyzer) compile(pq *query.ParsedQuery, typos bool) compiled {
 	c := compiled{marks: map[string]bool{}}
 	c.q.NotTypo = tokenizer.IsAnyStopWord
 	a.toks = a.Append(a.toks[:0], pq.Text, 0)
@@ -188,41 +121,42 @@ func (a *analyzer) phraseTerms(s string) []string {
 }
 
 // Search runs a full-text search over messages and documents.
-func (e *Engine) Search(req SearchRequest) (*SearchResult, error) {
+func (e *Engine) Search(req query.SearchRequest) (*query.SearchResult, error) {
 	cs, err := CompileSearch(req)
 	if err != nil {
 		return nil, err
 	}
 	if cs.Nothing {
 		// Only punctuation: nothing can match.
-		return &SearchResult{Messages: []MessageHit{}, Documents: []DocumentHit{}}, nil
+		return &query.SearchResult{Messages: []query.MessageHit{}, Documents: []query.DocumentHit{}}, nil
 	}
 	c, pq, offset, limit := cs.compiled, cs.Filters, cs.Offset, cs.Limit
 	c.q.Exhaustive = req.Exhaustive
 	a := searchAnalyzers.Get()
 	defer searchAnalyzers.Put(a)
 
-	res := &SearchResult{}
+	res := &query.SearchResult{}
 	var tn typoNotes
 	e.mu.RLock()
 	c.langs = e.st.languages(!req.Private)
 	a.inLanguages(&c, c.langs)
-	res.Messages, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private, &tn)
-	res.Documents, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private, &tn)
+	var msgLangs []string
+	var docText []docHitText
+	res.Messages, msgLangs, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private, &tn)
+	res.Documents, docText, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private, &tn)
 	e.mu.RUnlock()
 	res.Corrections = tn.corrections(c.q.Terms)
 	c.marks = withMarks(c.marks, slices.Collect(maps.Keys(tn.matched)))
 
 	for i := range res.Messages {
 		m := &res.Messages[i]
-		a.SetLanguage(m.lang)
+		a.SetLanguage(msgLangs[i])
 		m.Highlight = a.highlight(mdtext.PlainChat(m.Content), c.marks, highlightChars)
 	}
 	for i := range res.Documents {
 		d := &res.Documents[i]
-		a.SetLanguage(d.lang)
-		d.Highlight = a.highlight(e.plain.text(d.stored), c.marks, highlightChars)
-		d.stored = nil
+		a.SetLanguage(docText[i].lang)
+		d.Highlight = a.highlight(e.plain.text(docText[i].stored), c.marks, highlightChars)
 	}
 	a.SetLanguage("")
 	return res, nil
@@ -236,7 +170,7 @@ func mergeFilter(dst *string, v string) {
 
 // timeWindow returns a test of a unix-microsecond time against the query's
 // after/before window, or nil when there is none.
-func timeWindow(pq *ParsedQuery, ts func(uint32) int64) func(uint32) bool {
+func timeWindow(pq *query.ParsedQuery, ts func(uint32) int64) func(uint32) bool {
 	if pq.After.IsZero() && pq.Before.IsZero() {
 		return nil
 	}
@@ -250,8 +184,16 @@ func timeWindow(pq *ParsedQuery, ts func(uint32) int64) func(uint32) bool {
 	return func(id uint32) bool { t := ts(id); return t >= lo && t < hi }
 }
 
-// searchMessages runs c over messages. The caller holds mu.RLock.
-func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]MessageHit, int) {
+// docHitText is what highlighting a document hit needs: the language it
+// is analysed in and the stored record, the plain-text cache's key.
+type docHitText struct {
+	lang   string
+	stored *record.Document
+}
+
+// searchMessages runs c over messages, returning the hits, the language
+// each is analysed in, and how many matched. The caller holds mu.RLock.
+func (e *Engine) searchMessages(c *compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.MessageHit, []string, int) {
 	st := e.st
 	var filters []*roaring.Bitmap
 	if pq.Source != "" {
@@ -260,7 +202,7 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	if pq.Channel != "" {
 		n, ok := st.chanSlug[pq.Channel]
 		if !ok {
-			return []MessageHit{}, 0
+			return []query.MessageHit{}, nil, 0
 		}
 		filters = append(filters, st.msgIdx.Tag(channelFacet(n)))
 	}
@@ -282,25 +224,28 @@ func (e *Engine) searchMessages(c *compiled, pq *ParsedQuery, offset, limit int,
 	q.Tie = func(a, b uint32) int { return strings.Compare(st.msgID(a), st.msgID(b)) } // as wvstore's sort
 	r := st.msgIdx.Search(&q, offset+limit)
 	tn.add(st.msgIdx, r.Typos)
-	hits := make([]MessageHit, 0, max(len(r.Hits)-offset, 0))
+	hits := make([]query.MessageHit, 0, max(len(r.Hits)-offset, 0))
+	langs := make([]string, 0, cap(hits))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
 		m := st.message(h.ID)
 		ch := st.chans[st.msgs.at(h.ID).channel]
-		hit := MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score), lang: languageOf(st.msgIdx, h.ID, c.langs)}
+		hit := query.MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score)}
+		langs = append(langs, languageOf(st.msgIdx, h.ID, c.langs))
 		if src := st.sources[ch.SourceID]; src != nil {
 			hit.SourceName, hit.SourceType = src.Name, src.Type
 		}
 		hits = append(hits, hit)
 	}
-	return hits, r.Total
+	return hits, langs, r.Total
 }
 
-// searchDocuments runs c over documents. The caller holds mu.RLock.
-// Documents have no channel or author, so those filters exclude them all.
-func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]DocumentHit, int) {
+// searchDocuments runs c over documents, as searchMessages does over
+// messages. The caller holds mu.RLock. Documents have no channel or
+// author, so those filters exclude them all.
+func (e *Engine) searchDocuments(c *compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.DocumentHit, []docHitText, int) {
 	st := e.st
 	if pq.Channel != "" || pq.From != "" {
-		return []DocumentHit{}, 0
+		return []query.DocumentHit{}, nil, 0
 	}
 	q := c.q
 	if pq.Source != "" {
@@ -313,9 +258,11 @@ func (e *Engine) searchDocuments(c *compiled, pq *ParsedQuery, offset, limit int
 	q.Tie = func(a, b uint32) int { return strings.Compare(st.docs[a].ID, st.docs[b].ID) }
 	r := st.docIdx.Search(&q, offset+limit)
 	tn.add(st.docIdx, r.Typos)
-	hits := make([]DocumentHit, 0, max(len(r.Hits)-offset, 0))
+	hits := make([]query.DocumentHit, 0, max(len(r.Hits)-offset, 0))
+	text := make([]docHitText, 0, cap(hits))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
-		hits = append(hits, DocumentHit{Document: st.document(h.ID), Score: float64(h.Score), stored: st.docs[h.ID], lang: languageOf(st.docIdx, h.ID, c.langs)})
+		hits = append(hits, query.DocumentHit{Document: st.document(h.ID), Score: float64(h.Score)})
+		text = append(text, docHitText{lang: languageOf(st.docIdx, h.ID, c.langs), stored: st.docs[h.ID]})
 	}
-	return hits, r.Total
+	return hits, text, r.Total
 }

@@ -3,7 +3,9 @@ package engine
 import (
 	"sync"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // A Follower derives its own state from the store's records — the semantic
@@ -138,7 +140,7 @@ func (e *Engine) Read(fn func(v *View)) {
 func (v *View) Documents() uint32 { return uint32(len(v.st.docs)) }
 
 // Document returns document ref, or nil once deleted.
-func (v *View) Document(ref uint32) *Document {
+func (v *View) Document(ref uint32) *record.Document {
 	if int(ref) >= len(v.st.docs) {
 		return nil
 	}
@@ -153,7 +155,7 @@ func (v *View) DocumentHidden(ref uint32) bool { return v.st.docIdx.Hidden(ref) 
 func (v *View) Channels() uint32 { return uint32(len(v.st.chans)) }
 
 // Channel returns channel ref, or nil once deleted.
-func (v *View) Channel(ref uint32) *Channel {
+func (v *View) Channel(ref uint32) *record.Channel {
 	if int(ref) >= len(v.st.chans) {
 		return nil
 	}
@@ -202,10 +204,10 @@ func (v *View) MessageText(ref uint32) MessageText {
 }
 
 // Message returns message ref whole. It must exist (MessageText.Live).
-func (v *View) Message(ref uint32) Message { return v.st.message(ref) }
+func (v *View) Message(ref uint32) record.Message { return v.st.message(ref) }
 
 // Source returns a source, or nil.
-func (v *View) Source(id string) *Source { return v.st.sources[id] }
+func (v *View) Source(id string) *record.Source { return v.st.sources[id] }
 
 // Analyzer analyses text as the store's full-text indexes do, so a
 // follower's own index (the semantic layer's chunks) matches the same
@@ -218,7 +220,7 @@ func NewAnalyzer() *Analyzer { return &Analyzer{newAnalyzer(0)} }
 // Document fills d from a title, each of whose words counts titleWeight,
 // and a body, as the store indexes a document.
 func (x *Analyzer) Document(d *index.Doc, title, body string, titleWeight uint8) {
-	x.a.analyzeDocument(d, &Document{Title: title, Content: body}, titleWeight)
+	x.a.analyzeDocument(d, &record.Document{Title: title, Content: body}, titleWeight)
 }
 
 // QueryTerms analyses plain text (no search syntax) into the ranked terms
@@ -226,7 +228,7 @@ func (x *Analyzer) Document(d *index.Doc, title, body string, titleWeight uint8)
 // else.
 func QueryTerms(text string) []index.Term {
 	a := searchAnalyzers.Get()
-	c := a.compile(&ParsedQuery{Text: text}, false)
+	c := a.compile(&query.ParsedQuery{Text: text}, false)
 	searchAnalyzers.Put(a)
 	return c.q.Terms
 }

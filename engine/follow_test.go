@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // testFollower is the smallest follower: it takes in the change feed and
@@ -142,9 +143,9 @@ func TestChangeFeed(t *testing.T) {
 	}
 	// One channel's bulk write is one entry, not one per message.
 	ch, _ := e.ChannelByID("chat", "c1")
-	var msgs []Message
+	var msgs []record.Message
 	for i := range 500 {
-		msgs = append(msgs, Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprint("bulk", i), Author: "cy", Content: "bulk", Timestamp: t0})
+		msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprint("bulk", i), Author: "cy", Content: "bulk", Timestamp: t0})
 	}
 	if _, err := e.PutMessages(msgs); err != nil {
 		t.Fatal(err)
@@ -165,11 +166,11 @@ func TestChangeFeed(t *testing.T) {
 		t.Fatalf("bulk write changed channel %d, want %d", got[0].Ref, ref)
 	}
 	// Documents: a new one, its update (old record gone, new one), its deletion.
-	docs, err := e.PutDocuments([]Document{{ID: "d1", Title: "T", Content: "x"}})
+	docs, err := e.PutDocuments([]record.Document{{ID: "d1", Title: "T", Content: "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.PutDocuments([]Document{{ID: "d1", Title: "T", Content: "y"}})
+	e.PutDocuments([]record.Document{{ID: "d1", Title: "T", Content: "y"}})
 	e.DeleteDocument(docs[0].ID)
 	got = tf.take()
 	// Changes of one record by consecutive writes stay apart, each at its
@@ -180,9 +181,9 @@ func TestChangeFeed(t *testing.T) {
 		t.Fatalf("document changes %+v, want %v", got, want)
 	}
 	// Visibility: a source made private hides its channels and documents.
-	e.PutDocuments([]Document{{ID: "d2", SourceID: "chat", Title: "T", Content: "z"}})
+	e.PutDocuments([]record.Document{{ID: "d2", SourceID: "chat", Title: "T", Content: "z"}})
 	tf.take()
-	if _, err := e.UpdateSource("chat", func(s *Source) error { s.Visibility = VisibilityPrivate; return nil }); err != nil {
+	if _, err := e.UpdateSource("chat", func(s *record.Source) error { s.Visibility = record.VisibilityPrivate; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	got = tf.take()
@@ -231,7 +232,7 @@ func TestFollowerSection(t *testing.T) {
 	}
 	snapSeq := e.Seq()
 	saved := slices.Clone(tf.seen)
-	e.PutDocuments([]Document{{ID: "after", Title: "After", Content: "written after the snapshot"}})
+	e.PutDocuments([]record.Document{{ID: "after", Title: "After", Content: "written after the snapshot"}})
 	afterSeq := e.Seq()
 	e.crash()
 	if !tf.stopped.Load() {
@@ -264,7 +265,7 @@ func TestFollowerSection(t *testing.T) {
 	// section is committed.
 	e = openDir(t, dir, withFollower(&testFollower{}))
 	older := e.LastSnapshot().Seq
-	e.PutDocuments([]Document{{ID: "more", Title: "More", Content: "x"}})
+	e.PutDocuments([]record.Document{{ID: "more", Title: "More", Content: "x"}})
 	e.Close()
 	bad := &refusing{above: older}
 	e = openDir(t, dir, func(o *Options) { o.Follower = bad })
@@ -334,9 +335,9 @@ func TestFeedShowsWholeWrites(t *testing.T) {
 	}()
 	var want []uint64
 	for round := range 20 {
-		var msgs []Message
+		var msgs []record.Message
 		for i := range 1200 { // several apply batches, alternating channels
-			msgs = append(msgs, Message{SourceID: "chat", ChannelID: []string{"c1", "c2"}[i%2], ID: fmt.Sprint(round, "-", i),
+			msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: []string{"c1", "c2"}[i%2], ID: fmt.Sprint(round, "-", i),
 				Author: "ana", Content: "words", Timestamp: t0})
 		}
 		if _, err := e.PutMessages(msgs); err != nil {

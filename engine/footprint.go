@@ -3,7 +3,7 @@ package engine
 import (
 	"unsafe"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // Footprint is the memory the engine's records and indexes hold, by

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // fullSpans is matchSpans without its shortcut: the whole text analysed.
@@ -19,7 +21,7 @@ func fullSpans(a *analyzer, text string, marks map[string]bool) []span {
 
 // marksOf analyses a query into the terms a search would mark.
 func marksOf(a *analyzer, q string) map[string]bool {
-	pq, _ := ParseQuery(q)
+	pq, _ := query.ParseQuery(q)
 	return a.compile(&pq, false).marks
 }
 
@@ -152,14 +154,14 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 		"| Board | Heron support |\n|---|---|\n| Pi 4 | **full** |\n| Pi Zero | `partial` |\n"
 	put := func(content string) {
 		t.Helper()
-		if _, err := e.PutDocuments([]Document{{Title: "Installing", Format: FormatMarkdown, Content: content}}); err != nil {
+		if _, err := e.PutDocuments([]record.Document{{Title: "Installing", Format: record.FormatMarkdown, Content: content}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	put(md)
 	for _, q := range []string{"raspberry", "heron support", "guide", "partial"} {
 		for range 2 { // the second answer comes from the cache
-			r := search(t, e, SearchRequest{Query: q})
+			r := search(t, e, query.SearchRequest{Query: q})
 			if len(r.Documents) != 1 {
 				t.Fatalf("%q: %d documents", q, len(r.Documents))
 			}
@@ -173,7 +175,7 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 		}
 	}
 	put("## Raspberry Pi\n\nNow with **swift** support.")
-	r := search(t, e, SearchRequest{Query: "raspberry"})
+	r := search(t, e, query.SearchRequest{Query: "raspberry"})
 	if h := r.Documents[0].Highlight; h != "<mark>Raspberry</mark> Pi\nNow with swift support." {
 		t.Errorf("after an update: highlight %q", h)
 	}
@@ -181,9 +183,9 @@ func TestMarkdownHighlightIsPlain(t *testing.T) {
 
 func TestPlainCacheBound(t *testing.T) {
 	c := newPlainCache(100)
-	docs := make([]*Document, 5)
+	docs := make([]*record.Document, 5)
 	for i := range docs {
-		docs[i] = &Document{Format: FormatMarkdown, Content: "**" + strings.Repeat("x", 40) + "**"}
+		docs[i] = &record.Document{Format: record.FormatMarkdown, Content: "**" + strings.Repeat("x", 40) + "**"}
 		if got := c.text(docs[i]); got != strings.Repeat("x", 40) {
 			t.Fatalf("text %q", got)
 		}
@@ -191,7 +193,7 @@ func TestPlainCacheBound(t *testing.T) {
 	if c.size > 100 || c.order.Len() != 2 || len(c.byDoc) != 2 {
 		t.Errorf("size %d, %d entries, %d keys", c.size, c.order.Len(), len(c.byDoc))
 	}
-	text := &Document{Format: FormatText, Content: "**as is**"}
+	text := &record.Document{Format: record.FormatText, Content: "**as is**"}
 	if got := c.text(text); got != "**as is**" {
 		t.Errorf("plain text document: %q", got)
 	}
@@ -203,7 +205,7 @@ func TestMessageHighlightIsPlain(t *testing.T) {
 	e := openMem(t)
 	msg := "ana: The **retry** delay is `min(backoff, max_backoff)`; see [the docs](https://x.example/retries):\n```yaml\nretry: 3\n```"
 	seed(t, e, msg)
-	r := search(t, e, SearchRequest{Query: "retry backoff"})
+	r := search(t, e, query.SearchRequest{Query: "retry backoff"})
 	want := "The <mark>retry</mark> delay is min(<mark>backoff</mark>, max_<mark>backoff</mark>); see the docs:\n<mark>retry</mark>: 3"
 	if len(r.Messages) != 1 || r.Messages[0].Highlight != want {
 		t.Fatalf("highlight\n got  %v\n want %s", r.Messages, want)

@@ -8,6 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
+)
+
+// Bounds of what one log record or snapshot block of insights holds.
+const (
+	insightsPerOp    = 4096 // rows per log record
+	insightsPerFrame = 4096 // rows per snapshot block
 )
 
 // The insights table: how often each query or question was searched or
@@ -23,29 +30,6 @@ import (
 // keeps them until a snapshot is taken for another reason, or the log
 // passes SnapshotLogBytes).
 
-// Insight is one row of the insights table: how often Text was searched
-// (or asked, with Ask) on Day through Endpoint, by callers with or without
-// credentials. The key is (Day, Endpoint, Ask, Authenticated, Text).
-type Insight struct {
-	Day           int32 // days since 1970-01-01, UTC
-	Endpoint      uint8 // where the query came in; the insights package names the values
-	Ask           bool  // a question; else a search
-	Authenticated bool  // the caller had credentials
-	// Text is the query or question as the insights package normalized
-	// it; "" is the row of the day's totals of the rest of the key.
-	Text       string
-	Count      uint32 // 0 in PutInsights deletes the row
-	NoResults  uint32 // of Count, searches that found nothing
-	Unanswered uint32 // of Count, questions whose answer found no source
-}
-
-// Bounds of an insight row.
-const (
-	MaxInsightTextBytes = 1024
-	insightsPerOp       = 4096 // rows per log record
-	insightsPerFrame    = 4096 // rows per snapshot block
-)
-
 type insightKey struct {
 	day      int32
 	endpoint uint8
@@ -60,7 +44,8 @@ const (
 
 type insightCounts struct{ count, noResults, unanswered uint32 }
 
-func (in *Insight) key() insightKey {
+// keyOf is the key of insight row in.
+func keyOf(in *record.Insight) insightKey {
 	k := insightKey{day: in.Day, endpoint: in.Endpoint, text: in.Text}
 	if in.Ask {
 		k.flags |= insightAsk
@@ -71,12 +56,12 @@ func (in *Insight) key() insightKey {
 	return k
 }
 
-func (k insightKey) row(c insightCounts) Insight {
-	return Insight{Day: k.day, Endpoint: k.endpoint, Ask: k.flags&insightAsk != 0, Authenticated: k.flags&insightAuth != 0,
+func (k insightKey) row(c insightCounts) record.Insight {
+	return record.Insight{Day: k.day, Endpoint: k.endpoint, Ask: k.flags&insightAsk != 0, Authenticated: k.flags&insightAuth != 0,
 		Text: k.text, Count: c.count, NoResults: c.noResults, Unanswered: c.unanswered}
 }
 
-func compareInsights(a, b Insight) int {
+func compareInsights(a, b record.Insight) int {
 	return cmp.Or(cmp.Compare(a.Day, b.Day), cmp.Compare(a.Endpoint, b.Endpoint), compareBool(a.Ask, b.Ask),
 		compareBool(a.Authenticated, b.Authenticated), strings.Compare(a.Text, b.Text))
 }
@@ -94,15 +79,15 @@ func compareBool(a, b bool) int {
 // Insights returns every row of the insights table in key order. O(rows).
 // It waits for writers (and snapshots): the table is guarded by writeMu
 // alone, so that writing it never holds searches up.
-func (e *Engine) Insights() []Insight {
+func (e *Engine) Insights() []record.Insight {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	return e.st.insightRows()
 }
 
 // insightRows lists the table in key order; the caller holds writeMu.
-func (st *state) insightRows() []Insight {
-	rows := make([]Insight, 0, len(st.insights))
+func (st *state) insightRows() []record.Insight {
+	rows := make([]record.Insight, 0, len(st.insights))
 	for k, c := range st.insights {
 		rows = append(rows, k.row(c))
 	}
@@ -116,7 +101,7 @@ func (st *state) insightRows() []Insight {
 // the earlier records stored. A row whose text is over
 // MaxInsightTextBytes or not UTF-8, or whose counts exceed its Count, is
 // ErrInvalid and nothing is stored.
-func (e *Engine) PutInsights(rows []Insight) error {
+func (e *Engine) PutInsights(rows []record.Insight) error {
 	for i := range rows {
 		if err := checkInsight(&rows[i]); err != nil {
 			return err
@@ -138,8 +123,8 @@ func (e *Engine) PutInsights(rows []Insight) error {
 	return e.sync(last)
 }
 
-func checkInsight(in *Insight) error {
-	if err := checkText("insight text", in.Text, MaxInsightTextBytes, false, false); err != nil {
+func checkInsight(in *record.Insight) error {
+	if err := record.CheckText("insight text", in.Text, record.MaxInsightTextBytes, false, false); err != nil {
 		return err
 	}
 	if in.NoResults > in.Count || in.Unanswered > in.Count {
@@ -150,13 +135,13 @@ func checkInsight(in *Insight) error {
 
 // applyInsights applies a put of insight rows; the caller holds writeMu,
 // which alone guards the table (no search reads it, so mu is not taken).
-func (e *Engine) applyInsights(rows []Insight) {
+func (e *Engine) applyInsights(rows []record.Insight) {
 	for i := range rows {
 		r := &rows[i]
 		if r.Count == 0 {
-			delete(e.st.insights, r.key())
+			delete(e.st.insights, keyOf(r))
 		} else {
-			e.st.insights[r.key()] = insightCounts{r.Count, r.NoResults, r.Unanswered}
+			e.st.insights[keyOf(r)] = insightCounts{r.Count, r.NoResults, r.Unanswered}
 		}
 	}
 }
@@ -164,8 +149,8 @@ func (e *Engine) applyInsights(rows []Insight) {
 // encodeInsight writes a row: varint day, u8 endpoint, u8 flags (1 a
 // question, 2 authenticated), string text, uvarint count, no results,
 // unanswered.
-func encodeInsight(e *bin.Enc, in *Insight) {
-	k := in.key()
+func encodeInsight(e *bin.Enc, in *record.Insight) {
+	k := keyOf(in)
 	e.Varint(int64(k.day))
 	e.U8(k.endpoint)
 	e.U8(k.flags)
@@ -178,18 +163,18 @@ func encodeInsight(e *bin.Enc, in *Insight) {
 // decodeInsight reads what encodeInsight wrote, refusing what it never
 // writes (a day or count out of range, unknown flags, text that is not
 // UTF-8 or too long).
-func decodeInsight(d *bin.Dec) Insight {
+func decodeInsight(d *bin.Dec) record.Insight {
 	day := d.Varint()
 	endpoint, flags := d.U8(), d.U8()
 	text := d.String()
 	count, none, unanswered := d.Uvarint(), d.Uvarint(), d.Uvarint()
 	if d.Err != nil {
-		return Insight{}
+		return record.Insight{}
 	}
-	if day != int64(int32(day)) || flags&^(insightAsk|insightAuth) != 0 || len(text) > MaxInsightTextBytes || !utf8.ValidString(text) ||
+	if day != int64(int32(day)) || flags&^(insightAsk|insightAuth) != 0 || len(text) > record.MaxInsightTextBytes || !utf8.ValidString(text) ||
 		count > 1<<32-1 || none > count || unanswered > count {
 		d.Err = fmt.Errorf("insight row out of range")
-		return Insight{}
+		return record.Insight{}
 	}
 	k := insightKey{day: int32(day), endpoint: endpoint, flags: flags, text: text}
 	return k.row(insightCounts{uint32(count), uint32(none), uint32(unanswered)})

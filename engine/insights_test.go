@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // someInsights are rows of every shape: totals, searches and questions,
 // with and without credentials, with flags counted.
-var someInsights = []Insight{
+var someInsights = []record.Insight{
 	{Day: 20500, Endpoint: 2, Count: 7, NoResults: 2},
 	{Day: 20500, Endpoint: 2, Text: "webhook signature", Count: 5},
 	{Day: 20500, Endpoint: 2, Text: "nothing here", Count: 2, NoResults: 2},
@@ -23,7 +24,7 @@ var someInsights = []Insight{
 	{Day: 20501, Endpoint: 5, Ask: true, Authenticated: true, Text: "kéy rotation", Count: 1},
 }
 
-func sortedInsights(rows []Insight) []Insight {
+func sortedInsights(rows []record.Insight) []record.Insight {
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, compareInsights)
 	return rows
@@ -41,20 +42,20 @@ func TestInsightsPersist(t *testing.T) {
 	gone.Count, gone.NoResults = 0, 0
 	moved := someInsights[1]
 	moved.Count = 9
-	if err := e.PutInsights([]Insight{gone, moved}); err != nil {
+	if err := e.PutInsights([]record.Insight{gone, moved}); err != nil {
 		t.Fatal(err)
 	}
-	want := sortedInsights(slices.Concat(someInsights[:1], []Insight{moved}, someInsights[3:]))
+	want := sortedInsights(slices.Concat(someInsights[:1], []record.Insight{moved}, someInsights[3:]))
 	if got := e.Insights(); !slices.Equal(got, want) {
 		t.Fatalf("stored %+v, want %+v", got, want)
 	}
-	for _, bad := range []Insight{
-		{Day: 1, Text: strings.Repeat("x", MaxInsightTextBytes+1), Count: 1},
+	for _, bad := range []record.Insight{
+		{Day: 1, Text: strings.Repeat("x", record.MaxInsightTextBytes+1), Count: 1},
 		{Day: 1, Text: "\xff", Count: 1},
 		{Day: 1, Text: "a", Count: 1, NoResults: 2},
 		{Day: 1, Text: "a", Count: 1, Unanswered: 2},
 	} {
-		if err := e.PutInsights([]Insight{someInsights[0], bad}); !errors.Is(err, ErrInvalid) {
+		if err := e.PutInsights([]record.Insight{someInsights[0], bad}); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("PutInsights(%+v) = %v", bad, err)
 		}
 	}
@@ -82,7 +83,7 @@ func TestInsightsPersist(t *testing.T) {
 func TestInsightsTakeNoSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	if _, err := e.PutDocuments([]Document{{Title: "t", Content: "c"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "t", Content: "c"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -169,9 +170,9 @@ func TestInsightsSnapshotChecks(t *testing.T) {
 func TestInsightsInBatches(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	rows := make([]Insight, insightsPerOp+10)
+	rows := make([]record.Insight, insightsPerOp+10)
 	for i := range rows {
-		rows[i] = Insight{Day: 20000, Endpoint: 1, Text: fmt.Sprint("q", i), Count: uint32(i + 1)}
+		rows[i] = record.Insight{Day: 20000, Endpoint: 1, Text: fmt.Sprint("q", i), Count: uint32(i + 1)}
 	}
 	before := e.Seq()
 	if err := e.PutInsights(rows); err != nil {

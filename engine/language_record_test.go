@@ -1,6 +1,11 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
+)
 
 // A document's declared language is kept by the log and by snapshots, and
 // decides its analysis: a German word's other form finds a document that
@@ -8,10 +13,10 @@ import "testing"
 func TestDeclaredLanguage(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	if _, err := e.PutDocuments([]Document{{Title: "Verbindungen", Key: "k", Content: "Datenbankverbindungen", Language: "de-DE"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "Verbindungen", Key: "k", Content: "Datenbankverbindungen", Language: "de-DE"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutDocuments([]Document{{Title: "x", Content: "y", Language: "not a tag"}}); err == nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "x", Content: "y", Language: "not a tag"}}); err == nil {
 		t.Fatal("a language that is no tag was accepted")
 	}
 	check := func(when string) {
@@ -21,7 +26,7 @@ func TestDeclaredLanguage(t *testing.T) {
 			t.Fatalf("%s: %+v", when, docs)
 		}
 		// Detection alone would take this title and body for English.
-		if r := search(t, e, SearchRequest{Query: "Datenbankverbindung", Limit: 5, Private: true, NoTypos: true}); len(r.Documents) != 1 {
+		if r := search(t, e, query.SearchRequest{Query: "Datenbankverbindung", Limit: 5, Private: true, NoTypos: true}); len(r.Documents) != 1 {
 			t.Fatalf("%s: the German stem does not find it: %+v", when, r)
 		}
 	}

@@ -2,10 +2,9 @@ package engine
 
 import (
 	"slices"
-	"strings"
 	"sync"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -124,23 +123,4 @@ func withMarks(marks map[string]bool, add []string) map[string]bool {
 		out[t] = true
 	}
 	return out
-}
-
-// NormLanguage reduces a language tag (de, de-DE, pt_BR, EN) to its
-// primary subtag in lower case; ok is false for what is no language tag.
-func NormLanguage(tag string) (lang string, ok bool) {
-	tag = strings.TrimSpace(tag)
-	if tag == "" {
-		return "", true
-	}
-	primary, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
-	if len(primary) < 2 || len(primary) > 3 || len(tag) > 35 {
-		return "", false
-	}
-	for i := 0; i < len(primary); i++ {
-		if c := primary[i] | 0x20; c < 'a' || c > 'z' {
-			return "", false
-		}
-	}
-	return strings.ToLower(primary), true
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // languageSet is one file of languageFiles: short support documents in many
@@ -94,29 +96,29 @@ func testLanguageSet(t *testing.T, name string) {
 	t.Cleanup(func() { e.Close() })
 
 	langOf := map[string]string{}
-	var docs []engine.Document
+	var docs []record.Document
 	for _, d := range ls.Documents {
 		langOf[d.ID] = d.Lang
-		docs = append(docs, engine.Document{Key: d.ID, Title: d.Title, Content: d.Content, Format: engine.FormatText})
+		docs = append(docs, record.Document{Key: d.ID, Title: d.Title, Content: d.Content, Format: record.FormatText})
 	}
 	if _, err := e.PutDocuments(docs); err != nil {
 		t.Fatal(err)
 	}
 
 	const chat = "langchat"
-	if _, err := e.PutSource(engine.Source{ID: chat, Name: "Language chat", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: chat, Name: "Language chat", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	var channels []engine.Channel
-	var msgs []engine.Message
+	var channels []record.Channel
+	var msgs []record.Message
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	hasChannel := map[string]bool{}
 	for i, d := range ls.Documents {
 		if !hasChannel[d.Lang] {
 			hasChannel[d.Lang] = true
-			channels = append(channels, engine.Channel{SourceID: chat, ID: "lang-" + d.Lang, Name: "lang-" + d.Lang})
+			channels = append(channels, record.Channel{SourceID: chat, ID: "lang-" + d.Lang, Name: "lang-" + d.Lang})
 		}
-		msgs = append(msgs, engine.Message{SourceID: chat, ChannelID: "lang-" + d.Lang, ID: d.ID, Author: "user" + d.Lang,
+		msgs = append(msgs, record.Message{SourceID: chat, ChannelID: "lang-" + d.Lang, ID: d.ID, Author: "user" + d.Lang,
 			Content: d.Content, Timestamp: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	if _, err := e.PutChannels(channels); err != nil {
@@ -129,7 +131,7 @@ func testLanguageSet(t *testing.T, name string) {
 	for _, kind := range []string{"documents", "messages"} {
 		t.Run(kind, func(t *testing.T) {
 			// first returns the id of the first hit of the kind, or "".
-			first := func(r *engine.SearchResult) string {
+			first := func(r *query.SearchResult) string {
 				if kind == "documents" {
 					if len(r.Documents) > 0 {
 						return r.Documents[0].Key
@@ -146,7 +148,7 @@ func testLanguageSet(t *testing.T, name string) {
 			var total tally
 			var mustMissed []string
 			for _, q := range ls.Queries {
-				r, err := e.Search(engine.SearchRequest{Query: q.Query, Limit: 10})
+				r, err := e.Search(query.SearchRequest{Query: q.Query, Limit: 10})
 				if err != nil {
 					t.Fatalf("%s %q: %v", q.ID, q.Query, err)
 				}

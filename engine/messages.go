@@ -3,6 +3,8 @@ package engine
 import (
 	"hash/maphash"
 	"unsafe"
+
+	"github.com/sift-search/sift/record"
 )
 
 // msgRec is a stored message: the fields of Message every message has, its
@@ -72,14 +74,6 @@ type msgExtra struct {
 	edited  int64
 }
 
-// derivedURL is the URL a message of channel c gets when it stores none.
-func derivedURL(c *Channel, id string) string {
-	if c.URL == "" {
-		return ""
-	}
-	return c.URL + "/" + id
-}
-
 // Messages are found by source and id through a table keyed by a 64-bit
 // hash of the two (keyTable), the slot it names checked against the key.
 var keySeed = maphash.MakeSeed()
@@ -118,26 +112,26 @@ func (st *state) deleteMessageKey(source, id string, slot uint32) {
 }
 
 // message rebuilds the public form of the message in slot i.
-func (st *state) message(i uint32) Message {
+func (st *state) message(i uint32) record.Message {
 	r := st.msgs.at(i)
 	ch := st.chans[r.channel]
 	a := st.authors[r.author]
-	m := Message{
+	m := record.Message{
 		SourceID: ch.SourceID, ChannelID: ch.ID, ID: st.text.msgID(r.text), Author: a.name, AuthorName: a.display,
 		Content: st.text.msgContent(r.text), Timestamp: microTime(r.ts),
 	}
 	x := st.msgExtra[i]
 	m.ReplyTo, m.EditedAt, m.URL = x.replyTo, microTime(x.edited), x.url
 	if !x.ownURL {
-		m.URL = derivedURL(ch, m.ID)
+		m.URL = record.DerivedURL(ch, m.ID)
 	}
 	return m
 }
 
 // sameMessage reports whether storing m in slot i would change nothing.
-func (st *state) sameMessage(i uint32, m *Message) bool {
+func (st *state) sameMessage(i uint32, m *record.Message) bool {
 	old := st.message(i)
-	return SameMessage(&old, m)
+	return record.SameMessage(&old, m)
 }
 
 // pinMessageURLs stores the URLs the messages of channel n derive from the
@@ -147,7 +141,7 @@ func (st *state) pinMessageURLs(n uint32) {
 	ch := st.chans[n]
 	st.msgIdx.Facet(channelFacet(n)).Iterate(func(slot uint32) bool {
 		if x := st.msgExtra[slot]; !x.ownURL {
-			x.url, x.ownURL = derivedURL(ch, st.msgID(slot)), true
+			x.url, x.ownURL = record.DerivedURL(ch, st.msgID(slot)), true
 			st.msgExtra[slot] = x
 		}
 		return true
@@ -156,13 +150,13 @@ func (st *state) pinMessageURLs(n uint32) {
 
 // storeMessage appends m, of channel number ch, as a new slot and returns
 // it. The caller holds the write locks and indexes the slot.
-func (st *state) storeMessage(m *Message, ch uint32) uint32 {
+func (st *state) storeMessage(m *record.Message, ch uint32) uint32 {
 	slot := st.msgs.append(msgRec{
 		text: st.text.addMessage(m.ID, m.Content), ts: timeMicro(m.Timestamp),
 		channel: ch, author: st.authorFor(m.Author, m.AuthorName),
 	})
 	x := msgExtra{replyTo: m.ReplyTo, edited: timeMicro(m.EditedAt)}
-	if m.URL != derivedURL(st.chans[ch], m.ID) {
+	if m.URL != record.DerivedURL(st.chans[ch], m.ID) {
 		x.url, x.ownURL = m.URL, true
 	}
 	if x != (msgExtra{}) {

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strings"
 
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -14,46 +14,39 @@ import (
 // settings. Each change is one logged write (the source's record, or the
 // settings), so it survives a crash and replays exactly.
 
-// ChannelInfo is a channel as an operator sees it.
-type ChannelInfo struct {
-	Channel
-	Visibility string // the operator's choice: public, private or inherit
-	Messages   int
-}
-
 // SourceChannels returns the channels of a source ordered by name, each
 // with the operator's choice, its effective visibility (Hidden) and its
 // message count, and the ids of the channels an operator excluded.
-func (e *Engine) SourceChannels(sourceID string) (chans []ChannelInfo, excluded []string, err error) {
+func (e *Engine) SourceChannels(sourceID string) (chans []record.ChannelInfo, excluded []string, err error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	src, ok := e.st.sources[sourceID]
 	if !ok {
-		return nil, nil, ErrNotFound
+		return nil, nil, record.ErrNotFound
 	}
-	chans = []ChannelInfo{}
+	chans = []record.ChannelInfo{}
 	for n, c := range e.st.chans {
 		if c != nil && c.SourceID == sourceID {
 			chans = append(chans, e.st.channelInfo(src, uint32(n)))
 		}
 	}
-	slices.SortFunc(chans, func(a, b ChannelInfo) int {
+	slices.SortFunc(chans, func(a, b record.ChannelInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	return chans, slices.Clone(src.ExcludedChannels), nil
 }
 
 // channelInfo describes channel n of src; the caller holds mu.
-func (st *state) channelInfo(src *Source, n uint32) ChannelInfo {
-	return ChannelInfo{
+func (st *state) channelInfo(src *record.Source, n uint32) record.ChannelInfo {
+	return record.ChannelInfo{
 		Channel:    st.channel(n),
-		Visibility: cmp.Or(src.ChannelVisibility[st.chans[n].ID], VisibilityInherit),
+		Visibility: cmp.Or(src.ChannelVisibility[st.chans[n].ID], record.VisibilityInherit),
 		Messages:   len(st.chanOrder[n]),
 	}
 }
 
 // channel returns a copy of channel n with Hidden set; the caller holds mu.
-func (st *state) channel(n uint32) Channel {
+func (st *state) channel(n uint32) record.Channel {
 	c := *st.chans[n]
 	c.Hidden = st.hid.chans.Contains(n)
 	return c
@@ -61,7 +54,7 @@ func (st *state) channel(n uint32) Channel {
 
 // document returns a copy of document slot i with Hidden set; the caller
 // holds mu.
-func (st *state) document(i uint32) Document {
+func (st *state) document(i uint32) record.Document {
 	d := *st.docs[i]
 	d.Hidden = st.docIdx.Hidden(i)
 	return d
@@ -69,20 +62,20 @@ func (st *state) document(i uint32) Document {
 
 // SetChannelVisibility records an operator's choice for a channel:
 // VisibilityPublic, VisibilityPrivate or VisibilityInherit.
-func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (ChannelInfo, error) {
+func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
 	switch vis {
-	case VisibilityPublic, VisibilityPrivate, VisibilityInherit:
+	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
-		return ChannelInfo{}, invalidf("visibility must be %q, %q or %q", VisibilityPublic, VisibilityPrivate, VisibilityInherit)
+		return record.ChannelInfo{}, invalidf("visibility must be %q, %q or %q", record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit)
 	}
-	_, err := e.UpdateSource(sourceID, func(s *Source) error {
+	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		if !e.hasChannel(sourceID, channelID) {
-			return ErrNotFound
+			return record.ErrNotFound
 		}
 		if s.ChannelVisibility == nil {
 			s.ChannelVisibility = map[string]string{}
 		}
-		if vis == VisibilityInherit {
+		if vis == record.VisibilityInherit {
 			delete(s.ChannelVisibility, channelID)
 		} else {
 			s.ChannelVisibility[channelID] = vis
@@ -90,13 +83,13 @@ func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (ChannelI
 		return nil
 	})
 	if err != nil {
-		return ChannelInfo{}, err
+		return record.ChannelInfo{}, err
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanKey[recKey{sourceID, channelID}]
 	if !ok {
-		return ChannelInfo{}, ErrNotFound
+		return record.ChannelInfo{}, record.ErrNotFound
 	}
 	return e.st.channelInfo(e.st.sources[sourceID], n), nil
 }
@@ -113,12 +106,12 @@ func (e *Engine) hasChannel(sourceID, channelID string) bool {
 // messages, and keeps later crawls and imports from storing them again
 // until RestoreChannel. Excluding an excluded channel changes nothing.
 func (e *Engine) ExcludeChannel(sourceID, channelID string) error {
-	_, err := e.UpdateSource(sourceID, func(s *Source) error {
+	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		if slices.Contains(s.ExcludedChannels, channelID) {
 			return nil
 		}
 		if !e.hasChannel(sourceID, channelID) {
-			return ErrNotFound
+			return record.ErrNotFound
 		}
 		s.ExcludedChannels = append(s.ExcludedChannels, channelID)
 		return nil
@@ -129,10 +122,10 @@ func (e *Engine) ExcludeChannel(sourceID, channelID string) error {
 // RestoreChannel lets later crawls and imports store an excluded channel
 // again; ErrNotFound when it is not excluded.
 func (e *Engine) RestoreChannel(sourceID, channelID string) error {
-	_, err := e.UpdateSource(sourceID, func(s *Source) error {
+	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		i := slices.Index(s.ExcludedChannels, channelID)
 		if i < 0 {
-			return ErrNotFound
+			return record.ErrNotFound
 		}
 		s.ExcludedChannels = slices.Delete(s.ExcludedChannels, i, i+1)
 		return nil
@@ -145,8 +138,8 @@ func (e *Engine) RestoreChannel(sourceID, channelID string) error {
 // returns how many messages were deleted; opting out twice deletes nothing
 // more.
 func (e *Engine) OptOut(sourceID, author string) (removed int, err error) {
-	author = cleanName(author)
-	_, err = e.UpdateSource(sourceID, func(s *Source) error {
+	author = record.CleanName(author)
+	_, err = e.UpdateSource(sourceID, func(s *record.Source) error {
 		if slices.ContainsFunc(s.OptOuts, func(a string) bool { return tokenizer.Fold(a) == tokenizer.Fold(author) }) {
 			return nil
 		}
@@ -162,23 +155,16 @@ func (e *Engine) OptOut(sourceID, author string) (removed int, err error) {
 // OptIn lets an opted-out author's new messages in again (what was deleted
 // stays deleted); ErrNotFound when the author has not opted out.
 func (e *Engine) OptIn(sourceID, author string) error {
-	_, err := e.UpdateSource(sourceID, func(s *Source) error {
+	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		i := slices.IndexFunc(s.OptOuts, func(a string) bool { return tokenizer.Fold(a) == tokenizer.Fold(author) })
 		if i < 0 {
-			return ErrNotFound
+			return record.ErrNotFound
 		}
 		s.OptOuts = slices.Delete(s.OptOuts, i, i+1)
 		return nil
 	})
 	return err
 }
-
-// Bounds of the instance's settings.
-const (
-	MaxSettings          = 64
-	maxSettingKeyBytes   = 64
-	MaxSettingValueBytes = 4096
-)
 
 // Settings returns a copy of the instance's settings.
 func (e *Engine) Settings() map[string]string {
@@ -189,11 +175,11 @@ func (e *Engine) Settings() map[string]string {
 
 // UpdateSettings sets the given settings; an empty value removes one.
 func (e *Engine) UpdateSettings(changes map[string]string) (map[string]string, error) {
-	if err := checkSettings(changes); err != nil {
+	if err := record.CheckSettings(changes); err != nil {
 		return nil, err
 	}
 	e.writeMu.Lock()
-	next, err := applySettings(e.st.settings, changes)
+	next, err := record.ApplySettings(e.st.settings, changes)
 	if err != nil {
 		e.writeMu.Unlock()
 		return nil, err
@@ -204,37 +190,4 @@ func (e *Engine) UpdateSettings(changes map[string]string) (map[string]string, e
 		return nil, err
 	}
 	return maps.Clone(next), e.sync(seq)
-}
-
-// checkSettings validates changes to the settings.
-func checkSettings(changes map[string]string) error {
-	for k, v := range changes {
-		if k == "" || len(k) > maxSettingKeyBytes || strings.ContainsFunc(k, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '_') }) {
-			return invalidf("setting names are 1 to %d characters of a-z and '_'", maxSettingKeyBytes)
-		}
-		if err := checkText(k, v, MaxSettingValueBytes, false, true); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// applySettings returns cur with changes made (an empty value removes a
-// setting), or ErrInvalid when that holds too many.
-func applySettings(cur, changes map[string]string) (map[string]string, error) {
-	next := maps.Clone(cur)
-	if next == nil {
-		next = map[string]string{}
-	}
-	for k, v := range changes {
-		if v = strings.TrimSpace(v); v == "" {
-			delete(next, k)
-		} else {
-			next[k] = v
-		}
-	}
-	if len(next) > MaxSettings {
-		return nil, invalidf("at most %d settings", MaxSettings)
-	}
-	return next, nil
 }

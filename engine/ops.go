@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // opKind is the type byte of a write-ahead log record.
@@ -30,16 +31,16 @@ const (
 // op is one logged mutation. Which fields are set depends on kind.
 type op struct {
 	kind     opKind
-	source   Source            // opPutSource
+	source   record.Source     // opPutSource
 	cursorOK bool              // opPutSource: source.Cursor is to be stored (else the stored cursor stays)
 	cursor   string            // opPutCursor
 	id       string            // opDeleteSource, opDeleteMessages, opPutCursor: the source id
-	channels []Channel         // opPutChannels
-	messages []Message         // opPutMessages (all of one source)
+	channels []record.Channel  // opPutChannels
+	messages []record.Message  // opPutMessages (all of one source)
 	ids      []string          // opDeleteMessages: message ids; opDeleteDocuments: document ids
-	docs     []Document        // opPutDocuments
+	docs     []record.Document // opPutDocuments
 	settings map[string]string // opPutSettings: the whole set
-	insights []Insight         // opPutInsights
+	insights []record.Insight  // opPutInsights
 }
 
 // encode appends the payload of o (its kind travels in the record header).
@@ -104,13 +105,13 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 		o.id = d.String()
 	case opPutChannels, opPutChannelsV1:
 		o.kind = opPutChannels
-		o.channels = make([]Channel, d.Count(8))
+		o.channels = make([]record.Channel, d.Count(8))
 		for i := range o.channels {
 			o.channels[i] = decodeChannel(d, kind == opPutChannels)
 		}
 	case opPutMessages:
 		src := d.String()
-		o.messages = make([]Message, d.Count(8))
+		o.messages = make([]record.Message, d.Count(8))
 		for i := range o.messages {
 			o.messages[i] = decodeMessage(d, src)
 		}
@@ -119,7 +120,7 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 		o.ids = decodeStrings(d)
 	case opPutDocuments, opPutDocumentsV1:
 		o.kind = opPutDocuments
-		o.docs = make([]Document, d.Count(10))
+		o.docs = make([]record.Document, d.Count(10))
 		for i := range o.docs {
 			o.docs[i] = decodeDocument(d, kind == opPutDocuments)
 		}
@@ -128,7 +129,7 @@ func decodeOp(kind opKind, payload []byte) (op, error) {
 	case opPutSettings:
 		o.settings = decodeStringMap(d)
 	case opPutInsights:
-		o.insights = make([]Insight, d.Count(7))
+		o.insights = make([]record.Insight, d.Count(7))
 		for i := range o.insights {
 			o.insights[i] = decodeInsight(d)
 		}
@@ -182,7 +183,7 @@ func decodeTime(d *bin.Dec) time.Time    { return microTime(d.Varint()) }
 // encodeSourceRecord writes s as the log and snapshots store it: the
 // fields of encodeSource, then its version and whether its cursor field is
 // the crawl cursor to store (see decodeSourceRecord).
-func encodeSourceRecord(e *bin.Enc, s *Source, cursorOK bool) error {
+func encodeSourceRecord(e *bin.Enc, s *record.Source, cursorOK bool) error {
 	if err := encodeSource(e, s); err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func encodeSourceRecord(e *bin.Enc, s *Source, cursorOK bool) error {
 
 // encodeSource writes s up to its last import, as written before sources
 // had versions.
-func encodeSource(e *bin.Enc, s *Source) error {
+func encodeSource(e *bin.Enc, s *record.Source) error {
 	cfg, err := json.Marshal(s.Config)
 	if err != nil {
 		return fmt.Errorf("encode source config: %w", err)
@@ -252,7 +253,7 @@ func encodeSource(e *bin.Enc, s *Source) error {
 // 0 and its cursor field is the crawl cursor (cursorOK), as it was before
 // cursors were records of their own; with them, the flag says whether the
 // cursor field is to be stored or the stored cursor kept.
-func decodeSourceRecord(d *bin.Dec, ext bool) (s Source, cursorOK bool) {
+func decodeSourceRecord(d *bin.Dec, ext bool) (s record.Source, cursorOK bool) {
 	cursorOK = true
 	s.ID = d.String()
 	s.Name = d.String()
@@ -268,7 +269,7 @@ func decodeSourceRecord(d *bin.Dec, ext bool) (s Source, cursorOK bool) {
 	s.UpdatedAt = decodeTime(d)
 	s.Cursor = d.String()
 	if d.Bool() {
-		c := &CrawlInfo{}
+		c := &record.CrawlInfo{}
 		c.JobID = d.String()
 		c.Status = d.String()
 		c.StartedAt = decodeTime(d)
@@ -293,19 +294,19 @@ func decodeSourceRecord(d *bin.Dec, ext bool) (s Source, cursorOK bool) {
 		}
 	}
 	if s.Visibility == "" {
-		s.Visibility = VisibilityPublic
+		s.Visibility = record.VisibilityPublic
 	}
 	return s, cursorOK
 }
 
 // decodeSource is decodeSourceRecord without the cursor flag.
-func decodeSource(d *bin.Dec, ext bool) Source {
+func decodeSource(d *bin.Dec, ext bool) record.Source {
 	s, _ := decodeSourceRecord(d, ext)
 	return s
 }
 
-func decodeImportInfo(d *bin.Dec) *ImportInfo {
-	c := &ImportInfo{}
+func decodeImportInfo(d *bin.Dec) *record.ImportInfo {
+	c := &record.ImportInfo{}
 	c.JobID = d.String()
 	c.Status = d.String()
 	c.StartedAt = decodeTime(d)
@@ -326,7 +327,7 @@ func decodeImportInfo(d *bin.Dec) *ImportInfo {
 	return c
 }
 
-func encodeChannel(e *bin.Enc, c *Channel) {
+func encodeChannel(e *bin.Enc, c *record.Channel) {
 	e.String(c.SourceID)
 	e.String(c.ID)
 	e.String(c.Name)
@@ -341,8 +342,8 @@ func encodeChannel(e *bin.Enc, c *Channel) {
 
 // decodeChannel reads a channel; ext says the record has the private flag
 // (opPutChannels, snapshots from version 3).
-func decodeChannel(d *bin.Dec, ext bool) Channel {
-	c := Channel{
+func decodeChannel(d *bin.Dec, ext bool) record.Channel {
+	c := record.Channel{
 		SourceID: d.String(), ID: d.String(), Name: d.String(), Slug: d.String(),
 		ParentID: d.String(), Kind: d.String(), Topic: d.String(), URL: d.String(),
 		CreatedAt: decodeTime(d),
@@ -354,7 +355,7 @@ func decodeChannel(d *bin.Dec, ext bool) Channel {
 }
 
 // encodeMessage leaves out SourceID, which the batch carries once.
-func encodeMessage(e *bin.Enc, m *Message) {
+func encodeMessage(e *bin.Enc, m *record.Message) {
 	e.String(m.ChannelID)
 	e.String(m.ID)
 	e.String(m.Author)
@@ -366,15 +367,15 @@ func encodeMessage(e *bin.Enc, m *Message) {
 	e.String(m.URL)
 }
 
-func decodeMessage(d *bin.Dec, source string) Message {
-	return Message{
+func decodeMessage(d *bin.Dec, source string) record.Message {
+	return record.Message{
 		SourceID: source, ChannelID: d.String(), ID: d.String(), Author: d.String(),
 		AuthorName: d.String(), Content: d.String(), Timestamp: decodeTime(d),
 		EditedAt: decodeTime(d), ReplyTo: d.String(), URL: d.String(),
 	}
 }
 
-func encodeDocument(e *bin.Enc, doc *Document) {
+func encodeDocument(e *bin.Enc, doc *record.Document) {
 	e.String(doc.ID)
 	e.String(doc.SourceID)
 	e.String(doc.Key)
@@ -390,8 +391,8 @@ func encodeDocument(e *bin.Enc, doc *Document) {
 
 // decodeDocument reads a document; withLang for the encodings that carry
 // its language (opPutDocuments, snapshot version 5).
-func decodeDocument(d *bin.Dec, withLang bool) Document {
-	doc := Document{
+func decodeDocument(d *bin.Dec, withLang bool) record.Document {
+	doc := record.Document{
 		ID: d.String(), SourceID: d.String(), Key: d.String(), Title: d.String(),
 		Slug: d.String(), URL: d.String(), Format: d.String(), Content: d.String(),
 		CreatedAt: decodeTime(d), UpdatedAt: decodeTime(d),

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -69,7 +71,7 @@ func fingerprint(t testing.TB, e *Engine) string {
 		fmt.Fprintf(&b, "doc %s %s %s %q\n", d.ID, d.Slug, d.Title, d.Content)
 	}
 	for _, q := range []string{"alpha", "beta gamma", `"alpha beta"`, "from:ana", "doc"} {
-		r := search(t, e, SearchRequest{Query: q, Limit: 100, Private: true})
+		r := search(t, e, query.SearchRequest{Query: q, Limit: 100, Private: true})
 		fmt.Fprintf(&b, "q %s -> %v %d %d\n", q, msgIDs(r), r.TotalMessages, r.TotalDocuments)
 	}
 	return b.String()
@@ -79,16 +81,16 @@ func fingerprint(t testing.TB, e *Engine) string {
 // deletions and documents, n rounds.
 func fill(t testing.TB, e *Engine, rounds int) {
 	t.Helper()
-	if _, err := e.PutSource(Source{ID: "chat", Name: "Chat", Type: "slack", Enabled: true, Config: map[string]any{"token": "x", "n": 1.0}}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "chat", Name: "Chat", Type: "slack", Enabled: true, Config: map[string]any{"token": "x", "n": 1.0}}); err != nil {
 		t.Fatal(err)
 	}
 	for r := 0; r < rounds; r++ {
-		if _, err := e.PutChannels([]Channel{{SourceID: "chat", ID: fmt.Sprint("c", r%3), Name: fmt.Sprint("room ", r%3)}}); err != nil {
+		if _, err := e.PutChannels([]record.Channel{{SourceID: "chat", ID: fmt.Sprint("c", r%3), Name: fmt.Sprint("room ", r%3)}}); err != nil {
 			t.Fatal(err)
 		}
-		var batch []Message
+		var batch []record.Message
 		for i := 0; i < 20; i++ {
-			batch = append(batch, Message{SourceID: "chat", ChannelID: fmt.Sprint("c", r%3), ID: fmt.Sprint(r, "-", i),
+			batch = append(batch, record.Message{SourceID: "chat", ChannelID: fmt.Sprint("c", r%3), ID: fmt.Sprint(r, "-", i),
 				Author: []string{"ana", "bo"}[i%2], Content: fmt.Sprintf("alpha beta %d gamma%d round %d", i, i%4, r),
 				Timestamp: t0.Add(time.Duration(r*20+i) * time.Minute)})
 		}
@@ -104,7 +106,7 @@ func fill(t testing.TB, e *Engine, rounds int) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.PutDocuments([]Document{{Title: fmt.Sprint("doc ", r%4), Content: fmt.Sprint("alpha document round ", r)}}); err != nil {
+		if _, err := e.PutDocuments([]record.Document{{Title: fmt.Sprint("doc ", r%4), Content: fmt.Sprint("alpha document round ", r)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +189,7 @@ func TestTruncatedLastRecordIsDropped(t *testing.T) {
 	fill(t, e, 2)
 	want := fingerprint(t, e)
 	seq := e.Seq()
-	if _, err := e.PutDocuments([]Document{{Title: "last one", Content: "will be torn"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "last one", Content: "will be torn"}}); err != nil {
 		t.Fatal(err)
 	}
 	e.crash()
@@ -369,7 +371,7 @@ func TestGoldenSnapshot(t *testing.T) {
 				t.Errorf("restore into a dir in use: %v", err)
 			}
 			e.Close()
-			if _, _, _, err := Restore(dir, path); !errors.Is(err, ErrConflict) {
+			if _, _, _, err := Restore(dir, path); !errors.Is(err, record.ErrConflict) {
 				t.Errorf("restore into a non-empty dir: %v", err)
 			}
 		})
@@ -413,22 +415,22 @@ func TestBackupWhileServing(t *testing.T) {
 
 func FuzzDecodeOp(f *testing.F) {
 	for _, o := range []op{
-		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "web", Config: map[string]any{"a": "b"}, LastCrawl: &CrawlInfo{JobID: "j"}}},
+		{kind: opPutSource, source: record.Source{ID: "s", Name: "S", Type: "web", Config: map[string]any{"a": "b"}, LastCrawl: &record.CrawlInfo{JobID: "j"}}},
 		{kind: opDeleteSource, id: "s"},
-		{kind: opPutChannels, channels: []Channel{{SourceID: "s", ID: "c", Name: "n", CreatedAt: t0}}},
-		{kind: opPutMessages, messages: []Message{{SourceID: "s", ChannelID: "c", ID: "1", Content: "hi", Timestamp: t0}}},
+		{kind: opPutChannels, channels: []record.Channel{{SourceID: "s", ID: "c", Name: "n", CreatedAt: t0}}},
+		{kind: opPutMessages, messages: []record.Message{{SourceID: "s", ChannelID: "c", ID: "1", Content: "hi", Timestamp: t0}}},
 		{kind: opDeleteMessages, id: "s", ids: []string{"1", "2"}},
-		{kind: opPutDocuments, docs: []Document{{ID: "d", Title: "t", Content: "c"}}},
-		{kind: opPutDocuments, docs: []Document{{ID: "d", Title: "t", Content: "c", Language: "de"}}},
+		{kind: opPutDocuments, docs: []record.Document{{ID: "d", Title: "t", Content: "c"}}},
+		{kind: opPutDocuments, docs: []record.Document{{ID: "d", Title: "t", Content: "c", Language: "de"}}},
 		{kind: opDeleteDocuments, ids: []string{"d"}},
-		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Visibility: VisibilityPrivate,
-			ChannelVisibility: map[string]string{"c": VisibilityPublic}, ExcludedChannels: []string{"x"}, OptOuts: []string{"ana"}}},
-		{kind: opPutChannels, channels: []Channel{{SourceID: "s", ID: "dm", Name: "dm", Private: true, ParentID: "c"}}},
+		{kind: opPutSource, source: record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Visibility: record.VisibilityPrivate,
+			ChannelVisibility: map[string]string{"c": record.VisibilityPublic}, ExcludedChannels: []string{"x"}, OptOuts: []string{"ana"}}},
+		{kind: opPutChannels, channels: []record.Channel{{SourceID: "s", ID: "dm", Name: "dm", Private: true, ParentID: "c"}}},
 		{kind: opPutSettings, settings: map[string]string{"site_name": "Acme"}},
-		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "slack", LastImport: &ImportInfo{JobID: "j", Status: "ok",
-			File: "x.zip", ImportCounts: ImportCounts{Messages: 3, Stored: 1, Skipped: map[string]int{"empty message": 2}}}}},
+		{kind: opPutSource, source: record.Source{ID: "s", Name: "S", Type: "slack", LastImport: &record.ImportInfo{JobID: "j", Status: "ok",
+			File: "x.zip", ImportCounts: record.ImportCounts{Messages: 3, Stored: 1, Skipped: map[string]int{"empty message": 2}}}}},
 		{kind: opPutCursor, id: "s", cursor: `{"last":{"c":"42"}}`},
-		{kind: opPutSource, source: Source{ID: "s", Name: "S", Type: "web", Cursor: "c-1", Version: 7}, cursorOK: true},
+		{kind: opPutSource, source: record.Source{ID: "s", Name: "S", Type: "web", Cursor: "c-1", Version: 7}, cursorOK: true},
 		{kind: opPutInsights, insights: someInsights},
 	} {
 		var e bin.Enc
@@ -532,12 +534,12 @@ func FuzzReadFrames(f *testing.F) {
 func TestMessageFieldsSurvive(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	e.PutSource(Source{ID: "d", Name: "D", Type: "discord", Enabled: true})
-	e.PutChannels([]Channel{
+	e.PutSource(record.Source{ID: "d", Name: "D", Type: "discord", Enabled: true})
+	e.PutChannels([]record.Channel{
 		{SourceID: "d", ID: "c", Name: "linked", URL: "https://chat.example/c"},
 		{SourceID: "d", ID: "n", Name: "plain"},
 	})
-	msgs := []Message{
+	msgs := []record.Message{
 		{SourceID: "d", ChannelID: "c", ID: "1", Author: "ana", AuthorName: "Ana K", Content: "derived url", Timestamp: t0, URL: "https://chat.example/c/1"},
 		{SourceID: "d", ChannelID: "c", ID: "2", Author: "bo", Content: "own url", Timestamp: t0, URL: "https://elsewhere.example/2"},
 		{SourceID: "d", ChannelID: "c", ID: "3", Author: "bo", Content: "no url", Timestamp: t0},
@@ -550,7 +552,7 @@ func TestMessageFieldsSurvive(t *testing.T) {
 	}
 	check := func(e *Engine, when string) {
 		t.Helper()
-		var got []Message
+		var got []record.Message
 		for _, slug := range []string{"linked", "plain"} {
 			page, _, err := e.ChannelMessages(slug, 0, 10)
 			if err != nil {
@@ -607,12 +609,12 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 
 	dir := t.TempDir()
 	e := openDir(t, dir)
-	var docs []Document
+	var docs []record.Document
 	for i := 0; i < 3; i++ {
-		docs = append(docs, Document{Title: fmt.Sprint("big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler ", i), 18<<20/13)})
+		docs = append(docs, record.Document{Title: fmt.Sprint("big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler ", i), 18<<20/13)})
 	}
 	for _, d := range docs {
-		if _, err := e.PutDocuments([]Document{d}); err != nil {
+		if _, err := e.PutDocuments([]record.Document{d}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -625,7 +627,7 @@ func TestLargeRecordsSpanFrames(t *testing.T) {
 	if info := e.LastSnapshot(); info == nil || e.Counts(true).Documents != 3 {
 		t.Fatalf("big documents did not survive a snapshot: %+v", e.Counts(true))
 	}
-	if r := search(t, e, SearchRequest{Query: "word2"}); len(r.Documents) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "word2"}); len(r.Documents) != 1 {
 		t.Fatal("big document not searchable after load")
 	}
 }
@@ -668,20 +670,20 @@ func TestFailedWriteLeavesNoHole(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
 		t.Skipf("cannot limit file size: %v", err)
 	}
-	_, err := e.PutDocuments([]Document{{Title: "too big", Content: strings.Repeat("x", 4096)}})
+	_, err := e.PutDocuments([]record.Document{{Title: "too big", Content: strings.Repeat("x", 4096)}})
 	syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old)
-	if !errors.Is(err, ErrUnavailable) {
+	if !errors.Is(err, record.ErrUnavailable) {
 		t.Fatalf("oversized write: %v", err)
 	}
-	if _, err := e.PutDocuments([]Document{{Title: "gamma", Content: "acknowledged after the failure"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "gamma", Content: "acknowledged after the failure"}}); err != nil {
 		t.Fatalf("write after a recovered failure: %v", err)
 	}
 	e.crash()
 	e = openDir(t, dir)
-	if r := search(t, e, SearchRequest{Query: "acknowledged"}); len(r.Documents) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "acknowledged"}); len(r.Documents) != 1 {
 		t.Fatal("the write acknowledged after a failed one was lost")
 	}
-	if r := search(t, e, SearchRequest{Query: "alpha"}); len(r.Messages) != 1 {
+	if r := search(t, e, query.SearchRequest{Query: "alpha"}); len(r.Messages) != 1 {
 		t.Fatal("earlier writes lost")
 	}
 }
@@ -702,10 +704,10 @@ func TestDamagedRestoredSnapshotIsRefused(t *testing.T) {
 
 func TestMessageURLSurvivesChannelChange(t *testing.T) {
 	e := openMem(t)
-	e.PutSource(Source{ID: "d", Name: "D", Type: "discord", Enabled: true})
-	e.PutChannels([]Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://chat.example/c"}})
-	e.PutMessages([]Message{{SourceID: "d", ChannelID: "c", ID: "1", Content: "x", Timestamp: t0, URL: "https://chat.example/c/1"}})
-	e.PutChannels([]Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://moved.example/c"}})
+	e.PutSource(record.Source{ID: "d", Name: "D", Type: "discord", Enabled: true})
+	e.PutChannels([]record.Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://chat.example/c"}})
+	e.PutMessages([]record.Message{{SourceID: "d", ChannelID: "c", ID: "1", Content: "x", Timestamp: t0, URL: "https://chat.example/c/1"}})
+	e.PutChannels([]record.Channel{{SourceID: "d", ID: "c", Name: "linked", URL: "https://moved.example/c"}})
 	page, _, _ := e.ChannelMessages("linked", 0, 1)
 	if page[0].URL != "https://chat.example/c/1" {
 		t.Fatalf("message URL followed its channel: %q", page[0].URL)
@@ -719,16 +721,16 @@ func TestLiveStateEqualsReplay(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
 	ns := time.Date(2026, 5, 1, 10, 0, 0, 123456789, time.FixedZone("X", 3600))
-	e.PutSource(Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Config: map[string]any{"n": 3, "nested": map[string]any{"k": []int{1}}}})
-	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "chan", CreatedAt: ns}})
-	msgs := []Message{{SourceID: "s", ChannelID: "c", ID: "1", Author: "a", Content: "alpha", Timestamp: ns, EditedAt: ns.Add(time.Nanosecond)}}
+	e.PutSource(record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true, Config: map[string]any{"n": 3, "nested": map[string]any{"k": []int{1}}}})
+	e.PutChannels([]record.Channel{{SourceID: "s", ID: "c", Name: "chan", CreatedAt: ns}})
+	msgs := []record.Message{{SourceID: "s", ChannelID: "c", ID: "1", Author: "a", Content: "alpha", Timestamp: ns, EditedAt: ns.Add(time.Nanosecond)}}
 	if _, err := e.PutMessages(msgs); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := e.PutMessages(msgs); n != 0 {
 		t.Fatalf("re-putting a message with nanosecond times changed %d", n)
 	}
-	docs, _ := e.PutDocuments([]Document{{Title: "same", Content: "first"}, {Title: "same", Content: "second"}})
+	docs, _ := e.PutDocuments([]record.Document{{Title: "same", Content: "first"}, {Title: "same", Content: "second"}})
 	if len(docs) != 1 || docs[0].Content != "second" {
 		t.Fatalf("one batch naming a document twice: %+v", docs)
 	}

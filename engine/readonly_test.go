@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sift-search/sift/record"
 )
 
 // dirListing names every file under dir with its size and modification
@@ -39,14 +41,14 @@ func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
 	for i := range 3 {
-		if _, err := e.PutDocuments([]Document{{Title: fmt.Sprint("doc ", i), Content: fmt.Sprint("alpha document ", i)}}); err != nil {
+		if _, err := e.PutDocuments([]record.Document{{Title: fmt.Sprint("doc ", i), Content: fmt.Sprint("alpha document ", i)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := e.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutDocuments([]Document{{Title: "after the snapshot", Content: "only in the log"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: "after the snapshot", Content: "only in the log"}}); err != nil {
 		t.Fatal(err)
 	}
 	want := fingerprint(t, e)
@@ -69,7 +71,7 @@ func TestReadOnly(t *testing.T) {
 	if got := fingerprint(t, r); got != want {
 		t.Errorf("read-only view\n%s\nwant\n%s", got, want)
 	}
-	if _, err := r.PutDocuments([]Document{{Title: "x", Content: "y"}}); !errors.Is(err, ErrReadOnly) {
+	if _, err := r.PutDocuments([]record.Document{{Title: "x", Content: "y"}}); !errors.Is(err, record.ErrReadOnly) {
 		t.Errorf("write to a read-only engine: %v", err)
 	}
 	if _, err := Open(Options{DataDir: dir, NoSync: true}); err == nil {

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/sift-search/sift/record"
+
 // MessageIDs returns the ids of the messages of a source's channel, found
 // by the channel's platform id, in time order; ErrNotFound when the source
 // has no such channel.
@@ -8,7 +10,7 @@ func (e *Engine) MessageIDs(sourceID, channelID string) ([]string, error) {
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanKey[recKey{sourceID, channelID}]
 	if !ok {
-		return nil, ErrNotFound
+		return nil, record.ErrNotFound
 	}
 	slots := e.st.chanOrder[n]
 	out := make([]string, len(slots))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine/internal/wal"
+	"github.com/sift-search/sift/record"
 )
 
 // lossHistory is the history of issue 22's report: documents written one
@@ -29,7 +30,7 @@ func writeLossHistory(t *testing.T, dir string) *lossHistory {
 	put := func(n int) {
 		for range n {
 			title := fmt.Sprintf("doc %03d", len(h.titles))
-			if _, err := e.PutDocuments([]Document{{Title: title, Content: "alpha " + title}}); err != nil {
+			if _, err := e.PutDocuments([]record.Document{{Title: title, Content: "alpha " + title}}); err != nil {
 				t.Fatal(err)
 			}
 			h.titles = append(h.titles, title)
@@ -215,7 +216,7 @@ func TestLostWritesAreRefused(t *testing.T) {
 			if aside := h.s2 >= from; len(lost) != map[bool]int{true: 1}[aside] {
 				t.Fatalf("damaged snapshot set aside: %v, want %v: %v", lost, aside, dirState(t, dir))
 			}
-			if _, err := e.PutDocuments([]Document{{Title: "after the loss"}}); err != nil {
+			if _, err := e.PutDocuments([]record.Document{{Title: "after the loss"}}); err != nil {
 				t.Fatal(err)
 			}
 			want := append(h.upTo(from-1), "after the loss")

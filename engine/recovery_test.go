@@ -17,6 +17,8 @@ import (
 
 	"github.com/sift-search/sift/engine/internal/wal"
 	"github.com/sift-search/sift/engine/internal/wal/waltest"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // logBuffer collects an engine's log; the engine logs from several
@@ -80,7 +82,7 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 	put := func() error {
 		n++
 		title := fmt.Sprintf("doc%03d", n)
-		_, err := e.PutDocuments([]Document{{Title: title, Content: "body of " + title + strings.Repeat(" filler", 30)}})
+		_, err := e.PutDocuments([]record.Document{{Title: title, Content: "body of " + title + strings.Repeat(" filler", 30)}})
 		if err == nil {
 			acked = append(acked, title)
 		} else {
@@ -123,7 +125,7 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 
 	// While full: every write is refused, reads work.
 	for range 4 {
-		if err := put(); !errors.Is(err, ErrUnavailable) {
+		if err := put(); !errors.Is(err, record.ErrUnavailable) {
 			t.Fatalf("write on a full disk: %v", err)
 		}
 	}
@@ -131,7 +133,7 @@ func TestFullDiskDuringSnapshotRecovers(t *testing.T) {
 	if got := titles(e); !slices.Equal(got, acked) {
 		t.Fatalf("reads on a full disk: %v, want %v", got, acked)
 	}
-	if r := search(t, e, SearchRequest{Query: "filler", Limit: 100}); r.TotalDocuments != len(acked) {
+	if r := search(t, e, query.SearchRequest{Query: "filler", Limit: 100}); r.TotalDocuments != len(acked) {
 		t.Fatalf("search on a full disk: %d documents, want %d", r.TotalDocuments, len(acked))
 	}
 
@@ -226,7 +228,7 @@ func TestFullDiskOnRealFileSystem(t *testing.T) {
 	put := func() error {
 		n++
 		title := fmt.Sprintf("doc%03d", n)
-		_, err := e.PutDocuments([]Document{{Title: title, Content: strings.Repeat("filler text ", 200)}})
+		_, err := e.PutDocuments([]record.Document{{Title: title, Content: strings.Repeat("filler text ", 200)}})
 		if err == nil {
 			acked = append(acked, title)
 		}
@@ -257,7 +259,7 @@ func TestFullDiskOnRealFileSystem(t *testing.T) {
 		t.Fatal("no snapshot tick failed on the full disk")
 	}
 	for range 3 {
-		if err := put(); !errors.Is(err, ErrUnavailable) {
+		if err := put(); !errors.Is(err, record.ErrUnavailable) {
 			t.Fatalf("write on a full disk: %v", err)
 		}
 	}
@@ -276,7 +278,7 @@ func TestFullDiskOnRealFileSystem(t *testing.T) {
 	if got := titles(e); len(got) != len(acked) {
 		t.Fatalf("start-up on a full disk: %d documents, want %d", len(got), len(acked))
 	}
-	if err := put(); !errors.Is(err, ErrUnavailable) {
+	if err := put(); !errors.Is(err, record.ErrUnavailable) {
 		t.Fatalf("write on a full disk: %v", err)
 	}
 	os.Remove(filler)
@@ -386,7 +388,7 @@ func TestDamageInCoveredSegmentIsSkipped(t *testing.T) {
 			if !strings.Contains(warning, seg) || !strings.Contains(warning, "offset=") {
 				t.Fatalf("no warning naming the segment and offset:\n%s", logs.String())
 			}
-			if _, err := e.PutDocuments([]Document{{Title: "one more"}}); err != nil {
+			if _, err := e.PutDocuments([]record.Document{{Title: "one more"}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := e.Snapshot(); err != nil {

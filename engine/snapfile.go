@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine/internal/fsx"
+	"github.com/sift-search/sift/record"
 )
 
 // Snapshot files are named snapshot-%020d.sift after their sequence number.
@@ -80,7 +81,7 @@ func (e *Engine) loadNewestSnapshot() (*state, uint64, snapshotChoice, error) {
 		}
 		s.commitSection()
 		fi, _ := os.Stat(sf.path)
-		info := &SnapshotInfo{Seq: seq, Path: sf.path, At: fi.ModTime(), Bytes: fi.Size(), Rebuilt: rebuilt, LoadedIn: time.Since(start)}
+		info := &record.SnapshotInfo{Seq: seq, Path: sf.path, At: fi.ModTime(), Bytes: fi.Size(), Rebuilt: rebuilt, LoadedIn: time.Since(start)}
 		e.lastSnap.Store(info)
 		e.log.Info("snapshot loaded", "path", sf.path, "seq", seq, "took", info.LoadedIn, "rebuilt_indexes", rebuilt)
 		st = s
@@ -147,7 +148,7 @@ func (e *Engine) Snapshot() error {
 		return e.snapshotFailed(err)
 	}
 	e.snapEdits = edits
-	info := &SnapshotInfo{Seq: seq, Path: path, Bytes: n, Took: time.Since(start), At: time.Now()}
+	info := &record.SnapshotInfo{Seq: seq, Path: path, Bytes: n, Took: time.Since(start), At: time.Now()}
 	e.lastSnap.Store(info)
 	e.log.Info("snapshot written", "path", path, "seq", seq, "bytes", n, "took", info.Took, "semantic_only", semanticOnly)
 	if semanticOnly {
@@ -169,7 +170,7 @@ func (e *Engine) Snapshot() error {
 
 func (e *Engine) snapshotFailed(err error) error {
 	err = fmt.Errorf("snapshot: %w", err)
-	info := SnapshotInfo{}
+	info := record.SnapshotInfo{}
 	if last := e.lastSnap.Load(); last != nil {
 		info = *last
 	}
@@ -179,7 +180,7 @@ func (e *Engine) snapshotFailed(err error) error {
 }
 
 // LastSnapshot describes the newest snapshot, or nil before the first.
-func (e *Engine) LastSnapshot() *SnapshotInfo { return e.lastSnap.Load() }
+func (e *Engine) LastSnapshot() *record.SnapshotInfo { return e.lastSnap.Load() }
 
 // writeFileAtomic writes path through a temporary file that is synced,
 // checked by check (when not nil), renamed into place, and whose directory
@@ -327,7 +328,7 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 		lock.Close()
 		if err != nil && created {
 			os.RemoveAll(dir)
-		} else if err != nil && newLock && !errors.Is(err, ErrConflict) {
+		} else if err != nil && newLock && !errors.Is(err, record.ErrConflict) {
 			os.Remove(filepath.Join(dir, lockName))
 		}
 	}()
@@ -337,7 +338,7 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 	}
 	for _, e := range ents {
 		if e.Name() != lockName {
-			return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", ErrConflict, dir)
+			return 0, 0, 0, fmt.Errorf("%w: data dir %s is not empty; restore only into an empty one", record.ErrConflict, dir)
 		}
 	}
 	f, err := os.Open(src)
@@ -361,18 +362,9 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-// LogStatus describes the write-ahead log: what a restart would replay.
-type LogStatus struct {
-	InMemory    bool   // no data dir: nothing is logged
-	Segments    int    // segment files
-	Bytes       int64  // their size
-	Seq         uint64 // last applied sequence number
-	SnapshotSeq uint64 // sequence number of the newest snapshot; the log holds what follows
-}
-
 // LogStatus reports the write-ahead log's state.
-func (e *Engine) LogStatus() LogStatus {
-	st := LogStatus{Seq: e.Seq(), InMemory: e.wal == nil}
+func (e *Engine) LogStatus() record.LogStatus {
+	st := record.LogStatus{Seq: e.Seq(), InMemory: e.wal == nil}
 	if snap := e.LastSnapshot(); snap != nil {
 		st.SnapshotSeq = snap.Seq
 	}

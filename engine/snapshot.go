@@ -11,8 +11,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // A snapshot is a 32-byte header followed by one zstd stream of frames:
@@ -561,7 +562,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 		if d.Err == nil && in.Count == 0 {
 			return errors.New("a row of count 0")
 		}
-		st.insights[in.key()] = insightCounts{in.Count, in.NoResults, in.Unanswered}
+		st.insights[keyOf(&in)] = insightCounts{in.Count, in.NoResults, in.Unanswered}
 		return nil
 	})
 	if err != nil {
@@ -606,7 +607,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 			return nil
 		}
 		ch, au := d.Uvarint(), d.Uvarint()
-		msg := Message{ID: id, Content: d.String(), ReplyTo: d.String(), URL: d.String()}
+		msg := record.Message{ID: id, Content: d.String(), ReplyTo: d.String(), URL: d.String()}
 		msg.Timestamp, msg.EditedAt = microTime(d.Varint()), microTime(d.Varint())
 		if d.Err != nil {
 			return nil

@@ -7,6 +7,7 @@ import (
 	"weak"
 
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/record"
 )
 
 // plainCacheBytes bounds the plain texts kept for snippets, in bytes.
@@ -27,22 +28,22 @@ type plainCache struct {
 	max   int // bytes
 	size  int
 	order *list.List // of *plainEntry, most recent first
-	byDoc map[weak.Pointer[Document]]*list.Element
+	byDoc map[weak.Pointer[record.Document]]*list.Element
 }
 
 type plainEntry struct {
-	doc  weak.Pointer[Document]
+	doc  weak.Pointer[record.Document]
 	text string
 }
 
 func newPlainCache(max int) *plainCache {
-	return &plainCache{max: max, order: list.New(), byDoc: map[weak.Pointer[Document]]*list.Element{}}
+	return &plainCache{max: max, order: list.New(), byDoc: map[weak.Pointer[record.Document]]*list.Element{}}
 }
 
 // text returns what a snippet of stored document d is cut from: its
 // content, or for Markdown its plain text.
-func (c *plainCache) text(d *Document) string {
-	if d.Format != FormatMarkdown {
+func (c *plainCache) text(d *record.Document) string {
+	if d.Format != record.FormatMarkdown {
 		return d.Content
 	}
 	key := weak.Make(d)
@@ -58,7 +59,7 @@ func (c *plainCache) text(d *Document) string {
 	return t
 }
 
-func (c *plainCache) put(key weak.Pointer[Document], t string) {
+func (c *plainCache) put(key weak.Pointer[record.Document], t string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.byDoc[key]; ok {

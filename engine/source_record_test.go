@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/internal/bin"
+	"github.com/sift-search/sift/record"
 )
 
 // TestSourceLastImportRecord: a source's last import goes through the log
@@ -13,10 +14,10 @@ import (
 // recorded (it ends after the opted-out usernames) still reads.
 func TestSourceLastImportRecord(t *testing.T) {
 	start := time.Date(2026, 1, 2, 15, 4, 5, 123456000, time.UTC)
-	src := Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true, Visibility: VisibilityPublic, Config: map[string]any{},
-		OptOuts: []string{"eve"}, ChannelVisibility: map[string]string{}, ExcludedChannels: []string{}, LastCrawl: &CrawlInfo{JobID: "j_c", Status: "ok", StartedAt: start, FinishedAt: start.Add(time.Second)},
-		LastImport: &ImportInfo{JobID: "j_i", Status: "ok", StartedAt: start, FinishedAt: start.Add(2 * time.Second), File: "acme.zip",
-			Format: "slack", ImportCounts: ImportCounts{Channels: 2, Messages: 14, Stored: 9, Updated: 1, Unchanged: 0,
+	src := record.Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true, Visibility: record.VisibilityPublic, Config: map[string]any{},
+		OptOuts: []string{"eve"}, ChannelVisibility: map[string]string{}, ExcludedChannels: []string{}, LastCrawl: &record.CrawlInfo{JobID: "j_c", Status: "ok", StartedAt: start, FinishedAt: start.Add(time.Second)},
+		LastImport: &record.ImportInfo{JobID: "j_i", Status: "ok", StartedAt: start, FinishedAt: start.Add(2 * time.Second), File: "acme.zip",
+			Format: "slack", ImportCounts: record.ImportCounts{Channels: 2, Messages: 14, Stored: 9, Updated: 1, Unchanged: 0,
 				Skipped: map[string]int{"unsupported subtype channel_join": 2, "duplicate id in file": 1, "empty message": 1}}}}
 
 	var e bin.Enc

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sift-search/sift/record"
+)
 
 // CreateSource stores a new source and returns it as stored; it never
 // replaces one. Without an id, the id derives from the name by the slug
@@ -10,27 +14,27 @@ import "fmt"
 // so concurrent creations of the same name get distinct ids. A given id
 // that a source has already is an error wrapping ErrConflict. CreatedAt
 // is set to now unless given; UpdatedAt is set to now.
-func (e *Engine) CreateSource(s Source) (Source, error) {
+func (e *Engine) CreateSource(s record.Source) (record.Source, error) {
 	derive := s.ID == ""
 	if derive {
-		s.ID = sourceIDBase(s.Name) // checked with the rest; made free below
+		s.ID = record.SourceIDBase(s.Name) // checked with the rest; made free below
 	}
-	if err := checkSource(&s); err != nil {
-		return Source{}, err
+	if err := record.CheckSource(&s); err != nil {
+		return record.Source{}, err
 	}
 	e.writeMu.Lock()
 	taken := func(id string) bool { _, ok := e.st.sources[id]; return ok }
 	switch {
 	case derive:
-		s.ID = firstFree(s.ID, taken)
+		s.ID = record.FirstFree(s.ID, taken)
 	case taken(s.ID):
 		e.writeMu.Unlock()
-		return Source{}, fmt.Errorf("%w: a source with id %q exists", ErrConflict, s.ID)
+		return record.Source{}, fmt.Errorf("%w: a source with id %q exists", record.ErrConflict, s.ID)
 	}
 	seq, err := e.commitSource(&s, true)
 	e.writeMu.Unlock()
 	if err != nil {
-		return Source{}, err
+		return record.Source{}, err
 	}
-	return copySource(&s), e.sync(seq)
+	return record.CopySource(&s), e.sync(seq)
 }

@@ -4,7 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -12,19 +13,19 @@ import (
 // engine's writeMu and mu; readers hold mu.RLock (or writeMu alone, which
 // keeps every writer out).
 type state struct {
-	sources   map[string]*Source
+	sources   map[string]*record.Source
 	rules     map[string]*sourceRules // by source id; see visibility.go
 	settings  map[string]string       // the instance's settings (site name, …)
 	hid       hidden                  // what callers without credentials must not see
 	langs     langCache               // the languages records are in (languages.go)
-	chans     []*Channel              // by channel number; nil once deleted
+	chans     []*record.Channel       // by channel number; nil once deleted
 	chanKey   map[recKey]uint32
 	chanSlug  map[string]uint32
 	msgs      recs // by message slot, which is the message's id in msgIdx
 	msgExtra  map[uint32]msgExtra
-	msgKey    keyTable    // hash of source and id -> slot; see messages.go
-	text      slab        // the ids and contents of msgs
-	docs      []*Document // by document slot, its id in docIdx; nil once deleted
+	msgKey    keyTable           // hash of source and id -> slot; see messages.go
+	text      slab               // the ids and contents of msgs
+	docs      []*record.Document // by document slot, its id in docIdx; nil once deleted
 	docID     map[string]uint32
 	docSlug   map[string]uint32
 	authors   []author
@@ -59,7 +60,7 @@ type author struct{ name, display string }
 
 func newState(opts index.Options) *state {
 	return &state{
-		sources:   make(map[string]*Source),
+		sources:   make(map[string]*record.Source),
 		rules:     make(map[string]*sourceRules),
 		settings:  make(map[string]string),
 		insights:  make(map[insightKey]insightCounts),
@@ -93,7 +94,7 @@ func channelFacet(n uint32) string   { return "c:" + strconv.FormatUint(uint64(n
 func authorFacet(name string) string { return "a:" + tokenizer.Fold(name) }
 
 // messageFacets lists the facets message m of channel number ch is tagged with.
-func messageFacets(dst []string, m *Message, ch uint32) []string {
+func messageFacets(dst []string, m *record.Message, ch uint32) []string {
 	dst = append(dst, sourceFacet(m.SourceID), channelFacet(ch))
 	if m.Author != "" {
 		dst = append(dst, authorFacet(m.Author))

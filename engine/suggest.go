@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/tokenizer"
 )
 
@@ -18,218 +17,35 @@ import (
 // the titles of channels and documents that a word of theirs starts with
 // the query's last words. They are drawn from what the caller may see only.
 
-// Kinds of Suggestion.
+// suggestScan bounds the title entries one phrase reads.
 const (
-	SuggestWord     = "word"
-	SuggestChannel  = "channel"
-	SuggestDocument = "document"
+	suggestScan       = 256
+	suggestWordsAsked = 32 // completions asked of each index, before merging
 )
-
-// Bounds of a SuggestRequest.
-const (
-	MaxSuggestions       = 8
-	MaxSuggestQueryBytes = 256
-)
-
-// suggestPhraseWords is how many of the query's last words a title may be
-// matched by; suggestScan bounds the title entries one phrase reads.
-const (
-	suggestPhraseWords = 4
-	suggestScan        = 256
-	suggestWordsAsked  = 32 // completions asked of each index, before merging
-)
-
-// SuggestRequest asks for completions of Query, the text typed so far.
-type SuggestRequest struct {
-	Query string
-	Limit int // 1..MaxSuggestions; 0 means MaxSuggestions
-	// Private includes what callers without credentials may not see.
-	Private bool
-}
-
-// Suggestion is one completion: the query with its last word completed
-// (SuggestWord), or a channel's name or a document's title.
-type Suggestion struct {
-	Text   string
-	Kind   string
-	Slug   string // of the channel or document
-	Source string // the name of the channel's or document's source
-	// Count is, for a word, the messages plus documents the caller may see
-	// that hold it.
-	Count int
-}
-
-// SuggestQuery is a query cut for completion.
-type SuggestQuery struct {
-	// Head is the query up to the word being typed, as written; a word
-	// completion is Head followed by the word.
-	Head string
-	// Word is the word being typed, folded; "" when the query ends with a
-	// space or the last word is a filter (channel:…) or has no letter or
-	// digit.
-	Word string
-	// Phrases are the query's last words, folded and normalised as
-	// NormTitle does, longest first: titles are matched by them.
-	Phrases []string
-}
-
-// ParseSuggest cuts q for completion.
-func ParseSuggest(q string) SuggestQuery {
-	var sq SuggestQuery
-	end := strings.TrimRightFunc(q, unicode.IsSpace)
-	if end == "" {
-		return sq
-	}
-	start := 0
-	if i := strings.LastIndexFunc(end, unicode.IsSpace); i >= 0 {
-		_, n := utf8.DecodeRuneInString(end[i:])
-		start = i + n
-	}
-	last := strings.TrimLeftFunc(end[start:], func(r rune) bool { return !wordRune(r) })
-	if len(end) == len(q) && last != "" && !strings.ContainsRune(last, ':') {
-		sq.Head, sq.Word = q[:len(end)-len(last)], tokenizer.Fold(last)
-	}
-	norm := NormTitle(q)
-	words := strings.Fields(norm)
-	trail := ""
-	if strings.HasSuffix(norm, " ") {
-		trail = " "
-	}
-	for i := max(0, len(words)-suggestPhraseWords); i < len(words); i++ {
-		sq.Phrases = append(sq.Phrases, strings.Join(words[i:], " ")+trail)
-	}
-	return sq
-}
-
-func wordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-}
-
-// NormTitle folds s (tokenizer.Fold) and turns each run of characters
-// that are neither letters nor digits into one space, dropping a leading
-// one: "Webhooks: a Guide!" → "webhooks a guide ".
-func NormTitle(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	sep := false
-	for _, r := range tokenizer.Fold(s) {
-		if wordRune(r) {
-			if sep && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			sep = false
-			b.WriteRune(r)
-		} else {
-			sep = true
-		}
-	}
-	if sep && b.Len() > 0 {
-		b.WriteByte(' ')
-	}
-	return b.String()
-}
-
-// titleKeys returns the keys a title is found by: its normalised form
-// (with a final space) from each of its first words on; the first is the
-// whole title.
-func titleKeys(title string) []string {
-	norm := NormTitle(title)
-	if norm == "" {
-		return nil
-	}
-	if !strings.HasSuffix(norm, " ") {
-		norm += " "
-	}
-	keys := []string{norm}
-	for i := 1; i < len(norm)-1 && len(keys) < 16; i++ {
-		if norm[i-1] == ' ' {
-			keys = append(keys, norm[i:])
-		}
-	}
-	return keys
-}
-
-// MatchTitle reports how well title matches the phrases of a SuggestQuery:
-// ok when a word of it (or the title itself) starts with one of them;
-// rank orders the matches, lower first: longer phrases, then matches at
-// the title's start, then shorter titles.
-func MatchTitle(title string, phrases []string) (rank int, ok bool) {
-	keys := titleKeys(title)
-	for pi, p := range phrases {
-		for ki, k := range keys {
-			if strings.HasPrefix(k, p) {
-				return titleRank(pi, ki == 0, title), true
-			}
-		}
-	}
-	return 0, false
-}
-
-func titleRank(phrase int, atStart bool, title string) int {
-	r := phrase * 4096
-	if !atStart {
-		r += 2048
-	}
-	return r + min(len(title), 2047)
-}
-
-// RankedTitle is a title suggestion with its MatchTitle rank.
-type RankedTitle struct {
-	Suggestion
-	Rank int
-}
-
-// MergeSuggestions makes the answer of at most limit suggestions from
-// words (most frequent first) and titles: words first, with at most half
-// of the places going to titles when there are words enough.
-func MergeSuggestions(words []Suggestion, titles []RankedTitle, limit int) []Suggestion {
-	slices.SortStableFunc(titles, func(a, b RankedTitle) int {
-		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(a.Text, b.Text), cmp.Compare(a.Slug, b.Slug))
-	})
-	nt := min(len(titles), max(limit/2, limit-len(words)))
-	nw := min(len(words), limit-nt)
-	out := make([]Suggestion, 0, nw+nt)
-	out = append(out, words[:nw]...)
-	for _, t := range titles[:nt] {
-		out = append(out, t.Suggestion)
-	}
-	return out
-}
-
-// CheckSuggest validates req and returns its limit.
-func CheckSuggest(req *SuggestRequest) (int, error) {
-	if len(req.Query) > MaxSuggestQueryBytes {
-		return 0, invalidf("q is too long: %d bytes, at most %d", len(req.Query), MaxSuggestQueryBytes)
-	}
-	if req.Limit < 0 || req.Limit > MaxSuggestions {
-		return 0, invalidf("limit must be from 1 to %d", MaxSuggestions)
-	}
-	return cmp.Or(req.Limit, MaxSuggestions), nil
-}
 
 // Suggest completes req.Query: the words of messages and documents that
 // start with its last word, and the channels and documents whose titles
 // match its last words, among what the caller may see. O(terms sharing the
 // word's first rune) for words, O(log titles + suggestScan) for titles.
-func (e *Engine) Suggest(req SuggestRequest) ([]Suggestion, error) {
-	limit, err := CheckSuggest(&req)
+func (e *Engine) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
+	limit, err := query.CheckSuggest(&req)
 	if err != nil {
 		return nil, err
 	}
-	sq := ParseSuggest(req.Query)
+	sq := query.ParseSuggest(req.Query)
 	if sq.Word == "" && len(sq.Phrases) == 0 {
-		return []Suggestion{}, nil
+		return []query.Suggestion{}, nil
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	words := e.completeWord(&sq, req.Private)
 	titles := e.matchTitles(&sq, req.Private, limit)
-	return MergeSuggestions(words, titles, limit), nil
+	return query.MergeSuggestions(words, titles, limit), nil
 }
 
 // completeWord merges the completions of the last word in both indexes.
 // The caller holds mu.RLock.
-func (e *Engine) completeWord(sq *SuggestQuery, private bool) []Suggestion {
+func (e *Engine) completeWord(sq *query.SuggestQuery, private bool) []query.Suggestion {
 	if sq.Word == "" {
 		return nil
 	}
@@ -247,11 +63,13 @@ func (e *Engine) completeWord(sq *SuggestQuery, private bool) []Suggestion {
 		}
 		counts[c.Word] += c.DF
 	}
-	out := make([]Suggestion, len(order))
+	out := make([]query.Suggestion, len(order))
 	for i, w := range order {
-		out[i] = Suggestion{Text: sq.Head + w, Kind: SuggestWord, Count: counts[w]}
+		out[i] = query.Suggestion{Text: sq.Head + w, Kind: query.SuggestWord, Count: counts[w]}
 	}
-	slices.SortFunc(out, func(a, b Suggestion) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Text, b.Text)) })
+	slices.SortFunc(out, func(a, b query.Suggestion) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Text, b.Text))
+	})
 	return out
 }
 
@@ -300,7 +118,7 @@ func (e *Engine) titles() *titleTable {
 func (st *state) buildTitles(seq uint64) *titleTable {
 	t := &titleTable{seq: seq, built: time.Now()}
 	add := func(title string, ref uint32, doc bool) {
-		for i, k := range titleKeys(title) {
+		for i, k := range query.TitleKeys(title) {
 			en := titleEntry{key: k, title: title, ref: ref, doc: doc}
 			if i == 0 {
 				t.starts = append(t.starts, en)
@@ -328,7 +146,7 @@ func (st *state) buildTitles(seq uint64) *titleTable {
 // matchTitles finds the titles of channels and documents the caller may
 // see that match sq's phrases, at most limit of them. The caller holds
 // mu.RLock.
-func (e *Engine) matchTitles(sq *SuggestQuery, private bool, limit int) []RankedTitle {
+func (e *Engine) matchTitles(sq *query.SuggestQuery, private bool, limit int) []query.RankedTitle {
 	if len(sq.Phrases) == 0 {
 		return nil
 	}
@@ -339,7 +157,7 @@ func (e *Engine) matchTitles(sq *SuggestQuery, private bool, limit int) []Ranked
 		doc bool
 	}
 	seen := map[ref]bool{}
-	var out []RankedTitle
+	var out []query.RankedTitle
 	for pi, p := range sq.Phrases {
 		for pj, part := range [2][]titleEntry{t.starts, t.inner} {
 			i := sort.Search(len(part), func(i int) bool { return part[i].key >= p })
@@ -353,7 +171,7 @@ func (e *Engine) matchTitles(sq *SuggestQuery, private bool, limit int) []Ranked
 					continue
 				}
 				seen[ref{en.ref, en.doc}] = true
-				out = append(out, RankedTitle{s, titleRank(pi, pj == 0, en.title)})
+				out = append(out, query.RankedTitle{Suggestion: s, Rank: query.TitleRank(pi, pj == 0, en.title)})
 			}
 		}
 		if len(out) >= limit {
@@ -366,19 +184,19 @@ func (e *Engine) matchTitles(sq *SuggestQuery, private bool, limit int) []Ranked
 // titleSuggestion is the suggestion of a table entry, when its record is
 // still there under that title and the caller may see it. The caller holds
 // mu.RLock.
-func (st *state) titleSuggestion(en *titleEntry, private bool) (Suggestion, bool) {
+func (st *state) titleSuggestion(en *titleEntry, private bool) (query.Suggestion, bool) {
 	if en.doc {
 		d := st.docs[en.ref]
 		if d == nil || d.Title != en.title || !private && st.docIdx.Hidden(en.ref) {
-			return Suggestion{}, false
+			return query.Suggestion{}, false
 		}
-		return Suggestion{Text: d.Title, Kind: SuggestDocument, Slug: d.Slug, Source: st.sourceName(d.SourceID)}, true
+		return query.Suggestion{Text: d.Title, Kind: query.SuggestDocument, Slug: d.Slug, Source: st.sourceName(d.SourceID)}, true
 	}
 	c := st.chans[en.ref]
 	if c == nil || c.Name != en.title || !private && st.hid.chans.Contains(en.ref) {
-		return Suggestion{}, false
+		return query.Suggestion{}, false
 	}
-	return Suggestion{Text: c.Name, Kind: SuggestChannel, Slug: c.Slug, Source: st.sourceName(c.SourceID)}, true
+	return query.Suggestion{Text: c.Name, Kind: query.SuggestChannel, Slug: c.Slug, Source: st.sourceName(c.SourceID)}, true
 }
 
 func (st *state) sourceName(id string) string {

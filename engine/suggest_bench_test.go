@@ -5,6 +5,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/query"
 )
 
 // BenchmarkSuggest completes queries as they are typed, on the demo
@@ -28,7 +29,7 @@ func BenchmarkSuggest(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for i := 0; b.Loop(); i++ {
-				s, err := e.Suggest(engine.SuggestRequest{Query: queries[i%len(queries)], Private: private})
+				s, err := e.Suggest(query.SuggestRequest{Query: queries[i%len(queries)], Private: private})
 				if err != nil {
 					b.Fatal(err)
 				}

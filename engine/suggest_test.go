@@ -4,13 +4,16 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 func TestParseSuggest(t *testing.T) {
 	f := func(q, head, word string, phrases ...string) {
 		t.Helper()
-		got := ParseSuggest(q)
-		want := SuggestQuery{Head: head, Word: word, Phrases: phrases}
+		got := query.ParseSuggest(q)
+		want := query.SuggestQuery{Head: head, Word: word, Phrases: phrases}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("ParseSuggest(%q) = %+v, want %+v", q, got, want)
 		}
@@ -43,7 +46,7 @@ func TestMatchTitle(t *testing.T) {
 		{"Configuring: Wren's CRON (v2)", "cron v", true},
 		{"Über uns", "uber", true},
 	} {
-		_, ok := MatchTitle(tc.title, ParseSuggest(tc.q).Phrases)
+		_, ok := query.MatchTitle(tc.title, query.ParseSuggest(tc.q).Phrases)
 		if ok != tc.ok {
 			t.Errorf("MatchTitle(%q, %q) = %v", tc.title, tc.q, ok)
 		}
@@ -57,7 +60,7 @@ func TestSuggestVisibility(t *testing.T) {
 	privSeed(t, e)
 	texts := func(q string, private bool) []string {
 		t.Helper()
-		s, err := e.Suggest(SuggestRequest{Query: q, Private: private})
+		s, err := e.Suggest(query.SuggestRequest{Query: q, Private: private})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +98,7 @@ func TestSuggestVisibility(t *testing.T) {
 		}
 	}
 	// Hiding the public channel takes its name out at once.
-	if _, err := e.SetChannelVisibility("s", "pub", VisibilityPrivate); err != nil {
+	if _, err := e.SetChannelVisibility("s", "pub", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	if got := texts("gen", false); len(got) != 0 {
@@ -105,7 +108,7 @@ func TestSuggestVisibility(t *testing.T) {
 
 func TestSuggestInvalid(t *testing.T) {
 	e := openMem(t)
-	for _, req := range []SuggestRequest{{Query: string(make([]byte, MaxSuggestQueryBytes+1))}, {Query: "a", Limit: 9}, {Query: "a", Limit: -1}} {
+	for _, req := range []query.SuggestRequest{{Query: string(make([]byte, query.MaxSuggestQueryBytes+1))}, {Query: "a", Limit: 9}, {Query: "a", Limit: -1}} {
 		if _, err := e.Suggest(req); err == nil {
 			t.Errorf("%d bytes, limit %d: no error", len(req.Query), req.Limit)
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/record"
 )
 
 // TestOrphanThreads: a thread is an orphan when no visible message starts
@@ -11,10 +13,10 @@ import (
 // channel is missing or hidden from the caller.
 func TestOrphanThreads(t *testing.T) {
 	e := openMem(t)
-	if _, err := e.PutSource(Source{ID: "s", Name: "S", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "s", Name: "S", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.PutChannels([]Channel{
+	_, err := e.PutChannels([]record.Channel{
 		{SourceID: "s", ID: "c1", Name: "general"},
 		{SourceID: "s", ID: "c2", Name: "other"},
 		{SourceID: "s", ID: "dm", Name: "dm", Private: true},
@@ -29,7 +31,7 @@ func TestOrphanThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	_, err = e.PutMessages([]Message{
+	_, err = e.PutMessages([]record.Message{
 		{SourceID: "s", ChannelID: "c1", ID: "m1", Author: "a", Content: "starts linked", Timestamp: t0},
 		{SourceID: "s", ChannelID: "c2", ID: "m2", Author: "a", Content: "in another channel", Timestamp: t0},
 		{SourceID: "s", ChannelID: "dm", ID: "m3", Author: "a", Content: "starts a thread in the DM", Timestamp: t0},
@@ -52,7 +54,7 @@ func TestOrphanThreads(t *testing.T) {
 	}
 	// An operator opens the DM's thread but not the DM: no public page
 	// shows its starting message.
-	if _, err := e.SetChannelVisibility("s", "m3", VisibilityPublic); err != nil {
+	if _, err := e.SetChannelVisibility("s", "m3", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(false); !slices.Contains(got, "in the dm") {

@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/query"
 )
 
 // maxCorrectionMatches bounds the words a correction names.
@@ -37,8 +38,8 @@ func (n *typoNotes) add(ix *index.Index, uses []index.TypoUse) {
 
 // corrections names the query words found as written in no document the
 // caller may see but found with typos, in query order.
-func (n *typoNotes) corrections(terms []index.Term) []Correction {
-	var out []Correction
+func (n *typoNotes) corrections(terms []index.Term) []query.Correction {
+	var out []query.Correction
 	for _, t := range terms {
 		ws := n.words[t.Text]
 		if n.exact[t.Text] > 0 || len(ws) == 0 {
@@ -48,7 +49,7 @@ func (n *typoNotes) corrections(terms []index.Term) []Correction {
 		if word == "" {
 			word = t.Text
 		}
-		c := Correction{Word: word}
+		c := query.Correction{Word: word}
 		for w := range ws {
 			c.Matches = append(c.Matches, w)
 		}

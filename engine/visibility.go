@@ -3,35 +3,16 @@ package engine
 import (
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
 )
 
-// Visibility decides what callers without credentials see. A source is
-// public or private; a channel inherits from its source unless an operator
-// set it public or private; a thread follows its parent; a channel the
-// platform marks private (Channel.Private) is private unless an operator
-// set it public; a disabled source is private whatever else is set.
-// Documents follow their source.
-//
-// Reads that serve such callers leave hidden content out (SearchRequest,
-// SemanticRequest and ListRequest carry the choice; Channel.Hidden and
-// Document.Hidden tell the rest). The hidden sets below are derived from
-// the records, never persisted: rebuilt at load and kept current by every
+// Visibility (record.ChannelHiddenBy) is derived from the records, never
+// persisted: the hidden sets are rebuilt at load and kept current by every
 // write, so a query pays one bitmap test per candidate, and nothing when
 // everything is public. Hidden messages and documents are held by their
 // indexes (index.Hide), which also rank a public search by the statistics
 // of public content alone.
-const (
-	VisibilityPublic  = "public"
-	VisibilityPrivate = "private"
-	VisibilityInherit = "inherit" // a channel's default: its source's (or its parent's)
-)
-
-// Bounds of an operator's lists on one source.
-const (
-	MaxOptOuts          = 10000
-	MaxExcludedChannels = 10000
-)
 
 // hidden holds the channels callers without credentials must not see; the
 // message and document indexes hold the hidden messages and documents.
@@ -53,7 +34,7 @@ type sourceRules struct {
 }
 
 // setRules rebuilds the rules of s; the caller holds the write locks.
-func (st *state) setRules(s *Source) {
+func (st *state) setRules(s *record.Source) {
 	r := &sourceRules{excluded: map[string]bool{}, optOuts: map[string]bool{}, dropped: map[string]bool{}}
 	if old := st.rules[s.ID]; old != nil && len(s.ExcludedChannels) > 0 {
 		r.dropped = old.dropped
@@ -69,14 +50,14 @@ func (st *state) setRules(s *Source) {
 
 // skipsChannel reports whether writes drop channel c: an operator deleted
 // it or the channel it is a thread of.
-func (st *state) skipsChannel(c *Channel) bool {
+func (st *state) skipsChannel(c *record.Channel) bool {
 	r := st.rules[c.SourceID]
 	return r != nil && (r.excluded[c.ID] || c.ParentID != "" && r.excluded[c.ParentID])
 }
 
 // skipsMessage reports whether writes drop m: its author opted out, or its
 // channel was dropped.
-func (st *state) skipsMessage(m *Message) bool {
+func (st *state) skipsMessage(m *record.Message) bool {
 	r := st.rules[m.SourceID]
 	if r == nil {
 		return false
@@ -90,54 +71,14 @@ func (st *state) optedOut(source, author string) bool {
 	return r != nil && len(r.optOuts) > 0 && author != "" && r.optOuts[tokenizer.Fold(author)]
 }
 
-// anonymousThread names a thread whose name quoted an opted-out author.
-const anonymousThread = "Thread"
-
-// sourceHidden reports whether a source's own content (its documents, and
-// channels that inherit) is hidden.
-func sourceHidden(s *Source) bool {
-	return s == nil || !s.Enabled || s.Visibility == VisibilityPrivate
-}
-
 // channelHidden computes whether channel c is hidden; the caller holds mu.
-func (st *state) channelHidden(c *Channel) bool {
-	return channelHiddenBy(st.sources[c.SourceID], c, func(id string) *Channel {
+func (st *state) channelHidden(c *record.Channel) bool {
+	return record.ChannelHiddenBy(st.sources[c.SourceID], c, func(id string) *record.Channel {
 		if n, ok := st.chanKey[recKey{c.SourceID, id}]; ok {
 			return st.chans[n]
 		}
 		return nil
 	})
-}
-
-// channelHiddenBy computes whether channel c of source src is hidden,
-// finding the channels it is a thread of with parent (nil when unknown).
-func channelHiddenBy(src *Source, c *Channel, parent func(id string) *Channel) bool {
-	if src == nil || !src.Enabled {
-		return true
-	}
-	// The nearest operator's choice decides, from the channel up through
-	// the channels it is a thread of; a private conversation on the way
-	// (a private thread, or the DM a thread is in) makes it private.
-	for depth := 0; ; depth++ {
-		switch src.ChannelVisibility[c.ID] {
-		case VisibilityPublic:
-			return false
-		case VisibilityPrivate:
-			return true
-		}
-		if c.Private {
-			return true
-		}
-		if c.ParentID == "" || depth == 3 {
-			break
-		}
-		p := parent(c.ParentID)
-		if p == nil {
-			break
-		}
-		c = p
-	}
-	return src.Visibility == VisibilityPrivate
 }
 
 // refreshVisibility recomputes what is hidden of one source's channels and
@@ -161,7 +102,7 @@ func (st *state) refreshVisibility(sourceID string) {
 		st.feed.changed(ChannelShown, ch)
 	}
 	refreshDocs := func(id string) {
-		h := sourceHidden(st.sources[id])
+		h := record.SourceHidden(st.sources[id])
 		st.docIdx.Facet(sourceFacet(id)).Iterate(func(slot uint32) bool {
 			if h != st.docIdx.Hidden(slot) {
 				st.docIdx.Hide(slot, h)
@@ -191,7 +132,7 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 // content already held: channels it excludes go with their threads and
 // messages, messages of authors newly opted out go; then the visibility of
 // its content is recomputed. The caller holds writeMu, not mu.
-func (e *Engine) applyPutSource(s *Source) {
+func (e *Engine) applyPutSource(s *record.Source) {
 	st := e.st
 	old := st.sources[s.ID]
 	e.mu.Lock()
@@ -214,7 +155,7 @@ func (e *Engine) applyPutSource(s *Source) {
 		// A thread started by the message may be named after it.
 		if n, ok := st.chanKey[recKey{s.ID, st.msgID(uint32(slot))}]; ok && st.chans[n].ParentID != "" {
 			e.mu.Lock()
-			st.chans[n].Name = anonymousThread
+			st.chans[n].Name = record.AnonymousThread
 			e.mu.Unlock()
 		}
 		gone = append(gone, slot)
@@ -277,66 +218,3 @@ func (e *Engine) deleteChannels(chans []uint32) {
 		st.feed.changed(ChannelChanged, n)
 	}
 }
-
-// checkRules validates a source's visibility and operator lists and gives
-// the source its own copies of them.
-func checkRules(s *Source) error {
-	switch s.Visibility {
-	case "":
-		s.Visibility = VisibilityPublic
-	case VisibilityPublic, VisibilityPrivate:
-	default:
-		return invalidf("visibility must be %q or %q", VisibilityPublic, VisibilityPrivate)
-	}
-	cv := make(map[string]string, len(s.ChannelVisibility))
-	for id, v := range s.ChannelVisibility {
-		if err := checkText("channel id", id, MaxIDBytes, true, true); err != nil {
-			return err
-		}
-		switch v {
-		case VisibilityPublic, VisibilityPrivate:
-			cv[id] = v
-		case "", VisibilityInherit:
-		default:
-			return invalidf("channel visibility must be %q, %q or %q", VisibilityPublic, VisibilityPrivate, VisibilityInherit)
-		}
-	}
-	if len(cv) > MaxExcludedChannels {
-		return invalidf("at most %d channels may have a visibility of their own", MaxExcludedChannels)
-	}
-	s.ChannelVisibility = cv
-	var err error
-	if s.ExcludedChannels, err = checkList("excluded channel", s.ExcludedChannels, MaxExcludedChannels, MaxIDBytes, nil); err != nil {
-		return err
-	}
-	s.OptOuts, err = checkList("opted-out author", s.OptOuts, MaxOptOuts, MaxNameBytes, tokenizer.Fold)
-	return err
-}
-
-// checkList validates a list of names, drops duplicates (as key says
-// names compare) and returns a copy.
-func checkList(what string, list []string, maxLen, maxBytes int, key func(string) string) ([]string, error) {
-	if len(list) > maxLen {
-		return nil, invalidf("at most %d of %ss", maxLen, what)
-	}
-	seen := map[string]bool{}
-	out := make([]string, 0, len(list))
-	for _, v := range list {
-		if err := checkText(what, v, maxBytes, true, true); err != nil {
-			return nil, err
-		}
-		k := v
-		if key != nil {
-			k = key(v)
-		}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, v)
-		}
-	}
-	return out, nil
-}
-
-// Hidden reports whether the source's own content — its documents, and
-// channels that inherit — is kept from callers without credentials.
-func (s *Source) Hidden() bool { return sourceHidden(s) }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // BenchmarkSearchHidden: full-text searches over messages, a quarter of
@@ -17,23 +20,23 @@ func BenchmarkSearchHidden(b *testing.B) {
 		e := openMem(b)
 		rng := rand.New(rand.NewPCG(1, 2))
 		word := func() string { return fmt.Sprint("w", int(rng.ExpFloat64()*300)) }
-		if _, err := e.PutSource(Source{ID: "s", Name: "S", Type: "slack", Enabled: true}); err != nil {
+		if _, err := e.PutSource(record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true}); err != nil {
 			b.Fatal(err)
 		}
-		var chans []Channel
+		var chans []record.Channel
 		for c := range 8 {
-			chans = append(chans, Channel{SourceID: "s", ID: fmt.Sprint("c", c), Name: fmt.Sprint("room ", c), Private: c%4 == 0})
+			chans = append(chans, record.Channel{SourceID: "s", ID: fmt.Sprint("c", c), Name: fmt.Sprint("room ", c), Private: c%4 == 0})
 		}
 		if _, err := e.PutChannels(chans); err != nil {
 			b.Fatal(err)
 		}
-		batch := make([]Message, 0, 4096)
+		batch := make([]record.Message, 0, 4096)
 		for i := range n {
 			ws := make([]string, 8+rng.IntN(12))
 			for j := range ws {
 				ws[j] = word()
 			}
-			batch = append(batch, Message{SourceID: "s", ChannelID: fmt.Sprint("c", i%8), ID: fmt.Sprint(i),
+			batch = append(batch, record.Message{SourceID: "s", ChannelID: fmt.Sprint("c", i%8), ID: fmt.Sprint(i),
 				Content: strings.Join(ws, " "), Timestamp: t0.Add(time.Duration(i) * time.Second)})
 			if len(batch) == cap(batch) || i == n-1 {
 				putMsgs(b, e, batch)
@@ -48,7 +51,7 @@ func BenchmarkSearchHidden(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/private=%v", n, private), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
-					if _, err := e.Search(SearchRequest{Query: qs[i%len(qs)], Limit: 20, Private: private}); err != nil {
+					if _, err := e.Search(query.SearchRequest{Query: qs[i%len(qs)], Limit: 20, Private: private}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -5,13 +5,16 @@ import (
 	"maps"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // scoresOf returns a search's scores by record ("m:<source>/<id>",
 // "d:<id>").
 func scoresOf(t testing.TB, e *Engine, q string, private bool) map[string]float64 {
 	t.Helper()
-	r := search(t, e, SearchRequest{Query: q, Limit: MaxSearchLimit, Private: private})
+	r := search(t, e, query.SearchRequest{Query: q, Limit: query.MaxSearchLimit, Private: private})
 	out := map[string]float64{}
 	for _, m := range r.Messages {
 		out["m:"+m.SourceID+"/"+m.ID] = m.Score
@@ -41,7 +44,7 @@ func checkHidden(t testing.TB, e *Engine) {
 		t.Fatalf("%d public messages of %d, %d hidden", st.msgIdx.PublicLen(), st.msgIdx.Len(), hidden)
 	}
 	for i, d := range st.docs {
-		if d != nil && st.docIdx.Hidden(uint32(i)) != sourceHidden(st.sources[d.SourceID]) {
+		if d != nil && st.docIdx.Hidden(uint32(i)) != record.SourceHidden(st.sources[d.SourceID]) {
 			t.Fatalf("document slot %d: hidden %v", i, st.docIdx.Hidden(uint32(i)))
 		}
 	}
@@ -59,19 +62,19 @@ func TestPublicScoresIgnorePrivateContent(t *testing.T) {
 	dir := t.TempDir()
 	e := openDir(t, dir)
 	defer func() { e.Close() }()
-	if _, err := e.PutSource(Source{ID: "pub", Name: "Pub", Type: "slack", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "pub", Name: "Pub", Type: "slack", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutChannels([]Channel{{SourceID: "pub", ID: "general", Name: "general"}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "pub", ID: "general", Name: "general"}}); err != nil {
 		t.Fatal(err)
 	}
-	putMsgs(t, e, []Message{
+	putMsgs(t, e, []record.Message{
 		{SourceID: "pub", ChannelID: "general", ID: "g1", Content: "deploy the service with the rollback script", Timestamp: t0},
 		{SourceID: "pub", ChannelID: "general", ID: "g2", Content: "no deploy on friday please", Timestamp: t0.Add(time.Minute)},
 		{SourceID: "pub", ChannelID: "general", ID: "g3", Content: "the rollback plan is in the wiki", Timestamp: t0.Add(2 * time.Minute)},
 		{SourceID: "pub", ChannelID: "general", ID: "g4", Content: "lunch at noon", Timestamp: t0.Add(3 * time.Minute)},
 	})
-	if _, err := e.PutDocuments([]Document{
+	if _, err := e.PutDocuments([]record.Document{
 		{SourceID: "pub", Key: "guide.md", Title: "Deploy guide", Content: "how to deploy, and the rollback script when it fails"},
 		{SourceID: "pub", Key: "runbook.md", Title: "Runbook", Content: "rollback only; never deploy on friday"},
 		{SourceID: "pub", Key: "menu.md", Title: "Menu", Content: "soup and bread"},
@@ -102,28 +105,28 @@ func TestPublicScoresIgnorePrivateContent(t *testing.T) {
 	// Private content holding the words: a private source's messages and
 	// documents, and two private channels of the public source (one the
 	// platform marks private, one an operator set private).
-	if _, err := e.PutSource(Source{ID: "priv", Name: "Priv", Type: "slack", Enabled: true, Visibility: VisibilityPrivate}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "priv", Name: "Priv", Type: "slack", Enabled: true, Visibility: record.VisibilityPrivate}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutChannels([]Channel{
+	if _, err := e.PutChannels([]record.Channel{
 		{SourceID: "priv", ID: "room", Name: "room"},
 		{SourceID: "pub", ID: "dm", Name: "dm", Private: true},
 		{SourceID: "pub", ID: "ops", Name: "ops"},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.SetChannelVisibility("pub", "ops", VisibilityPrivate); err != nil {
+	if _, err := e.SetChannelVisibility("pub", "ops", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
-	var secret []Message
+	var secret []record.Message
 	for i := range 30 {
 		for _, c := range [][2]string{{"priv", "room"}, {"pub", "dm"}, {"pub", "ops"}} {
-			secret = append(secret, Message{SourceID: c[0], ChannelID: c[1], ID: fmt.Sprint(c[1], i),
+			secret = append(secret, record.Message{SourceID: c[0], ChannelID: c[1], ID: fmt.Sprint(c[1], i),
 				Content: "deploy deploy the rollback script " + fmt.Sprint("secret", i), Timestamp: t0.Add(time.Duration(i) * time.Hour)})
 		}
 	}
 	putMsgs(t, e, secret)
-	privDocs, err := e.PutDocuments([]Document{
+	privDocs, err := e.PutDocuments([]record.Document{
 		{SourceID: "priv", Key: "a.md", Title: "Deploy secrets", Content: "deploy deploy rollback script"},
 		{SourceID: "priv", Key: "b.md", Title: "More", Content: "deploy on friday, the rollback script"},
 	})
@@ -156,14 +159,14 @@ func TestPublicScoresIgnorePrivateContent(t *testing.T) {
 	check("after a restart")
 
 	// An operator opens a channel: its messages count, as public content.
-	if _, err := e.SetChannelVisibility("pub", "ops", VisibilityPublic); err != nil {
+	if _, err := e.SetChannelVisibility("pub", "ops", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
 	if got := scoresOf(t, e, "deploy", false); got["m:pub/ops0"] == 0 || got["m:pub/g1"] == want["deploy"]["m:pub/g1"] {
 		t.Fatalf("an opened channel does not count: %v", got)
 	}
 	checkHidden(t, e)
-	if _, err := e.SetChannelVisibility("pub", "ops", VisibilityPrivate); err != nil {
+	if _, err := e.SetChannelVisibility("pub", "ops", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	check("the channel closed again")

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // privSeed stores source "s" with a public channel, a platform-private one
@@ -12,15 +15,15 @@ import (
 // document; and source "p", private, with a channel and a document.
 func privSeed(t testing.TB, e *Engine) {
 	t.Helper()
-	for _, s := range []Source{
+	for _, s := range []record.Source{
 		{ID: "s", Name: "S", Type: "slack", Enabled: true},
-		{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: VisibilityPrivate},
+		{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate},
 	} {
 		if _, err := e.PutSource(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	chans := []Channel{
+	chans := []record.Channel{
 		{SourceID: "s", ID: "pub", Name: "general"},
 		{SourceID: "s", ID: "dm", Name: "dm-ana", Private: true},
 		{SourceID: "s", ID: "pubthread", Name: "pub thread", ParentID: "pub", Kind: "thread"},
@@ -30,13 +33,13 @@ func privSeed(t testing.TB, e *Engine) {
 	if _, err := e.PutChannels(chans); err != nil {
 		t.Fatal(err)
 	}
-	var msgs []Message
+	var msgs []record.Message
 	for i, c := range chans {
-		msgs = append(msgs, Message{SourceID: c.SourceID, ChannelID: c.ID, ID: fmt.Sprint("m", i), Author: []string{"ana", "bo"}[i%2],
+		msgs = append(msgs, record.Message{SourceID: c.SourceID, ChannelID: c.ID, ID: fmt.Sprint("m", i), Author: []string{"ana", "bo"}[i%2],
 			Content: "marker" + c.ID + " shared words about deployment", Timestamp: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	putMsgs(t, e, msgs)
-	if _, err := e.PutDocuments([]Document{
+	if _, err := e.PutDocuments([]record.Document{
 		{SourceID: "s", Key: "a.md", Title: "Public doc", Content: "markerpubdoc shared words about deployment"},
 		{SourceID: "p", Key: "b.md", Title: "Private doc", Content: "markerprivdoc shared words about deployment"},
 	}); err != nil {
@@ -44,7 +47,7 @@ func privSeed(t testing.TB, e *Engine) {
 	}
 }
 
-func putMsgs(t testing.TB, e *Engine, msgs []Message) {
+func putMsgs(t testing.TB, e *Engine, msgs []record.Message) {
 	t.Helper()
 	if _, err := e.PutMessages(msgs); err != nil {
 		t.Fatal(err)
@@ -54,7 +57,7 @@ func putMsgs(t testing.TB, e *Engine, msgs []Message) {
 // visibleMarkers returns the markers a full-text search for "shared" finds.
 func visibleMarkers(t testing.TB, e *Engine, private bool) []string {
 	t.Helper()
-	r := search(t, e, SearchRequest{Query: "shared", Limit: 100, Private: private})
+	r := search(t, e, query.SearchRequest{Query: "shared", Limit: 100, Private: private})
 	var out []string
 	for _, m := range r.Messages {
 		out = append(out, m.ChannelID)
@@ -93,35 +96,35 @@ func TestVisibilityRules(t *testing.T) {
 	if _, n := e.Documents(0, 10, false); n != 1 {
 		t.Errorf("public document list holds %d", n)
 	}
-	if d, _ := e.Document(DocumentID("p", "b.md")); !d.Hidden {
+	if d, _ := e.Document(record.DocumentID("p", "b.md")); !d.Hidden {
 		t.Error("the private source's document is not hidden")
 	}
 
 	// An operator makes the DM public: its thread follows.
-	if _, err := e.SetChannelVisibility("s", "dm", VisibilityPublic); err != nil {
+	if _, err := e.SetChannelVisibility("s", "dm", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
 	check("a.md", "dm", "dmthread", "pub", "pubthread")
 	// A thread of its own choice overrides its parent.
-	if _, err := e.SetChannelVisibility("s", "dmthread", VisibilityPrivate); err != nil {
+	if _, err := e.SetChannelVisibility("s", "dmthread", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	check("a.md", "dm", "pub", "pubthread")
 	// The private source's channel made public shows; its documents not.
-	if _, err := e.SetChannelVisibility("p", "room", VisibilityPublic); err != nil {
+	if _, err := e.SetChannelVisibility("p", "room", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
 	check("a.md", "dm", "pub", "pubthread", "room")
 	// Back to inherit: private again.
 	for _, c := range [][2]string{{"s", "dm"}, {"s", "dmthread"}, {"p", "room"}} {
-		if _, err := e.SetChannelVisibility(c[0], c[1], VisibilityInherit); err != nil {
+		if _, err := e.SetChannelVisibility(c[0], c[1], record.VisibilityInherit); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check("a.md", "pub", "pubthread")
 	// A disabled source is private whatever its channels say.
-	e.SetChannelVisibility("s", "pub", VisibilityPublic)
-	if _, err := e.UpdateSource("s", func(s *Source) error { s.Enabled = false; return nil }); err != nil {
+	e.SetChannelVisibility("s", "pub", record.VisibilityPublic)
+	if _, err := e.UpdateSource("s", func(s *record.Source) error { s.Enabled = false; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	check()
@@ -129,17 +132,17 @@ func TestVisibilityRules(t *testing.T) {
 		t.Error("a channel of a disabled source is not hidden")
 	}
 	// New content lands on the right side.
-	e.UpdateSource("s", func(s *Source) error { s.Enabled = true; return nil })
-	putMsgs(t, e, []Message{{SourceID: "s", ChannelID: "dm", ID: "late", Content: "shared late", Timestamp: t0}})
+	e.UpdateSource("s", func(s *record.Source) error { s.Enabled = true; return nil })
+	putMsgs(t, e, []record.Message{{SourceID: "s", ChannelID: "dm", ID: "late", Content: "shared late", Timestamp: t0}})
 	check("a.md", "pub", "pubthread")
 
-	if _, err := e.SetChannelVisibility("s", "nope", VisibilityPublic); err != ErrNotFound {
+	if _, err := e.SetChannelVisibility("s", "nope", record.VisibilityPublic); err != record.ErrNotFound {
 		t.Errorf("unknown channel: %v", err)
 	}
 	if _, err := e.SetChannelVisibility("s", "dm", "open"); err == nil {
 		t.Error("bad visibility accepted")
 	}
-	if _, err := e.PutSource(Source{ID: "x", Name: "X", Type: "web", Visibility: "secret"}); err == nil {
+	if _, err := e.PutSource(record.Source{ID: "x", Name: "X", Type: "web", Visibility: "secret"}); err == nil {
 		t.Error("bad source visibility accepted")
 	}
 }
@@ -151,7 +154,7 @@ func TestExclusionAndOptOutSurviveRestart(t *testing.T) {
 	if err := e.ExcludeChannel("s", "pub"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.ExcludeChannel("s", "nope"); err != ErrNotFound {
+	if err := e.ExcludeChannel("s", "nope"); err != record.ErrNotFound {
 		t.Errorf("excluding an unknown channel: %v", err)
 	}
 	// bo wrote m1 (the DM) and m3 (its thread); any case matches.
@@ -177,14 +180,14 @@ func TestExclusionAndOptOutSurviveRestart(t *testing.T) {
 	// A re-import of the same content is skipped, without an error.
 	again := func(e *Engine) {
 		t.Helper()
-		if _, err := e.PutChannels([]Channel{
+		if _, err := e.PutChannels([]record.Channel{
 			{SourceID: "s", ID: "pub", Name: "general"},
 			{SourceID: "s", ID: "pubthread", Name: "pub thread", ParentID: "pub"},
 			{SourceID: "s", ID: "dm", Name: "dm-ana", Private: true},
 		}); err != nil {
 			t.Fatal(err)
 		}
-		n, err := e.PutMessages([]Message{
+		n, err := e.PutMessages([]record.Message{
 			{SourceID: "s", ChannelID: "pub", ID: "m0", Author: "ana", Content: "shared again", Timestamp: t0},
 			{SourceID: "s", ChannelID: "pubthread", ID: "m2", Author: "ana", Content: "shared again", Timestamp: t0},
 			{SourceID: "s", ChannelID: "dm", ID: "m1", Author: "Bo", Content: "shared again", Timestamp: t0},
@@ -214,16 +217,16 @@ func TestExclusionAndOptOutSurviveRestart(t *testing.T) {
 	if err := e.RestoreChannel("s", "pub"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.RestoreChannel("s", "pub"); err != ErrNotFound {
+	if err := e.RestoreChannel("s", "pub"); err != record.ErrNotFound {
 		t.Errorf("restoring twice: %v", err)
 	}
 	if err := e.OptIn("s", "bo"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutChannels([]Channel{{SourceID: "s", ID: "pub", Name: "general"}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "s", ID: "pub", Name: "general"}}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := e.PutMessages([]Message{
+	if n, err := e.PutMessages([]record.Message{
 		{SourceID: "s", ChannelID: "pub", ID: "m0", Author: "ana", Content: "shared again", Timestamp: t0},
 		{SourceID: "s", ChannelID: "dm", ID: "m1", Author: "bo", Content: "shared again", Timestamp: t0},
 	}); err != nil || n != 2 {
@@ -262,22 +265,22 @@ func TestSettingsPersist(t *testing.T) {
 
 func TestOptOutRenamesTheirThreads(t *testing.T) {
 	e := openMem(t)
-	e.PutSource(Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
-	e.PutChannels([]Channel{{SourceID: "s", ID: "c", Name: "general"},
+	e.PutSource(record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
+	e.PutChannels([]record.Channel{{SourceID: "s", ID: "c", Name: "general"},
 		{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "ana"}})
-	putMsgs(t, e, []Message{{SourceID: "s", ChannelID: "c", ID: "c-1", Author: "ana", Content: "my secret plan", Timestamp: t0}})
+	putMsgs(t, e, []record.Message{{SourceID: "s", ChannelID: "c", ID: "c-1", Author: "ana", Content: "my secret plan", Timestamp: t0}})
 	if _, err := e.OptOut("s", "ana"); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := e.ChannelByID("s", "c-1"); c.Name != anonymousThread {
+	if c, _ := e.ChannelByID("s", "c-1"); c.Name != record.AnonymousThread {
 		t.Errorf("thread still named %q", c.Name)
 	}
 	// A later import names it after the opted-out author's message again.
-	got, err := e.PutChannels([]Channel{{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "Ana"}})
-	if err != nil || got[0].Name != anonymousThread {
+	got, err := e.PutChannels([]record.Channel{{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "Ana"}})
+	if err != nil || got[0].Name != record.AnonymousThread {
 		t.Fatalf("%v %v", got, err)
 	}
-	if c, _ := e.ChannelByID("s", "c-1"); c.Name != anonymousThread || c.NameAuthor != "" {
+	if c, _ := e.ChannelByID("s", "c-1"); c.Name != record.AnonymousThread || c.NameAuthor != "" {
 		t.Errorf("thread stored as %+v", c)
 	}
 }
@@ -285,19 +288,19 @@ func TestOptOutRenamesTheirThreads(t *testing.T) {
 func TestPrivateThreadOfPublicChannel(t *testing.T) {
 	e := openMem(t)
 	privSeed(t, e)
-	if _, err := e.PutChannels([]Channel{{SourceID: "s", ID: "mods", Name: "moderators", ParentID: "pub", Kind: "thread", Private: true}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "s", ID: "mods", Name: "moderators", ParentID: "pub", Kind: "thread", Private: true}}); err != nil {
 		t.Fatal(err)
 	}
-	putMsgs(t, e, []Message{{SourceID: "s", ChannelID: "mods", ID: "x", Content: "shared secret", Timestamp: t0}})
+	putMsgs(t, e, []record.Message{{SourceID: "s", ChannelID: "mods", ID: "x", Content: "shared secret", Timestamp: t0}})
 	if got := visibleMarkers(t, e, false); slices.Contains(got, "mods") {
 		t.Errorf("a private thread of a public channel is public: %v", got)
 	}
 	// The operator opens it; or opens its parent, which does not open it.
-	e.SetChannelVisibility("s", "pub", VisibilityPublic)
+	e.SetChannelVisibility("s", "pub", record.VisibilityPublic)
 	if got := visibleMarkers(t, e, false); slices.Contains(got, "mods") {
 		t.Errorf("opening the parent opened the private thread: %v", got)
 	}
-	e.SetChannelVisibility("s", "mods", VisibilityPublic)
+	e.SetChannelVisibility("s", "mods", record.VisibilityPublic)
 	if got := visibleMarkers(t, e, false); !slices.Contains(got, "mods") {
 		t.Errorf("the operator's public thread is hidden: %v", got)
 	}

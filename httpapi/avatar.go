@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // avatar is an author's initials on one of avatarColours colours chosen by
@@ -22,9 +22,9 @@ type avatar struct {
 const avatarColours = 12
 
 // displayName is the name a message's author is shown by.
-func displayName(m *engine.Message) string { return cmp.Or(m.AuthorName, m.Author) }
+func displayName(m *record.Message) string { return cmp.Or(m.AuthorName, m.Author) }
 
-func avatarOf(m *engine.Message) avatar {
+func avatarOf(m *record.Message) avatar {
 	h := fnv.New32a()
 	h.Write([]byte(m.Author))
 	return avatar{Initials: initials(displayName(m)), Colour: int(h.Sum32() % avatarColours)}

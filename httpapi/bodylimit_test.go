@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // rawRequest is a request as a client writes it on the wire: the body
@@ -156,7 +156,7 @@ func stored(ts *testServer) (docs, msgs int) {
 // goes on serving.
 func TestUploadLimitWhateverTheClientSends(t *testing.T) {
 	ts := start(t, func(o *Options) { o.MaxUploadBytes = 1 << 20 })
-	if _, err := ts.eng.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Config: map[string]any{}}); err != nil {
+	if _, err := ts.eng.PutSource(record.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Config: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
 	for name, req := range uploadKinds(t, ts, 1_700_000) {
@@ -218,7 +218,7 @@ func TestUploadSpooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.eng.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Config: map[string]any{}}); err != nil {
+	if _, err := ts.eng.PutSource(record.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Config: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
 	imp := rawRequest{method: "POST", path: "/api/sources/chat/import", chunked: true, body: export,

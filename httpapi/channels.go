@@ -7,9 +7,8 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // Channel administration and author opt-outs: admin endpoints under
@@ -27,10 +26,10 @@ type channelJSON struct {
 	Messages            int    `json:"messages"`
 }
 
-func channelView(c engine.ChannelInfo) channelJSON {
-	eff := engine.VisibilityPublic
+func channelView(c record.ChannelInfo) channelJSON {
+	eff := record.VisibilityPublic
 	if c.Hidden {
-		eff = engine.VisibilityPrivate
+		eff = record.VisibilityPrivate
 	}
 	return channelJSON{
 		ID: c.ID, Name: c.Name, Slug: c.Slug, Kind: c.Kind, ParentID: c.ParentID, Visibility: c.Visibility,
@@ -58,8 +57,8 @@ func (s *Server) listChannels(ctx *fasthttp.RequestCtx) {
 // sourceNotFound names the source in a not-found error of a source's
 // endpoint.
 func sourceNotFound(err error, id string) error {
-	if errors.Is(err, engine.ErrNotFound) {
-		return fmt.Errorf("%w: no source %q", engine.ErrNotFound, id)
+	if errors.Is(err, record.ErrNotFound) {
+		return fmt.Errorf("%w: no source %q", record.ErrNotFound, id)
 	}
 	return err
 }
@@ -67,13 +66,13 @@ func sourceNotFound(err error, id string) error {
 // notFoundIn tells an unknown source from something else missing in a
 // known one, which what names ("no channel \"C1\" in source \"s\"").
 func (s *Server) notFoundIn(err error, id, what string, args ...any) error {
-	if !errors.Is(err, engine.ErrNotFound) {
+	if !errors.Is(err, record.ErrNotFound) {
 		return err
 	}
 	if _, ok := s.eng.Source(id); !ok {
 		return sourceNotFound(err, id)
 	}
-	return fmt.Errorf("%w: %s", engine.ErrNotFound, fmt.Sprintf(what, args...))
+	return fmt.Errorf("%w: %s", record.ErrNotFound, fmt.Sprintf(what, args...))
 }
 
 // channelNotFound tells an unknown source from an unknown channel.
@@ -123,11 +122,11 @@ func (s *Server) patchChannel(ctx *fasthttp.RequestCtx) {
 
 // setChannelVisibility is the API's and the console's way to set a
 // channel's visibility.
-func (s *Server) setChannelVisibility(id, channel, vis string) (engine.ChannelInfo, error) {
+func (s *Server) setChannelVisibility(id, channel, vis string) (record.ChannelInfo, error) {
 	switch vis {
-	case engine.VisibilityPublic, engine.VisibilityPrivate, engine.VisibilityInherit:
+	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
-		return engine.ChannelInfo{}, paramErr(`visibility must be "public", "private" or "inherit"`)
+		return record.ChannelInfo{}, paramErr(`visibility must be "public", "private" or "inherit"`)
 	}
 	c, err := s.eng.SetChannelVisibility(id, channel, vis)
 	if err != nil {
@@ -175,7 +174,7 @@ func (s *Server) includeChannel(id, channel string) error {
 func (s *Server) listOptOuts(ctx *fasthttp.RequestCtx) {
 	src, ok := s.eng.Source(pathParam(ctx, "id"))
 	if !ok {
-		writeErr(ctx, sourceNotFound(engine.ErrNotFound, pathParam(ctx, "id")))
+		writeErr(ctx, sourceNotFound(record.ErrNotFound, pathParam(ctx, "id")))
 		return
 	}
 	out := struct {
@@ -208,8 +207,8 @@ func (s *Server) addOptOut(ctx *fasthttp.RequestCtx) {
 // optOut is the API's and the console's opt-out.
 func (s *Server) optOut(id, author string) (string, int, error) {
 	author = strings.TrimSpace(author)
-	if author == "" || len(author) > engine.MaxNameBytes {
-		return "", 0, paramErr("author must be 1 to %d bytes: the username as the platform gives it", engine.MaxNameBytes)
+	if author == "" || len(author) > record.MaxNameBytes {
+		return "", 0, paramErr("author must be 1 to %d bytes: the username as the platform gives it", record.MaxNameBytes)
 	}
 	removed, err := s.eng.OptOut(id, author)
 	if err != nil {

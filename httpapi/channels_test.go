@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // FuzzAdminBodies sends any body to the channel, opt-out and settings
@@ -14,10 +13,10 @@ import (
 func FuzzAdminBodies(f *testing.F) {
 	ts := start(f)
 	eng := ts.eng
-	if _, err := eng.PutSource(engine.Source{ID: "s", Name: "S", Type: "slack", Enabled: true}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true}); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := eng.PutChannels([]engine.Channel{{SourceID: "s", ID: "c", Name: "general"}}); err != nil {
+	if _, err := eng.PutChannels([]record.Channel{{SourceID: "s", ID: "c", Name: "general"}}); err != nil {
 		f.Fatal(err)
 	}
 	h := ts.srv.Handler()

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // The console's channel administration (visibility, delete, restore) and
@@ -19,7 +18,7 @@ const channelsPerPage = 200
 // channelsPage lists a source's channels, a page at a time.
 type channelsPage struct {
 	consolePage
-	Source     engine.Source
+	Source     record.Source
 	Channels   []channelRow
 	Total      int
 	Page, Last int
@@ -52,7 +51,7 @@ func (s *Server) showChannels(ctx *fasthttp.RequestCtx, id string, f *flash) {
 	d := channelsPage{
 		consolePage: s.consolePage(ctx, "Channels of "+src.Name, f, link{src.Name, "/dashboard/sources/" + id}, link{Text: "Channels"}),
 		Source:      src, Total: len(chans), Excluded: excluded,
-		Choices: []string{engine.VisibilityInherit, engine.VisibilityPublic, engine.VisibilityPrivate},
+		Choices: []string{record.VisibilityInherit, record.VisibilityPublic, record.VisibilityPrivate},
 	}
 	d.Last = max(1, (len(chans)+channelsPerPage-1)/channelsPerPage)
 	d.Page, _ = strconv.Atoi(string(ctx.QueryArgs().Peek("page")))
@@ -109,7 +108,7 @@ func (s *Server) consoleConfirmChannelDelete(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
-	s.showChannels(ctx, id, failure(s.channelNotFound(engine.ErrNotFound, id, channel)))
+	s.showChannels(ctx, id, failure(s.channelNotFound(record.ErrNotFound, id, channel)))
 }
 
 // consoleDeleteChannel serves POST /dashboard/sources/{id}/channels/delete

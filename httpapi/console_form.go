@@ -8,7 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The console's source form: one per type, its config fields from
@@ -76,7 +76,7 @@ func fieldRank(name string) int {
 
 // newSourceForm is the form of a source of typ filled from src's record
 // (an empty record for a new source).
-func newSourceForm(typ string, src engine.Source, isNew bool) sourceForm {
+func newSourceForm(typ string, src record.Source, isNew bool) sourceForm {
 	f := sourceForm{
 		New: isNew, Type: typ, About: typeAbout[typ], ID: src.ID, Name: src.Name, Schedule: src.Schedule,
 		Enabled: src.Enabled || isNew, Visibility: src.Visibility, Action: "/dashboard/sources",
@@ -85,7 +85,7 @@ func newSourceForm(typ string, src engine.Source, isNew bool) sourceForm {
 		f.Action = "/dashboard/sources/" + src.ID
 	}
 	if f.Visibility == "" {
-		f.Visibility = engine.VisibilityPublic
+		f.Visibility = record.VisibilityPublic
 	}
 	fields := crawl.ConfigFields(typ)
 	f.Unsupported = fields == nil

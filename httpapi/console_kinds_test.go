@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/record"
 )
 
 // sourceActions is what the console offers for each source, on the
@@ -52,7 +52,7 @@ func TestConsoleKindActions(t *testing.T) {
 	if err := demo.Load(ts.eng, nil); err != nil { // the demo's import-only discord and its upload source
 		t.Fatal(err)
 	}
-	for _, src := range []engine.Source{
+	for _, src := range []record.Source{
 		{ID: "web", Type: "web", Config: map[string]any{"urls": []any{site(t).URL + "/"}, "allowPrivate": true, "delayMs": 0.0}},
 		{ID: "bot", Type: "discord", Config: map[string]any{"token": "bot-token", "guildId": "81384788765712384"}},
 		{ID: "gh", Type: "github", Config: map[string]any{"repo": "wren/wren"}},
@@ -72,7 +72,7 @@ func TestConsoleKindActions(t *testing.T) {
 	want := map[string]sourceActions{
 		"web": crawled, "gh": crawled, "bot": both,
 		demo.ChatSource: imported, "sl": imported, "tg": imported,
-		demo.DocsSource: uploaded, engine.UploadsSourceID: uploaded,
+		demo.DocsSource: uploaded, record.UploadsSourceID: uploaded,
 	}
 	dashboard := o.get("/dashboard")
 	for id, w := range want {
@@ -97,7 +97,7 @@ func TestConsoleKindActions(t *testing.T) {
 	}
 
 	// Crafted requests: refused, with the source untouched.
-	for _, id := range []string{demo.ChatSource, "sl", "tg", demo.DocsSource, engine.UploadsSourceID} {
+	for _, id := range []string{demo.ChatSource, "sl", "tg", demo.DocsSource, record.UploadsSourceID} {
 		before, _ := ts.eng.Source(id)
 		seq := ts.eng.Seq()
 		for _, act := range []struct {

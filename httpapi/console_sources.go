@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The console's source pages: add, edit (with the source's actions and
@@ -30,7 +30,7 @@ func (s *Server) consoleAddForm(ctx *fasthttp.RequestCtx) {
 		s.showAddForm(ctx, nil, nil)
 		return
 	}
-	f := newSourceForm(typ, engine.Source{}, true)
+	f := newSourceForm(typ, record.Source{}, true)
 	if f.Unsupported {
 		s.showAddForm(ctx, nil, &flash{Error: true, Text: fmt.Sprintf("There is no source type %q.", typ), status: fasthttp.StatusNotFound})
 		return
@@ -57,14 +57,14 @@ func (s *Server) showAddForm(ctx *fasthttp.RequestCtx, form *sourceForm, f *flas
 // consoleAdd serves POST /dashboard/sources: the add form of a type.
 func (s *Server) consoleAdd(ctx *fasthttp.RequestCtx) {
 	typ := formField(ctx, "type")
-	form := newSourceForm(typ, engine.Source{}, true)
+	form := newSourceForm(typ, record.Source{}, true)
 	if form.Unsupported {
 		s.showAddForm(ctx, nil, failure(paramErr("type must be one of %s", strings.Join(crawl.Types(), ", "))))
 		return
 	}
 	in, err := sourceInputFromForm(ctx, typ, true)
 	if err == nil {
-		var src engine.Source
+		var src record.Source
 		if src, err = s.addSource(in); err == nil {
 			s.consoleDone(ctx, "/dashboard/sources/"+src.ID, flash{Text: fmt.Sprintf("Source %q added with id %s.", src.Name, src.ID)})
 			return

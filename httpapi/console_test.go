@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // operator drives the console over HTTP as a browser would: Basic Auth,
@@ -326,7 +326,7 @@ func TestConsoleUploadAndSettings(t *testing.T) {
 	page := o.done(o.upload("/dashboard/documents", map[string]string{
 		"cron.md": "# Cron <syntax>\n\nFive fields.", "notes.txt": "Plain notes.",
 	}, "sourceId", "uploads"), "Stored 2 documents:", "Cron <syntax> (uploads,")
-	if !strings.Contains(page, `<a href="/d/cron-syntax">`) || len(ts.eng.SourceDocuments(engine.UploadsSourceID)) != 2 {
+	if !strings.Contains(page, `<a href="/d/cron-syntax">`) || len(ts.eng.SourceDocuments(record.UploadsSourceID)) != 2 {
 		t.Fatalf("upload: %s", flashText([]byte(page)))
 	}
 	o.failed(o.upload("/dashboard/documents", map[string]string{"x.pdf": "%PDF"}), 415, "unsupported type")
@@ -382,15 +382,15 @@ func TestConsoleRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.eng.PutSource(engine.Source{ID: "wren", Name: "Wren", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1102345678901234567"}}); err != nil {
+	if _, err := ts.eng.PutSource(record.Source{ID: "wren", Name: "Wren", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1102345678901234567"}}); err != nil {
 		t.Fatal(err)
 	}
-	web := engine.Source{ID: "web", Name: "Web", Type: "web", Enabled: true,
+	web := record.Source{ID: "web", Name: "Web", Type: "web", Enabled: true,
 		Config: map[string]any{"urls": []any{site(t).URL + "/"}, "allowPrivate": true, "delayMs": 0.0}}
 	if _, err := ts.eng.PutSource(web); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.eng.PutChannels([]engine.Channel{{SourceID: "wren", ID: "1", Name: "general"}}); err != nil {
+	if _, err := ts.eng.PutChannels([]record.Channel{{SourceID: "wren", ID: "1", Name: "general"}}); err != nil {
 		t.Fatal(err)
 	}
 	body := func(a int, token string) (io.Reader, string) {
@@ -449,7 +449,7 @@ func TestConsoleRefusals(t *testing.T) {
 			t.Fatalf("same-origin %s: %d %q", act.path, r.status, flashText(r.body))
 		}
 	}
-	if ts.srv.siteName() != "Renamed" || len(ts.eng.SourceDocuments(engine.UploadsSourceID)) != 1 {
+	if ts.srv.siteName() != "Renamed" || len(ts.eng.SourceDocuments(record.UploadsSourceID)) != 1 {
 		t.Fatal("the accepted actions did not all apply")
 	}
 

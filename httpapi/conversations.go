@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/record"
 )
 
 // A conversation is what people search for and link to: a thread (a
@@ -42,16 +42,16 @@ func threadKind(kind string) bool {
 
 // convo is a conversation within a stretch of a channel's messages.
 type convo struct {
-	msgs    []*engine.Message // the first starts it; time order
+	msgs    []*record.Message // the first starts it; time order
 	authors map[string]bool
 }
 
-func (c *convo) root() *engine.Message { return c.msgs[0] }
-func (c *convo) last() *engine.Message { return c.msgs[len(c.msgs)-1] }
+func (c *convo) root() *record.Message { return c.msgs[0] }
+func (c *convo) last() *record.Message { return c.msgs[len(c.msgs)-1] }
 
 // open reports whether m, posted within span of the conversation's start,
 // may still join it.
-func (c *convo) open(m *engine.Message, span time.Duration) bool {
+func (c *convo) open(m *record.Message, span time.Duration) bool {
 	age := m.Timestamp.Sub(c.root().Timestamp)
 	return len(c.msgs) < convoMax && age >= 0 && age <= span
 }
@@ -60,16 +60,16 @@ func (c *convo) open(m *engine.Message, span time.Duration) bool {
 type grouper struct {
 	of   map[string]*convo // message id → its conversation
 	all  []*convo          // in the order they started
-	prev *engine.Message
-	last map[string]*engine.Message // each author's latest message
+	prev *record.Message
+	last map[string]*record.Message // each author's latest message
 }
 
 func newGrouper() *grouper {
-	return &grouper{of: map[string]*convo{}, last: map[string]*engine.Message{}}
+	return &grouper{of: map[string]*convo{}, last: map[string]*record.Message{}}
 }
 
 // add places m, the message after the last one added.
-func (g *grouper) add(m *engine.Message) *convo {
+func (g *grouper) add(m *record.Message) *convo {
 	c := g.join(m)
 	if c == nil {
 		c = &convo{authors: map[string]bool{}}
@@ -83,7 +83,7 @@ func (g *grouper) add(m *engine.Message) *convo {
 }
 
 // join finds the conversation m belongs to, nil when m starts one.
-func (g *grouper) join(m *engine.Message) *convo {
+func (g *grouper) join(m *record.Message) *convo {
 	if m.ReplyTo != "" {
 		if c := g.of[m.ReplyTo]; c != nil && c.open(m, convoSpan) {
 			return c
@@ -104,7 +104,7 @@ func (g *grouper) join(m *engine.Message) *convo {
 
 // carries is p's conversation when m, answering nothing, may carry it on:
 // soon after p, while it is open.
-func (g *grouper) carries(p, m *engine.Message) *convo {
+func (g *grouper) carries(p, m *record.Message) *convo {
 	if p == nil {
 		return nil
 	}
@@ -141,13 +141,13 @@ func asks(content string) bool { return strings.Contains(content, "?") }
 // group places msgs, a stretch of one channel in time order, in
 // conversations; the first skip messages are read only to place those
 // after them, and the conversations they start are left out.
-func group(msgs []engine.Message, skip int) []*convo {
+func group(msgs []record.Message, skip int) []*convo {
 	g := newGrouper()
 	for i := range msgs {
 		g.add(&msgs[i])
 	}
 	out := g.all[:0]
-	start := map[*engine.Message]bool{}
+	start := map[*record.Message]bool{}
 	for i := range msgs[:min(max(skip, 0), len(msgs))] {
 		start[&msgs[i]] = true
 	}
@@ -161,7 +161,7 @@ func group(msgs []engine.Message, skip int) []*convo {
 
 // convoTitle is a conversation's title: its first message on one line,
 // cut at a word.
-func convoTitle(m *engine.Message) string {
+func convoTitle(m *record.Message) string {
 	line := strings.Join(strings.Fields(mdtext.PlainChat(m.Content)), " ")
 	if line == "" {
 		return "Conversation of " + cmp.Or(m.AuthorName, m.Author)
@@ -171,10 +171,10 @@ func convoTitle(m *engine.Message) string {
 
 // conversation is one conversation as the pages show it.
 type conversation struct {
-	Channel engine.Channel
+	Channel record.Channel
 	Title   string
 	Slug    string // the conversation's path segment: /t/{Slug}
-	Msgs    []engine.Message
+	Msgs    []record.Message
 	Total   int // messages in the conversation when it has more than Msgs
 	Started time.Time
 	Last    time.Time // its latest message
@@ -218,12 +218,12 @@ func splitConvoSlug(s string) (channelSlug, rootID string, ok bool) {
 		}
 		rootID = string(b)
 	}
-	return channelSlug, rootID, engine.ValidSlug(channelSlug) && len(rootID) <= 1024
+	return channelSlug, rootID, record.ValidSlug(channelSlug) && len(rootID) <= 1024
 }
 
 // fromConvo makes a page's conversation of c in channel ch.
-func fromConvo(ch engine.Channel, c *convo) conversation {
-	msgs := make([]engine.Message, len(c.msgs))
+func fromConvo(ch record.Channel, c *convo) conversation {
+	msgs := make([]record.Message, len(c.msgs))
 	for i, m := range c.msgs {
 		msgs[i] = *m
 	}
@@ -235,7 +235,7 @@ func fromConvo(ch engine.Channel, c *convo) conversation {
 // convoOf finds the conversation of message id in channel ch (not of a
 // thread kind): read from convoLookback messages before it to as far as
 // a conversation may reach after it.
-func (s *Server) convoOf(ch engine.Channel, id string) (conversation, bool) {
+func (s *Server) convoOf(ch record.Channel, id string) (conversation, bool) {
 	pos, err := s.eng.MessagePosition(ch.Slug, id)
 	if err != nil {
 		return conversation{}, false
@@ -260,7 +260,7 @@ func (s *Server) convoOf(ch engine.Channel, id string) (conversation, bool) {
 }
 
 // threadConvo is a thread's conversation: its first convoMax messages.
-func (s *Server) threadConvo(ch engine.Channel) (conversation, bool) {
+func (s *Server) threadConvo(ch record.Channel) (conversation, bool) {
 	msgs, total, err := s.eng.ChannelMessages(ch.Slug, 0, convoMax)
 	if err != nil || len(msgs) == 0 {
 		return conversation{}, false
@@ -296,7 +296,7 @@ func (s *Server) recentConversations() []conversation {
 
 func (s *Server) findRecent() []conversation {
 	out := []conversation{}
-	var threads []engine.Channel
+	var threads []record.Channel
 	for _, ch := range s.eng.Channels("", false) {
 		if threadKind(ch.Kind) {
 			threads = append(threads, ch)
@@ -317,7 +317,7 @@ func (s *Server) findRecent() []conversation {
 			}
 		}
 	}
-	slices.SortFunc(threads, func(a, b engine.Channel) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	slices.SortFunc(threads, func(a, b record.Channel) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	names := map[[2]string]string{}
 	for _, ch := range threads[:min(len(threads), recentThreads)] {
 		if c, ok := s.threadConvo(ch); ok && c.Replies() > 0 {
@@ -340,7 +340,7 @@ func (s *Server) findRecent() []conversation {
 
 // eachConversation calls fn with every conversation of ch that has a
 // reply (for the sitemap), reading the channel a stretch at a time.
-func (s *Server) eachConversation(ch engine.Channel, fn func(slug string, last time.Time)) {
+func (s *Server) eachConversation(ch record.Channel, fn func(slug string, last time.Time)) {
 	if threadKind(ch.Kind) {
 		if c, ok := s.threadConvo(ch); ok {
 			fn(c.Slug, c.Last)

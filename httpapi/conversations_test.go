@@ -9,22 +9,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // chat builds a channel's messages from lines "minute author [>reply-to] text",
 // ids m0, m1…
-func chat(t *testing.T, lines ...string) []engine.Message {
+func chat(t *testing.T, lines ...string) []record.Message {
 	t.Helper()
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	var out []engine.Message
+	var out []record.Message
 	for i, l := range lines {
 		f := strings.SplitN(l, " ", 3)
 		minute, err := strconv.Atoi(f[0])
 		if err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
-		m := engine.Message{ID: "m" + strconv.Itoa(i), Author: f[1], Timestamp: t0.Add(time.Duration(minute) * time.Minute)}
+		m := record.Message{ID: "m" + strconv.Itoa(i), Author: f[1], Timestamp: t0.Add(time.Duration(minute) * time.Minute)}
 		text := f[2]
 		if strings.HasPrefix(text, ">") {
 			to, rest, _ := strings.Cut(text[1:], " ")
@@ -145,14 +145,14 @@ func TestGroupBounds(t *testing.T) {
 
 func TestConvoTitle(t *testing.T) {
 	long := strings.Repeat("retry the webhook with backoff ", 10)
-	got := convoTitle(&engine.Message{Content: "**hi** all, " + long})
+	got := convoTitle(&record.Message{Content: "**hi** all, " + long})
 	if !strings.HasSuffix(got, "…") || len(got) > 110 || strings.Contains(got, "**") {
 		t.Errorf("title %q", got)
 	}
 	if w := strings.Fields(strings.TrimSuffix(got, "…")); !strings.Contains(long, w[len(w)-1]+" ") {
 		t.Errorf("cut within a word: %q", got)
 	}
-	if got := convoTitle(&engine.Message{Content: "  ", Author: "ana"}); got != "Conversation of ana" {
+	if got := convoTitle(&record.Message{Content: "  ", Author: "ana"}); got != "Conversation of ana" {
 		t.Errorf("empty: %q", got)
 	}
 }
@@ -166,7 +166,7 @@ func FuzzConvoSlug(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !engine.ValidSlug(slug) {
+		if !record.ValidSlug(slug) {
 			t.Fatalf("%q: slug %q", s, slug)
 		}
 		// What a page links, it reads back.
@@ -183,10 +183,10 @@ func FuzzConvoSlug(f *testing.F) {
 func TestConversationPages(t *testing.T) {
 	ts := start(t)
 	e := ts.eng
-	if _, err := e.PutSource(engine.Source{ID: "d", Name: "Discord", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "d", Name: "Discord", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutChannels([]engine.Channel{
+	if _, err := e.PutChannels([]record.Channel{
 		{SourceID: "d", ID: "help", Name: "help"},
 		{SourceID: "d", ID: "t1", Name: "Cron in UTC", ParentID: "help", Kind: "thread"},
 		{SourceID: "d", ID: "sec", Name: "staff", Private: true},
@@ -194,11 +194,11 @@ func TestConversationPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	m := func(ch, id, author, reply, text string, minute int) engine.Message {
-		return engine.Message{SourceID: "d", ChannelID: ch, ID: id, Author: author, ReplyTo: reply, Content: text,
+	m := func(ch, id, author, reply, text string, minute int) record.Message {
+		return record.Message{SourceID: "d", ChannelID: ch, ID: id, Author: author, ReplyTo: reply, Content: text,
 			Timestamp: t0.Add(time.Duration(minute) * time.Minute), URL: "https://discord.example/" + id}
 	}
-	if _, err := e.PutMessages([]engine.Message{
+	if _, err := e.PutMessages([]record.Message{
 		m("help", "q1", "ana", "", "How do I rotate the **webhook** secret?", 0),
 		m("help", "r1", "marta", "q1", "Set previous_secret first.", 10),
 		m("help", "c1", "ana", "", "thanks, that worked", 15),

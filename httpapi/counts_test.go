@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // sourcesListing is what /sources shows of one source: the counts it
@@ -57,9 +57,9 @@ func parseSourcesPage(t testing.TB, page string) map[string]sourcesListing {
 func TestSourcesPageCountsWhatItLists(t *testing.T) {
 	ts := start(t)
 	e := ts.eng
-	for _, src := range []engine.Source{
+	for _, src := range []record.Source{
 		{ID: "team", Name: "Team Slack", Type: "slack", Enabled: true},
-		{ID: "hb", Name: "Handbook", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate},
+		{ID: "hb", Name: "Handbook", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate},
 		{ID: "web", Name: "Website", Type: "web", Enabled: true},
 		{ID: "off", Name: "Switched off", Type: "upload"},
 		{ID: "docs", Name: "Docs", Type: "upload", Enabled: true},
@@ -68,7 +68,7 @@ func TestSourcesPageCountsWhatItLists(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.PutChannels([]engine.Channel{
+	if _, err := e.PutChannels([]record.Channel{
 		{SourceID: "team", ID: "C1", Name: "general"},
 		{SourceID: "team", ID: "C2", Name: "random"},
 		{SourceID: "team", ID: "G1", Name: "secretroom", Private: true},
@@ -80,16 +80,16 @@ func TestSourcesPageCountsWhatItLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	msg := func(src, ch, id string) engine.Message {
-		return engine.Message{SourceID: src, ChannelID: ch, ID: id, Author: "ana", Content: "words of " + id, Timestamp: t0}
+	msg := func(src, ch, id string) record.Message {
+		return record.Message{SourceID: src, ChannelID: ch, ID: id, Author: "ana", Content: "words of " + id, Timestamp: t0}
 	}
-	if _, err := e.PutMessages([]engine.Message{
+	if _, err := e.PutMessages([]record.Message{
 		msg("team", "C1", "C1-start"), msg("team", "C1", "m2"), msg("team", "C1-start", "r1"), msg("team", "C1-gone", "r2"),
 		msg("team", "G1", "g1"), msg("team", "G1-t", "g2"), msg("off", "O1", "o1"),
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutDocuments([]engine.Document{
+	if _, err := e.PutDocuments([]record.Document{
 		{SourceID: "docs", Key: "a.md", Title: "A", Content: "alpha"},
 		{SourceID: "docs", Key: "b.md", Title: "B", Content: "beta"},
 		{SourceID: "hb", Key: "pay.md", Title: "secretpay", Content: "pay"},
@@ -103,7 +103,7 @@ func TestSourcesPageCountsWhatItLists(t *testing.T) {
 		t.Fatalf("/sources: %d", r.status)
 	}
 	page := string(r.body)
-	for _, secret := range []string{"secret", "Handbook", "Switched off", "Website", "offroom", `id="source-` + engine.UploadsSourceID + `"`} {
+	for _, secret := range []string{"secret", "Handbook", "Switched off", "Website", "offroom", `id="source-` + record.UploadsSourceID + `"`} {
 		if strings.Contains(page, secret) {
 			t.Errorf("/sources shows %q to a caller without credentials", secret)
 		}

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sift-search/sift/record"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // heronSite is a small documentation site: an index linking two pages,
@@ -72,12 +71,12 @@ func TestCrawledPageKeepsStructure(t *testing.T) {
 	if res := r.json(t); r.status != 200 || res["status"] != "ok" || res["documents"] != 3.0 {
 		t.Fatalf("crawl: %d %s", r.status, r.body)
 	}
-	install, ok := ts.eng.Document(engine.DocumentID("heron", site.URL+"/docs/install"))
+	install, ok := ts.eng.Document(record.DocumentID("heron", site.URL+"/docs/install"))
 	if !ok {
 		t.Fatal("the install page was not stored")
 	}
-	config, _ := ts.eng.Document(engine.DocumentID("heron", site.URL+"/docs/config"))
-	if install.Format != engine.FormatMarkdown || install.Title != "Installing Heron" {
+	config, _ := ts.eng.Document(record.DocumentID("heron", site.URL+"/docs/config"))
+	if install.Format != record.FormatMarkdown || install.Title != "Installing Heron" {
 		t.Errorf("stored as %q titled %q", install.Format, install.Title)
 	}
 	if strings.Contains(install.Content, "Home") || strings.Contains(install.Content, "©") {

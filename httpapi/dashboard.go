@@ -11,7 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -52,13 +52,13 @@ type dashboardData struct {
 	consolePage
 	Version  string
 	Uptime   time.Duration
-	Counts   engine.Counts
+	Counts   record.Counts
 	Sources  []dashboardSource
 	Types    []typeChoice // for the "add a source" links
 	Settings settingsView
 	Semantic semantic.Status
-	Snapshot *engine.SnapshotInfo
-	Log      engine.LogStatus
+	Snapshot *record.SnapshotInfo
+	Log      record.LogStatus
 	// Elsewhere describes where the records are kept when not in this
 	// process's data dir (a cluster), instead of the log and snapshots.
 	Elsewhere string
@@ -79,8 +79,8 @@ type dashboardData struct {
 // crawler needs) is crawled and tested; one whose type takes an export
 // format is imported; an upload source is fed by uploads only.
 type dashboardSource struct {
-	engine.Source
-	Stats      engine.SourceStats
+	record.Source
+	Stats      record.SourceStats
 	Running    string // kind of the job running for it, if any
 	Crawlable  bool   // it can be crawled and tested
 	NoCrawl    string // why not, when its type has a crawler
@@ -100,7 +100,7 @@ type settingsView struct {
 	DataDir                           bool   // the logo outlives a restart
 }
 
-func (s *Server) dashboardSource(src engine.Source) dashboardSource {
+func (s *Server) dashboardSource(src record.Source) dashboardSource {
 	ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true),
 		Importable: crawl.ImportFormat(src.Type), Uploads: src.Type == "upload"}
 	switch err := crawl.CanCrawl(src); {

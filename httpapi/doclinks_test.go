@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -71,7 +72,7 @@ func TestDocumentLinks(t *testing.T) {
 		t.Fatalf("upload: %d %s", r.status, r.body)
 	}
 	slugs := map[string]string{}
-	for _, d := range ts.eng.SourceDocuments(engine.UploadsSourceID) {
+	for _, d := range ts.eng.SourceDocuments(record.UploadsSourceID) {
 		slugs[d.Key] = d.Slug
 	}
 	if len(slugs) != 3 {
@@ -125,13 +126,13 @@ func TestDocumentLinks(t *testing.T) {
 // is another stored page's leads to that page here.
 func TestCrawledPageLinks(t *testing.T) {
 	ts := start(t)
-	if _, err := ts.eng.PutSource(engine.Source{ID: "site", Name: "Site", Type: "web", Enabled: true}); err != nil {
+	if _, err := ts.eng.PutSource(record.Source{ID: "site", Name: "Site", Type: "web", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	page := func(u, content string) engine.Document {
-		return engine.Document{SourceID: "site", Key: u, URL: u, Title: u, Content: content, Format: engine.FormatMarkdown}
+	page := func(u, content string) record.Document {
+		return record.Document{SourceID: "site", Key: u, URL: u, Title: u, Content: content, Format: record.FormatMarkdown}
 	}
-	docs, err := ts.eng.PutDocuments([]engine.Document{
+	docs, err := ts.eng.PutDocuments([]record.Document{
 		page("https://wren.example/docs/a", "[b](b#setup), [b again](https://wren.example/docs/b), [c](../c), [up](/docs/a#intro), [other](https://other.example/docs/b)\n\n## Intro"),
 		page("https://wren.example/docs/b", "## Setup"),
 	})

@@ -12,8 +12,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/extract"
+	"github.com/sift-search/sift/record"
 )
 
 // maxFilesPerUpload bounds the file parts of one upload.
@@ -92,9 +92,9 @@ func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
 // and optional "title" and "sourceId" fields, or one JSON document. It
 // returns the documents as stored, or an error for writeErr/errorStatus;
 // nothing is stored unless every file converts.
-func (s *Server) receiveDocuments(ctx *fasthttp.RequestCtx) ([]engine.Document, error) {
+func (s *Server) receiveDocuments(ctx *fasthttp.RequestCtx) ([]record.Document, error) {
 	mediaType, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
-	var docs []engine.Document
+	var docs []record.Document
 	switch {
 	case err == nil && mediaType == "multipart/form-data":
 		docs, err = s.multipartDocuments(ctx)
@@ -119,7 +119,7 @@ type uploadJSON struct {
 	Language string  `json:"language"` // the language it is written in (de, pt-BR); detected when absent
 }
 
-func jsonDocument(body []byte) ([]engine.Document, error) {
+func jsonDocument(body []byte) ([]record.Document, error) {
 	if !utf8.Valid(body) {
 		return nil, paramErr("body is not valid UTF-8")
 	}
@@ -133,28 +133,28 @@ func jsonDocument(body []byte) ([]engine.Document, error) {
 	if in.Content == nil {
 		return nil, paramErr("content is required")
 	}
-	d := engine.Document{Title: *in.Title, Content: *in.Content, URL: in.URL, SourceID: in.SourceID, Language: in.Language}
+	d := record.Document{Title: *in.Title, Content: *in.Content, URL: in.URL, SourceID: in.SourceID, Language: in.Language}
 	switch in.Format {
 	case "", "text":
-		d.Format = engine.FormatText
+		d.Format = record.FormatText
 	case "markdown":
-		d.Format = engine.FormatMarkdown
+		d.Format = record.FormatMarkdown
 	case "html":
 		_, text, lang, err := extract.HTMLLang(strings.NewReader(d.Content))
 		if err != nil {
 			return nil, paramErr("content: %v", err)
 		}
-		d.Content, d.Format = text, engine.FormatText
+		d.Content, d.Format = text, record.FormatText
 		if d.Language == "" {
 			d.Language = declaredLanguage(lang)
 		}
 	default:
 		return nil, paramErr("format must be text, markdown or html")
 	}
-	return []engine.Document{d}, nil
+	return []record.Document{d}, nil
 }
 
-func (s *Server) multipartDocuments(ctx *fasthttp.RequestCtx) ([]engine.Document, error) {
+func (s *Server) multipartDocuments(ctx *fasthttp.RequestCtx) ([]record.Document, error) {
 	form, err := ctx.MultipartForm()
 	if err != nil {
 		return nil, paramErr("malformed multipart body: %v", err)
@@ -171,7 +171,7 @@ func (s *Server) multipartDocuments(ctx *fasthttp.RequestCtx) ([]engine.Document
 	if title != "" && len(files) > 1 {
 		return nil, paramErr("title applies to a single file; this upload has %d", len(files))
 	}
-	var docs []engine.Document
+	var docs []record.Document
 	for _, fh := range files {
 		d, err := fileDocument(fh)
 		if err != nil {
@@ -197,41 +197,41 @@ func formValue(form *multipart.Form, name string) string {
 }
 
 // fileDocument converts one uploaded file by its extension.
-func fileDocument(fh *multipart.FileHeader) (engine.Document, error) {
+func fileDocument(fh *multipart.FileHeader) (record.Document, error) {
 	name := path.Base(strings.ReplaceAll(fh.Filename, `\`, "/"))
 	f, err := fh.Open()
 	if err != nil {
-		return engine.Document{}, fmt.Errorf("open upload: %w", err)
+		return record.Document{}, fmt.Errorf("open upload: %w", err)
 	}
 	defer f.Close()
 	raw, err := io.ReadAll(f)
 	if err != nil {
-		return engine.Document{}, fmt.Errorf("read upload: %w", err)
+		return record.Document{}, fmt.Errorf("read upload: %w", err)
 	}
 	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // UTF-8 byte-order mark
 	if !utf8.Valid(raw) {
-		return engine.Document{}, paramErr("file %q is not valid UTF-8 text", name)
+		return record.Document{}, paramErr("file %q is not valid UTF-8 text", name)
 	}
-	d := engine.Document{Key: name, Content: string(raw), Format: engine.FormatText}
+	d := record.Document{Key: name, Content: string(raw), Format: record.FormatText}
 	switch ext := strings.ToLower(path.Ext(name)); ext {
 	case ".md", ".markdown":
-		d.Format = engine.FormatMarkdown
+		d.Format = record.FormatMarkdown
 		d.Title = extract.MarkdownTitle(d.Content)
 	case ".txt", ".text":
 	case ".html", ".htm":
 		title, text, lang, err := extract.HTMLLang(bytes.NewReader(raw))
 		if err != nil {
-			return engine.Document{}, paramErr("file %q: %v", name, err)
+			return record.Document{}, paramErr("file %q: %v", name, err)
 		}
 		d.Title, d.Content, d.Language = title, text, declaredLanguage(lang)
 	default:
-		return engine.Document{}, &mediaErr{fmt.Sprintf("file %q: unsupported type %q; upload .txt, .md or .html", name, ext)}
+		return record.Document{}, &mediaErr{fmt.Sprintf("file %q: unsupported type %q; upload .txt, .md or .html", name, ext)}
 	}
 	if d.Title == "" {
 		d.Title = extract.TitleFromFileName(name)
 	}
 	if d.Title == "" {
-		return engine.Document{}, paramErr("file %q: no title; add a title field", name)
+		return record.Document{}, paramErr("file %q: no title; add a title field", name)
 	}
 	return d, nil
 }
@@ -249,7 +249,7 @@ func (s *Server) deleteDocument(ctx *fasthttp.RequestCtx) {
 // declaredLanguage is the language tag a page declares, when it is one:
 // a page's junk lang attribute is ignored rather than refused.
 func declaredLanguage(tag string) string {
-	lang, ok := engine.NormLanguage(tag)
+	lang, ok := record.NormLanguage(tag)
 	if !ok {
 		return ""
 	}

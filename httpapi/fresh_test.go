@@ -14,6 +14,7 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -139,7 +140,7 @@ func TestStaleSaysSo(t *testing.T) {
 	}
 	ts := serve(t, eng, idx, Options{APISecretKey: testKey})
 	idx.Stop() // the indexer takes nothing in from here on
-	if _, err := eng.PutDocuments([]engine.Document{{Title: "Late", Content: "quokka feeding schedule"}}); err != nil {
+	if _, err := eng.PutDocuments([]record.Document{{Title: "Late", Content: "quokka feeding schedule"}}); err != nil {
 		t.Fatal(err)
 	}
 	r := ts.get(t, "/api/semantic-search?q=quokka")

@@ -22,6 +22,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/fakeoai"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -186,14 +187,14 @@ func wantError(t testing.TB, r resp, status int, words ...string) {
 
 func seedChat(t testing.TB, e *engine.Engine) {
 	t.Helper()
-	if _, err := e.PutSource(engine.Source{ID: "wren-discord", Name: "Wren Discord", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "wren-discord", Name: "Wren Discord", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutChannels([]engine.Channel{{SourceID: "wren-discord", ID: "1", Name: "help"}}); err != nil {
+	if _, err := e.PutChannels([]record.Channel{{SourceID: "wren-discord", ID: "1", Name: "help"}}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)
-	if _, err := e.PutMessages([]engine.Message{
+	if _, err := e.PutMessages([]record.Message{
 		{SourceID: "wren-discord", ChannelID: "1", ID: "11", Author: "ana.k", AuthorName: "Ana", Content: "webhook signature mismatch behind nginx", Timestamp: t0},
 		{SourceID: "wren-discord", ChannelID: "1", ID: "12", Author: "marta", Content: "verify the raw body before JSON parsing", Timestamp: t0.Add(time.Minute)},
 	}); err != nil {
@@ -213,7 +214,7 @@ func keys(m map[string]any) []string {
 func TestSearchResponseShape(t *testing.T) {
 	ts := start(t)
 	seedChat(t, ts.eng)
-	ts.eng.PutDocuments([]engine.Document{{Title: "Webhook signatures", Content: "HMAC-SHA256 over the raw body."}})
+	ts.eng.PutDocuments([]record.Document{{Title: "Webhook signatures", Content: "HMAC-SHA256 over the raw body."}})
 	r := ts.get(t, "/api/search?q=webhook+signature")
 	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
 		t.Fatalf("%d %s", r.status, r.body)
@@ -449,7 +450,7 @@ func TestUploadJSON(t *testing.T) {
 func TestListAndDeleteDocuments(t *testing.T) {
 	ts := start(t)
 	for i := 0; i < 5; i++ {
-		ts.eng.PutDocuments([]engine.Document{{Title: fmt.Sprintf("Doc %d", i), Content: "alpha"}})
+		ts.eng.PutDocuments([]record.Document{{Title: fmt.Sprintf("Doc %d", i), Content: "alpha"}})
 		time.Sleep(2 * time.Millisecond) // distinct update times: newest first
 	}
 	r := ts.get(t, "/api/documents?limit=2&offset=1")
@@ -478,7 +479,7 @@ func TestListAndDeleteDocuments(t *testing.T) {
 
 func TestDocumentPageAndNotFound(t *testing.T) {
 	ts := start(t)
-	docs, _ := ts.eng.PutDocuments([]engine.Document{{Title: "XSS <b>test</b>", Content: `<script>alert(1)</script><img src=x onerror="alert(2)"> & more`}})
+	docs, _ := ts.eng.PutDocuments([]record.Document{{Title: "XSS <b>test</b>", Content: `<script>alert(1)</script><img src=x onerror="alert(2)"> & more`}})
 	r := ts.get(t, "/d/"+docs[0].Slug)
 	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
 		t.Fatalf("%d %s", r.status, r.body)
@@ -506,7 +507,7 @@ func TestDocumentPageAndNotFound(t *testing.T) {
 func TestHomePage(t *testing.T) {
 	ts := start(t)
 	seedChat(t, ts.eng)
-	ts.eng.PutMessages([]engine.Message{{SourceID: "wren-discord", ChannelID: "1", ID: "13", Author: "eve", Content: `<script>alert("x")</script> webhook`, Timestamp: time.Now()}})
+	ts.eng.PutMessages([]record.Message{{SourceID: "wren-discord", ChannelID: "1", ID: "13", Author: "eve", Content: `<script>alert("x")</script> webhook`, Timestamp: time.Now()}})
 	r := ts.get(t, "/?q=webhook")
 	page := string(r.body)
 	if r.status != 200 || !strings.Contains(page, "<mark>webhook</mark>") || strings.Contains(page, `<script>alert("x")`) {
@@ -549,7 +550,7 @@ func TestHealthHidesModelServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := serve(t, eng, idx, Options{})
-	if _, err := eng.PutDocuments([]engine.Document{{Title: "a", Content: "alpha beta"}}); err != nil {
+	if _, err := eng.PutDocuments([]record.Document{{Title: "a", Content: "alpha beta"}}); err != nil {
 		t.Fatal(err)
 	}
 	var sem map[string]any
@@ -644,7 +645,7 @@ func FuzzUploadMultipart(f *testing.F) {
 
 func TestHead(t *testing.T) {
 	ts := start(t)
-	docs, _ := ts.eng.PutDocuments([]engine.Document{{Title: "Headed", Content: "x"}})
+	docs, _ := ts.eng.PutDocuments([]record.Document{{Title: "Headed", Content: "x"}})
 	for _, p := range []string{"/healthz", "/", "/d/" + docs[0].Slug} {
 		if r := ts.do(t, "HEAD", p, nil); r.status != 200 || len(r.body) != 0 {
 			t.Errorf("HEAD %s: %d, %d bytes", p, r.status, len(r.body))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -123,7 +124,7 @@ func TestRedirectIgnoresHost(t *testing.T) {
 // store would, with a credential in the error's words.
 type failingSearch struct{ Store }
 
-func (failingSearch) Search(engine.SearchRequest) (*engine.SearchResult, error) {
+func (failingSearch) Search(query.SearchRequest) (*query.SearchResult, error) {
 	return nil, fmt.Errorf("read postings: %w", errors.New("segment 7 unreadable (Authorization: Bearer "+testKey+")"))
 }
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/sift-search/sift/agent"
 	"github.com/sift-search/sift/ask"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/record"
 )
 
 // POST /mcp serves the agent package's tools over MCP's streamable HTTP
@@ -392,7 +392,7 @@ func (b mcpBackend) ListSources(ctx context.Context, a agent.ListSourcesArgs) (*
 			continue
 		}
 		st := b.s.eng.SourceStats(src.ID, private)
-		if st.Channels+st.Threads+st.Documents == 0 && (src.ID == engine.UploadsSourceID || !private) {
+		if st.Channels+st.Threads+st.Documents == 0 && (src.ID == record.UploadsSourceID || !private) {
 			continue // nothing to show, or nothing it may show
 		}
 		info := agent.SourceInfo{ID: src.ID, Name: src.Name, Type: src.Type, Channels: st.Channels,

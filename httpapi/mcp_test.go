@@ -14,6 +14,8 @@ import (
 	"github.com/sift-search/sift/agent"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // privateMarker is a word only the private content holds.
@@ -24,17 +26,17 @@ const privateMarker = "zanzibarquartz"
 func startMCP(t *testing.T, mod ...func(*Options)) *testServer {
 	t.Helper()
 	eng, idx := semanticDemo(t, func(eng *engine.Engine) {
-		if _, err := eng.PutSource(engine.Source{ID: "staff", Name: "Staff notes", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate}); err != nil {
+		if _, err := eng.PutSource(record.Source{ID: "staff", Name: "Staff notes", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eng.PutDocuments([]engine.Document{{SourceID: "staff", Key: "oncall.md", Title: "On-call secrets",
+		if _, err := eng.PutDocuments([]record.Document{{SourceID: "staff", Key: "oncall.md", Title: "On-call secrets",
 			Content: "The " + privateMarker + " runbook: rotate the webhook secret on the staging cluster."}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eng.PutChannels([]engine.Channel{{SourceID: demo.ChatSource, ID: "staff-room", Name: "staff-room", Private: true}}); err != nil {
+		if _, err := eng.PutChannels([]record.Channel{{SourceID: demo.ChatSource, ID: "staff-room", Name: "staff-room", Private: true}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eng.PutMessages([]engine.Message{{SourceID: demo.ChatSource, ChannelID: "staff-room", ID: "9001", Author: "ops",
+		if _, err := eng.PutMessages([]record.Message{{SourceID: demo.ChatSource, ChannelID: "staff-room", ID: "9001", Author: "ops",
 			Content: "the " + privateMarker + " deploy key lives in the vault", Timestamp: time.Date(2026, 4, 2, 10, 0, 0, 0, time.UTC)}}); err != nil {
 			t.Fatal(err)
 		}
@@ -135,8 +137,8 @@ func TestMCPListTools(t *testing.T) {
 		tool, arg   string
 		lo, hi, def int
 	}{
-		{"search", "limit", 1, engine.MaxSearchLimit, 20},
-		{"search", "offset", 0, engine.MaxSearchOffset, 0},
+		{"search", "limit", 1, query.MaxSearchLimit, 20},
+		{"search", "offset", 0, query.MaxSearchOffset, 0},
 		{"semantic_search", "limit", 1, semanticLimitMax, semanticLimitDefault},
 		{"semantic_search", "max_chars", maxCharsMin, maxCharsMax, maxCharsDefault},
 		{"read_document", "offset", 0, maxReadOffset, 0},

@@ -19,9 +19,9 @@ import (
 	vErrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/internal/demo"
+	"github.com/sift-search/sift/record"
 )
 
 // The OpenAPI document (openapi.json) is kept honest here: it must be a
@@ -307,7 +307,7 @@ func TestOpenAPIAnswersMatch(t *testing.T) {
 		t.Fatal("the demo has no documents")
 	}
 	doc := docs[0]
-	var channel engine.Channel
+	var channel record.Channel
 	for _, ch := range ts.eng.Channels(demo.ChatSource, false) {
 		if ch.ParentID == "" {
 			channel = ch

@@ -15,8 +15,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/record"
 )
 
 //go:embed templates/*.html
@@ -81,8 +81,8 @@ type head struct {
 const descriptionBytes = 300
 
 // description is a meta description of a document: its plain text, cut.
-func description(d *engine.Document) string {
-	if d.Format == engine.FormatMarkdown {
+func description(d *record.Document) string {
+	if d.Format == record.FormatMarkdown {
 		return mdtext.PlainLine(d.Content, descriptionBytes)
 	}
 	return oneLine(d.Content)

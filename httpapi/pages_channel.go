@@ -6,18 +6,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // channelData is a page of a channel.
 type channelData struct {
 	Head    head
-	Channel engine.Channel
-	Parent  *engine.Channel
+	Channel record.Channel
+	Parent  *record.Channel
 	Threads []threadView // the threads no message on this page starts
-	Source  engine.Source
+	Source  record.Source
 	Msgs    []messageView
 	Total   int
 	Pager   pager
@@ -47,7 +46,7 @@ type messageView struct {
 	Replies         int    // how many
 	Avatar          avatar
 
-	m *engine.Message
+	m *record.Message
 }
 
 // groupGap is how long after an author's message their next one still
@@ -150,7 +149,7 @@ func (s *Server) markConversations(slug string, offset int, views []messageView)
 // channelThreads finds the channel's parent and its threads: those a
 // message of msgs starts are returned (thread id → slug) for the message
 // to link; the others, orphans first, are listed on the page.
-func (s *Server) channelThreads(data *channelData, msgs []engine.Message) map[string]string {
+func (s *Server) channelThreads(data *channelData, msgs []record.Message) map[string]string {
 	ch := &data.Channel
 	orphan := map[string]bool{}
 	for _, t := range s.eng.OrphanThreads(ch.SourceID, false) {
@@ -183,7 +182,7 @@ func (s *Server) channelThreads(data *channelData, msgs []engine.Message) map[st
 // author's consecutive messages. A reply to a message not among msgs links
 // it on its channel's page: channelSlug's when the page is not a page of
 // that channel.
-func messageViews(msgs []engine.Message, threads map[string]string, d chatDialect, channelSlug string) []messageView {
+func messageViews(msgs []record.Message, threads map[string]string, d chatDialect, channelSlug string) []messageView {
 	ids := make(map[string]bool, len(msgs))
 	for i := range msgs {
 		ids[msgs[i].ID] = true
@@ -253,12 +252,12 @@ func channelJSONLD(pageURL, name string, msgs []messageView) map[string]any {
 
 // channelItem is a channel on /sources, with its orphan threads.
 type channelItem struct {
-	engine.Channel
-	Threads []engine.Channel
+	record.Channel
+	Threads []record.Channel
 }
 
 // sourceChannels lists a source's channels for /sources, each with the
-// threads no message leads to (engine.OrphanThreads), which are on no
+// threads no message leads to (the store's OrphanThreads), which are on no
 // other page; those whose channel is not listed come apart.
 func (s *Server) sourceChannels(v *sourceView) {
 	at := map[string]int{}

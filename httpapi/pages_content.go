@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // messagesPerPage is the size of a channel page. Page n of a channel holds
@@ -75,7 +74,7 @@ type pager struct {
 // answered 404 when ok is false.
 func (s *Server) slugParam(ctx *fasthttp.RequestCtx) (slug string, ok bool) {
 	slug = pathParam(ctx, "slug")
-	if !engine.ValidSlug(slug) {
+	if !record.ValidSlug(slug) {
 		s.notFound(ctx)
 		return "", false
 	}
@@ -97,8 +96,8 @@ func textCut(s string, n int) string {
 // documentData is a document's page.
 type documentData struct {
 	Head   head
-	Doc    engine.Document
-	Source engine.Source
+	Doc    record.Document
+	Source record.Source
 	Body   template.HTML
 }
 
@@ -116,7 +115,7 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 	}
 	src, _ := s.eng.Source(doc.SourceID)
 	body := renderText(doc.Content)
-	if doc.Format == engine.FormatMarkdown {
+	if doc.Format == record.FormatMarkdown {
 		body = renderMarkdown(doc.Content, doc.Title, s.docLinker(&doc))
 	}
 	canonical := DocumentURL(s.opts.BaseURL, slug)
@@ -142,7 +141,7 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 // against its key (a file name: the target's key, with or without .md).
 // A fragment naming one of the page's own ids is given the prefix that
 // heading ids clashing with them get.
-func (s *Server) docLinker(doc *engine.Document) func(string) string {
+func (s *Server) docLinker(doc *record.Document) func(string) string {
 	base, err := url.Parse(doc.URL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
 		base = nil
@@ -171,7 +170,7 @@ func (s *Server) docLinker(doc *engine.Document) func(string) string {
 			if k == doc.Key && u.Fragment != "" && base == nil {
 				return "#" + u.EscapedFragment()
 			}
-			if d, ok := s.eng.Document(engine.DocumentID(doc.SourceID, k)); ok && !d.Hidden {
+			if d, ok := s.eng.Document(record.DocumentID(doc.SourceID, k)); ok && !d.Hidden {
 				if u.Fragment != "" {
 					return DocumentURL("", d.Slug) + "#" + u.EscapedFragment()
 				}
@@ -208,11 +207,11 @@ type sourcesData struct {
 }
 
 type sourceView struct {
-	engine.Source
-	Stats     engine.SourceStats
+	record.Source
+	Stats     record.SourceStats
 	Channels  []channelItem
-	Threads   []engine.Channel // orphan threads whose channel is not listed
-	Documents []engine.Document
+	Threads   []record.Channel // orphan threads whose channel is not listed
+	Documents []record.Document
 	MoreDocs  int
 	Updated   time.Time
 }

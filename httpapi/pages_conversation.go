@@ -5,17 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // conversationData is a conversation's page.
 type conversationData struct {
 	Head       head
 	C          conversation
-	Source     engine.Source
-	Parent     *engine.Channel // a thread's channel
+	Source     record.Source
+	Parent     *record.Channel // a thread's channel
 	Msgs       []messageView
 	Replies    int
 	InHref     string // the conversation's place in its channel
@@ -115,7 +114,7 @@ func conversationJSONLD(pageURL string, c *conversation, msgs []messageView) map
 }
 
 // person is a message's author for schema.org.
-func person(m *engine.Message) map[string]any {
+func person(m *record.Message) map[string]any {
 	return map[string]any{"@type": "Person", "name": displayName(m)}
 }
 

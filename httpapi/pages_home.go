@@ -16,8 +16,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/ask"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // homeData is the home page: search results and, without JavaScript, an
@@ -29,12 +30,12 @@ type homeData struct {
 	Query       string
 	Searched    bool
 	Error       string
-	Result      *engine.SearchResult
-	Counts      engine.Counts
+	Result      *query.SearchResult
+	Counts      record.Counts
 	Question    string
 	Answer      *pageAnswer
 	AskError    string
-	Sources     []engine.Source // for the search's source filter
+	Sources     []record.Source // for the search's source filter
 	Source      string          // the filter chosen
 	Keep        url.Values      // the other filter parameters, kept by the form
 	Hits        []hitView       // messages and documents, alternately
@@ -45,9 +46,9 @@ type homeData struct {
 	Suggestions []suggestion    // then, wider searches
 	Prev        string          // links to the previous and next results, if any
 	Next        string
-	From, To    int                 // the results shown, 1-based
-	Corrections []engine.Correction // query words found only with typos
-	ExactHref   string              // the same search without typo tolerance
+	From, To    int                // the results shown, 1-based
+	Corrections []query.Correction // query words found only with typos
+	ExactHref   string             // the same search without typo tolerance
 
 	// Without a search, what there is to read.
 	Recent       []conversation
@@ -137,7 +138,7 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		data.Head.NoIndex = true
 		start := time.Now()
 		if data.Result, err = s.eng.Search(req); err != nil {
-			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
+			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), record.ErrInvalid.Error()+": ")
 		} else {
 			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
 			if req.Offset == 0 {
@@ -225,7 +226,7 @@ func (s *Server) frontPage(data *homeData) {
 
 // resultPages sets the links to the previous and next results of a search
 // with the filter parameters params.
-func resultPages(data *homeData, req engine.SearchRequest, params url.Values) {
+func resultPages(data *homeData, req query.SearchRequest, params url.Values) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 20
@@ -243,7 +244,7 @@ func resultPages(data *homeData, req engine.SearchRequest, params url.Values) {
 	if req.Offset > 0 {
 		data.Prev = link(max(req.Offset-limit, 0))
 	}
-	if next := req.Offset + limit; next < total && next <= engine.MaxSearchOffset {
+	if next := req.Offset + limit; next < total && next <= query.MaxSearchOffset {
 		data.Next = link(next)
 	}
 }

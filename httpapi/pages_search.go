@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sift-search/sift/query"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // searchParams are the search page's filters given as parameters, besides
@@ -20,9 +19,9 @@ var searchParams = []string{"source", "channel", "from", "after", "before"}
 // document. Hits alternate between the two rankings, so both are on the
 // first screen, unless the page shows one kind (tabs).
 type hitView struct {
-	Msg  *engine.MessageHit
+	Msg  *query.MessageHit
 	Href string // a message's conversation
-	Doc  *engine.DocumentHit
+	Doc  *query.DocumentHit
 	// Of a document: its source's name, where it came from (a crawled
 	// page's host) and its date with what the date is.
 	Source, Host, Dated string
@@ -59,7 +58,7 @@ func (s *Server) searchView(data *homeData, q string, params url.Values) {
 		}
 		data.Tabs = append(data.Tabs, tabView{Label: t.label, Count: n, Href: searchLink(q, v, 0), Current: t.show == data.Show})
 	}
-	parts := engine.SplitQuery(q)
+	parts := query.SplitQuery(q)
 	for _, key := range searchParams {
 		if v := params.Get(key); v != "" {
 			without := maps.Clone(params)
@@ -68,7 +67,7 @@ func (s *Server) searchView(data *homeData, q string, params url.Values) {
 		}
 	}
 	for i, p := range parts {
-		if p.Kind == engine.PartFilter {
+		if p.Kind == query.PartFilter {
 			data.Filters = append(data.Filters, filterView{filterLabel(p.Key), filterValue(p.Key, p.Value, names), searchLink(joinQuery(parts, i, nil), params, 0)})
 		}
 	}
@@ -109,7 +108,7 @@ type tabView struct {
 
 // interleave lists a search's messages and documents alternately, or only
 // those of one kind.
-func interleave(r *engine.SearchResult, names map[string]string, show string) []hitView {
+func interleave(r *query.SearchResult, names map[string]string, show string) []hitView {
 	hits := make([]hitView, 0, len(r.Messages)+len(r.Documents))
 	for i := range max(len(r.Messages), len(r.Documents)) {
 		if i < len(r.Messages) && show != showDocuments {
@@ -130,19 +129,19 @@ func interleave(r *engine.SearchResult, names map[string]string, show string) []
 
 // suggestions are the ways to widen a search that found nothing: without
 // each filter, a phrase as words, without each exclusion.
-func suggestions(q string, parts []engine.QueryPart, params url.Values, filters []filterView) []suggestion {
+func suggestions(q string, parts []query.QueryPart, params url.Values, filters []filterView) []suggestion {
 	var out []suggestion
 	for _, f := range filters {
 		out = append(out, suggestion{"Remove the filter " + f.Label + ": " + f.Value, f.Remove})
 	}
 	for i, p := range parts {
 		switch p.Kind {
-		case engine.PartPhrase:
+		case query.PartPhrase:
 			words := strings.Join(strings.Fields(p.Value), " ")
 			if strings.Contains(words, " ") {
 				out = append(out, suggestion{"Search " + p.Raw + " as separate words, not a phrase", searchLink(joinQuery(parts, i, &words), params, 0)})
 			}
-		case engine.PartExclude, engine.PartExcludePhrase:
+		case query.PartExclude, query.PartExcludePhrase:
 			out = append(out, suggestion{"Stop excluding " + p.Raw, searchLink(joinQuery(parts, i, nil), params, 0)})
 		}
 	}
@@ -193,7 +192,7 @@ func filterParams(ctx *fasthttp.RequestCtx) url.Values {
 
 // joinQuery writes parts back as a query, part skip left out and, when
 // with is not nil, put in its place.
-func joinQuery(parts []engine.QueryPart, skip int, with *string) string {
+func joinQuery(parts []query.QueryPart, skip int, with *string) string {
 	var b strings.Builder
 	for i, p := range parts {
 		s := p.Raw

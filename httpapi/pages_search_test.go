@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // markdownSyntax is what a snippet or a description of a Markdown
@@ -25,7 +26,7 @@ func TestSnippetsArePlain(t *testing.T) {
 	ts := pageSite(t)
 	md := "# Retry settings\n\n## Backoff policy\n\nHow **retries** wait, see [the guide](guide.md#install).\n\n" +
 		"| Key | Default |\n|-----|---------|\n| `max_attempts` | **3** |\n| ~~jitter~~ | 20% |\n"
-	docs, err := ts.eng.PutDocuments([]engine.Document{{Title: "Retry settings", Key: "retry.md", Format: engine.FormatMarkdown, Content: md}})
+	docs, err := ts.eng.PutDocuments([]record.Document{{Title: "Retry settings", Key: "retry.md", Format: record.FormatMarkdown, Content: md}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,25 +149,25 @@ func FuzzSplitQuery(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		want, err := engine.ParseQuery(q)
+		want, err := query.ParseQuery(q)
 		if err != nil {
 			return
 		}
-		parts := engine.SplitQuery(q)
-		if got, err := engine.ParseQuery(joinQuery(parts, -1, nil)); err != nil || !reflect.DeepEqual(got, want) {
+		parts := query.SplitQuery(q)
+		if got, err := query.ParseQuery(joinQuery(parts, -1, nil)); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: parts %+v parse as %+v, %v; want %+v", q, parts, got, err, want)
 		}
 		filters := map[string]int{} // of each kind
 		for _, p := range parts {
-			if p.Kind == engine.PartFilter {
+			if p.Kind == query.PartFilter {
 				filters[filterLabel(p.Key)]++
 			}
 		}
 		for i, p := range parts {
-			if p.Kind != engine.PartFilter {
+			if p.Kind != query.PartFilter {
 				continue
 			}
-			got, err := engine.ParseQuery(joinQuery(parts, i, nil))
+			got, err := query.ParseQuery(joinQuery(parts, i, nil))
 			if err != nil || filters[filterLabel(p.Key)] == 1 && reflect.DeepEqual(got, want) {
 				t.Fatalf("%q without %q: %+v, %v", q, p.Raw, got, err)
 			}

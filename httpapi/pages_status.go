@@ -3,16 +3,15 @@ package httpapi
 import (
 	"strings"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // statusData is the status page: /healthz for people.
 type statusData struct {
 	Head     head
 	Version  string
-	Counts   engine.Counts
+	Counts   record.Counts
 	Semantic struct {
 		Embedder         string
 		Chunks, Vectors  int

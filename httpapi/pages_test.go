@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"golang.org/x/net/html"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // hostile is what a message or a document may hold to attack a reader.
@@ -30,10 +29,10 @@ func pageSite(t testing.TB, mod ...func(*Options)) *testServer {
 	t.Helper()
 	ts := start(t, mod...)
 	e := ts.eng
-	if _, err := e.PutSource(engine.Source{ID: "chat", Name: "Team <Chat>", Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "chat", Name: "Team <Chat>", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	chs, err := e.PutChannels([]engine.Channel{
+	chs, err := e.PutChannels([]record.Channel{
 		{SourceID: "chat", ID: "c1", Name: "general", Topic: "All things <b>general</b>"},
 		{SourceID: "chat", ID: "m5", Name: "Thread about cron", ParentID: "c1", Kind: "thread"},
 	})
@@ -41,7 +40,7 @@ func pageSite(t testing.TB, mod ...func(*Options)) *testServer {
 		t.Fatalf("%v %v", chs, err)
 	}
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := range 250 {
 		content := fmt.Sprintf("message number %d about topic%d", i, i%7)
 		switch i {
@@ -52,18 +51,18 @@ func pageSite(t testing.TB, mod ...func(*Options)) *testServer {
 		case 200:
 			content = "the zebrafish answer is here"
 		}
-		msgs = append(msgs, engine.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprintf("m%d", i), Author: "user" + fmt.Sprint(i%3),
+		msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprintf("m%d", i), Author: "user" + fmt.Sprint(i%3),
 			AuthorName: "User <" + fmt.Sprint(i%3) + ">", Content: content, Timestamp: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	msgs[6].ReplyTo = "m5"
-	msgs = append(msgs, engine.Message{SourceID: "chat", ChannelID: "m5", ID: "t1", Author: "ana", Content: "a reply in the thread", Timestamp: t0.Add(time.Hour)})
+	msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: "m5", ID: "t1", Author: "ana", Content: "a reply in the thread", Timestamp: t0.Add(time.Hour)})
 	if _, err := e.PutMessages(msgs); err != nil {
 		t.Fatal(err)
 	}
-	docs := []engine.Document{
-		{Title: "Guide", Key: "guide.md", Format: engine.FormatMarkdown, URL: "https://docs.example/guide",
+	docs := []record.Document{
+		{Title: "Guide", Key: "guide.md", Format: record.FormatMarkdown, URL: "https://docs.example/guide",
 			Content: "# Guide\n\nIntro paragraph about **zebrafish**.\n\n## Install\n\n```sh\nmake install\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + hostile + "\n\n[bad](javascript:alert(6)) [good](https://example.com)"},
-		{Title: "Plain <notes>", Key: "notes.txt", Format: engine.FormatText, Content: "first line\nsecond line\n\n" + hostile},
+		{Title: "Plain <notes>", Key: "notes.txt", Format: record.FormatText, Content: "first line\nsecond line\n\n" + hostile},
 	}
 	if _, err := e.PutDocuments(docs); err != nil {
 		t.Fatal(err)
@@ -203,7 +202,7 @@ func jsonLD(t testing.TB, page string) map[string]any {
 func TestDocumentPage(t *testing.T) {
 	ts := pageSite(t)
 	var guide, notes string
-	for _, d := range ts.eng.SourceDocuments(engine.UploadsSourceID) {
+	for _, d := range ts.eng.SourceDocuments(record.UploadsSourceID) {
 		if d.Key == "guide.md" {
 			guide = d.Slug
 		} else {
@@ -313,11 +312,11 @@ func TestPageCaching(t *testing.T) {
 	ts.get(t, "/c/general")
 	time.Sleep(1100 * time.Millisecond)
 	lm1 := ts.get(t, "/c/general").header.Get("Last-Modified")
-	ts.eng.PutMessages([]engine.Message{{SourceID: "chat", ChannelID: "c1", ID: "late", Author: "z", Content: "late news", Timestamp: time.Now()}})
+	ts.eng.PutMessages([]record.Message{{SourceID: "chat", ChannelID: "c1", ID: "late", Author: "z", Content: "late news", Timestamp: time.Now()}})
 	if r := ts.get(t, "/c/general", "If-Modified-Since", lm1); lm1 == "" || r.status != 200 || r.header.Get("Last-Modified") != "" {
 		t.Fatalf("after a write: Last-Modified was %q; now %d with %q", lm1, r.status, r.header.Get("Last-Modified"))
 	}
-	doc := ts.eng.SourceDocuments(engine.UploadsSourceID)[0]
+	doc := ts.eng.SourceDocuments(record.UploadsSourceID)[0]
 	r := ts.get(t, "/d/"+doc.Slug)
 	if lm := r.header.Get("Last-Modified"); lm != doc.UpdatedAt.UTC().Format(http.TimeFormat) {
 		t.Fatalf("Last-Modified of a document: %q", lm)
@@ -529,7 +528,7 @@ func TestDashboardAccess(t *testing.T) {
 // footer, one h1, a label for each input, unique ids.
 func TestPageStructure(t *testing.T) {
 	ts := pageSite(t)
-	doc := ts.eng.SourceDocuments(engine.UploadsSourceID)[0].Slug
+	doc := ts.eng.SourceDocuments(record.UploadsSourceID)[0].Slug
 	for _, path := range []string{"/", "/?q=zebrafish", "/sources", "/c/general", "/c/general?page=2", "/d/" + doc, "/nope"} {
 		r := htmlGet(t, ts, path)
 		page := string(r.body)
@@ -607,7 +606,7 @@ func TestHomeResultPages(t *testing.T) {
 func TestDeepMarkdownPage(t *testing.T) {
 	ts := start(t)
 	content := strings.Repeat("> ", 50_000) + "<b>deep</b> end"
-	docs, err := ts.eng.PutDocuments([]engine.Document{{Title: "Deep", Content: content, Format: engine.FormatMarkdown}})
+	docs, err := ts.eng.PutDocuments([]record.Document{{Title: "Deep", Content: content, Format: record.FormatMarkdown}})
 	if err != nil {
 		t.Fatal(err)
 	}

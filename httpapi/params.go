@@ -8,9 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sift-search/sift/query"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // Query parameters are validated here: out-of-bounds values are rejected
@@ -53,7 +52,7 @@ func dateParam(ctx *fasthttp.RequestCtx, name string) (time.Time, error) {
 	if err != nil || s == "" {
 		return time.Time{}, err
 	}
-	t, err := engine.ParseDate(s)
+	t, err := query.ParseDate(s)
 	if err != nil {
 		return time.Time{}, paramErr("%s must be a date such as 2024-01-31 or 2024-01-31T15:04:05Z", name)
 	}

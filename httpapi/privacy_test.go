@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -77,7 +78,7 @@ var privacyPlaces = []*privacyPlace{
 	{"quorvexdiscordpub", placeChannel, "acme-discord", "1102345678901234600", "", false, 2, "Discord guild text channel"},
 	{"zorbaxdiscorddm", placeChannel, "acme-discord", "1214165444198400001", "", true, 2, "DiscordChatExporter DM (DirectTextChat)"},
 	{"zorbaxdiscordgdm", placeChannel, "acme-discord", "1214180543692800002", "", true, 2, "DiscordChatExporter group DM (DirectGroupTextChat)"},
-	{"quorvexpubdoc", placeDocument, engine.UploadsSourceID, "onboarding.md", "", false, 0, "public upload"},
+	{"quorvexpubdoc", placeDocument, record.UploadsSourceID, "onboarding.md", "", false, 0, "public upload"},
 	{"zorbaxprivdoc", placeDocument, "handbook", "salary-bands.md", "", false, 0, "document of a private source"},
 	{"zorbaxhandbook", placeSource, "handbook", "handbook", "", false, 0, "name of a private source"},
 }
@@ -90,7 +91,7 @@ var privacySources = []string{
 	`{"id":"handbook","name":"Zorbaxhandbook staff wiki","type":"upload","visibility":"private"}`,
 }
 
-var privacySourceIDs = []string{engine.UploadsSourceID, "acme-slack", "acme-telegram", "acme-discord", "handbook"}
+var privacySourceIDs = []string{record.UploadsSourceID, "acme-slack", "acme-telegram", "acme-discord", "handbook"}
 
 // privacyWorld is a server holding the fixture, and what the test has done
 // to it: the model every walk checks the server against.
@@ -354,9 +355,9 @@ func (w *privacyWorld) hidden(p *privacyPlace) bool {
 	// parent; a private conversation on the way makes it private.
 	for q := p; ; q = privacyPlaceOf(q.in) {
 		switch w.chanVis[q.marker] {
-		case engine.VisibilityPublic:
+		case record.VisibilityPublic:
 			return false
-		case engine.VisibilityPrivate:
+		case record.VisibilityPrivate:
 			return true
 		}
 		if q.private {
@@ -506,18 +507,18 @@ func (w *privacyWorld) checkAdmin(t *testing.T) {
 				t.Errorf("GET /api/sources/%s/channels: %s %s missing", src, p.desc, p.id)
 				continue
 			}
-			eff := engine.VisibilityPublic
+			eff := record.VisibilityPublic
 			if w.hidden(p) {
-				eff = engine.VisibilityPrivate
+				eff = record.VisibilityPrivate
 			}
 			wantKind, wantParent := placeChannel, ""
 			if p.kind == placeThread {
 				wantKind, wantParent = placeThread, privacyPlaceOf(p.in).id
 			}
 			if c.PlatformPrivate != p.private || c.EffectiveVisibility != eff || c.Messages != w.messages(p) ||
-				c.Visibility != cmp.Or(w.chanVis[p.marker], engine.VisibilityInherit) || c.Kind != wantKind || c.ParentID != wantParent {
+				c.Visibility != cmp.Or(w.chanVis[p.marker], record.VisibilityInherit) || c.Kind != wantKind || c.ParentID != wantParent {
 				t.Errorf("GET /api/sources/%s/channels: %s: %+v; want platformPrivate %v, effectiveVisibility %s, visibility %s, kind %s, parent %q, %d messages",
-					src, p.desc, c, p.private, eff, cmp.Or(w.chanVis[p.marker], engine.VisibilityInherit), wantKind, wantParent, w.messages(p))
+					src, p.desc, c, p.private, eff, cmp.Or(w.chanVis[p.marker], record.VisibilityInherit), wantKind, wantParent, w.messages(p))
 			}
 		}
 		for id, c := range chans {
@@ -955,7 +956,7 @@ func TestPrivacyVisibilityChanges(t *testing.T) {
 	setChannel := func(marker, vis string) func(*testing.T) {
 		return func(t *testing.T) {
 			r := w.admin(t, "PATCH", chanPath(marker), `{"visibility":"`+vis+`"}`, 200)
-			if vis == engine.VisibilityInherit {
+			if vis == record.VisibilityInherit {
 				delete(w.chanVis, marker)
 			} else {
 				w.chanVis[marker] = vis
@@ -993,8 +994,8 @@ func TestPrivacyVisibilityChanges(t *testing.T) {
 		{"Discord source public again", patchSource("acme-discord", `{"visibility":"public"}`, func() { w.srcPrivate["acme-discord"] = false })},
 		{"private documents source made public", patchSource("handbook", `{"visibility":"public"}`, func() { w.srcPrivate["handbook"] = false })},
 		{"documents source private again", patchSource("handbook", `{"visibility":"private"}`, func() { w.srcPrivate["handbook"] = true })},
-		{"uploads source disabled", patchSource(engine.UploadsSourceID, `{"enabled":false}`, func() { w.srcDisabled[engine.UploadsSourceID] = true })},
-		{"uploads source enabled again", patchSource(engine.UploadsSourceID, `{"enabled":true}`, func() { w.srcDisabled[engine.UploadsSourceID] = false })},
+		{"uploads source disabled", patchSource(record.UploadsSourceID, `{"enabled":false}`, func() { w.srcDisabled[record.UploadsSourceID] = true })},
+		{"uploads source enabled again", patchSource(record.UploadsSourceID, `{"enabled":true}`, func() { w.srcDisabled[record.UploadsSourceID] = false })},
 		{"Telegram source disabled", patchSource("acme-telegram", `{"enabled":false}`, func() { w.srcDisabled["acme-telegram"] = true })},
 		{"a channel of the disabled source set public", setChannel("quorvextgforum", "public")},
 		{"Telegram source enabled again", patchSource("acme-telegram", `{"enabled":true}`, func() { w.srcDisabled["acme-telegram"] = false })},
@@ -1141,7 +1142,7 @@ func TestPrivacyAdminErrors(t *testing.T) {
 		{"POST", "/api/sources/acme-slack/optouts", js, `{}`, 400, []string{"author"}},
 		{"POST", "/api/sources/acme-slack/optouts", js, `{"author":42}`, 400, []string{"author"}},
 		{"POST", "/api/sources/acme-slack/optouts", js, `{"author":`, 400, nil},
-		{"POST", "/api/sources/acme-slack/optouts", js, `{"author":"` + strings.Repeat("x", engine.MaxNameBytes+1) + `"}`, 400, []string{"author"}},
+		{"POST", "/api/sources/acme-slack/optouts", js, `{"author":"` + strings.Repeat("x", record.MaxNameBytes+1) + `"}`, 400, []string{"author"}},
 		{"DELETE", "/api/sources/acme-slack/optouts/nobody", "", "", 404, []string{"nobody"}},
 		{"DELETE", "/api/sources/nope/optouts/dave", "", "", 404, []string{"nope"}},
 		{"PATCH", "/api/sources/acme-slack", js, `{"visibility":"secret"}`, 400, []string{"visibility"}},
@@ -1328,7 +1329,7 @@ func TestPrivacyDiscordPrivateThread(t *testing.T) {
 	w.waitSemantic(t)
 	chans, _ := w.channels(t, "acme-discord")
 	c := chans[id]
-	if c.Kind != placeThread || c.ParentID != privacyPlaceOf("quorvexdiscordpub").id || !c.PlatformPrivate || c.EffectiveVisibility != engine.VisibilityPrivate {
+	if c.Kind != placeThread || c.ParentID != privacyPlaceOf("quorvexdiscordpub").id || !c.PlatformPrivate || c.EffectiveVisibility != record.VisibilityPrivate {
 		t.Errorf("GET /api/sources/acme-discord/channels: the private thread is %+v; want a thread of the public channel, platformPrivate, effectiveVisibility private", c)
 	}
 	if r := w.ts.get(t, "/c/"+c.Slug); r.status != 404 {
@@ -1404,18 +1405,18 @@ func TestPrivacyFixtureMarkers(t *testing.T) {
 func TestPrivateRecordsLeaveNoTrace(t *testing.T) {
 	world := func(private bool) (score float64, slug string) {
 		ts := start(t)
-		ts.eng.PutSource(engine.Source{ID: "pub", Name: "Pub", Type: "slack", Enabled: true})
-		ts.eng.PutSource(engine.Source{ID: "priv", Name: "Priv", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate})
+		ts.eng.PutSource(record.Source{ID: "pub", Name: "Pub", Type: "slack", Enabled: true})
+		ts.eng.PutSource(record.Source{ID: "priv", Name: "Priv", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate})
 		if private {
-			ts.eng.PutChannels([]engine.Channel{{SourceID: "pub", ID: "d1", Name: "handbook", Private: true}})
+			ts.eng.PutChannels([]record.Channel{{SourceID: "pub", ID: "d1", Name: "handbook", Private: true}})
 		}
-		ts.eng.PutChannels([]engine.Channel{{SourceID: "pub", ID: "c1", Name: "handbook"}})
-		ts.eng.PutMessages([]engine.Message{{SourceID: "pub", ChannelID: "c1", ID: "m1", Author: "ana", Content: "the zorbax rollout is done", Timestamp: time.Now()}})
-		ts.eng.PutDocuments([]engine.Document{{SourceID: "pub", Key: "a", Title: "Guide", Content: "zorbax setup guide for everyone"}})
+		ts.eng.PutChannels([]record.Channel{{SourceID: "pub", ID: "c1", Name: "handbook"}})
+		ts.eng.PutMessages([]record.Message{{SourceID: "pub", ChannelID: "c1", ID: "m1", Author: "ana", Content: "the zorbax rollout is done", Timestamp: time.Now()}})
+		ts.eng.PutDocuments([]record.Document{{SourceID: "pub", Key: "a", Title: "Guide", Content: "zorbax setup guide for everyone"}})
 		if private {
-			var docs []engine.Document
+			var docs []record.Document
 			for i := range 20 {
-				docs = append(docs, engine.Document{SourceID: "priv", Key: fmt.Sprint(i), Title: "Secret", Content: strings.Repeat("zorbax salary ", i+1)})
+				docs = append(docs, record.Document{SourceID: "priv", Key: fmt.Sprint(i), Title: "Secret", Content: strings.Repeat("zorbax salary ", i+1)})
 			}
 			ts.eng.PutDocuments(docs)
 		}

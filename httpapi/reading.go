@@ -8,7 +8,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/agent"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // The reading API lets agents and tools read what search found: a document
@@ -69,7 +70,7 @@ func (s *Server) readDocument(ref string, offset, length int, private bool) (doc
 	}
 	d, ok := s.findDocument(ref)
 	if !ok || d.Hidden && !private {
-		return docWindow{}, fmt.Errorf("%w: no document %q", engine.ErrNotFound, ref)
+		return docWindow{}, fmt.Errorf("%w: no document %q", record.ErrNotFound, ref)
 	}
 	total := utf8.RuneCountInString(d.Content)
 	if offset > total {
@@ -92,15 +93,15 @@ func (s *Server) readDocument(ref string, offset, length int, private bool) (doc
 }
 
 // findDocument looks a document up by id, then by slug.
-func (s *Server) findDocument(ref string) (engine.Document, bool) {
+func (s *Server) findDocument(ref string) (record.Document, bool) {
 	if ref == "" || len(ref) > maxRefBytes {
-		return engine.Document{}, false
+		return record.Document{}, false
 	}
 	if d, ok := s.eng.Document(ref); ok {
 		return d, true
 	}
-	if !engine.ValidSlug(ref) {
-		return engine.Document{}, false
+	if !record.ValidSlug(ref) {
+		return record.Document{}, false
 	}
 	return s.eng.DocumentBySlug(ref)
 }
@@ -133,8 +134,8 @@ func (s *Server) readChannel(slug string, q channelWindowQuery, private bool) (c
 	if err != nil {
 		return channelWindow{}, err
 	}
-	notFound := fmt.Errorf("%w: no channel %q", engine.ErrNotFound, slug)
-	if !engine.ValidSlug(slug) {
+	notFound := fmt.Errorf("%w: no channel %q", record.ErrNotFound, slug)
+	if !record.ValidSlug(slug) {
 		return channelWindow{}, notFound
 	}
 	ch, ok := s.eng.ChannelBySlug(slug)
@@ -168,7 +169,7 @@ func (s *Server) readChannel(slug string, q channelWindowQuery, private bool) (c
 }
 
 // windowMessage converts a message of channel ch for a channelWindow.
-func (s *Server) windowMessage(ch *engine.Channel, m *engine.Message, private bool) agent.WindowMessage {
+func (s *Server) windowMessage(ch *record.Channel, m *record.Message, private bool) agent.WindowMessage {
 	v := agent.WindowMessage{
 		ID: m.ID, Author: cmp.Or(m.Author, m.AuthorName), Content: m.Content,
 		Timestamp: formatTime(m.Timestamp), EditedAt: formatTime(m.EditedAt),
@@ -186,8 +187,8 @@ func (s *Server) windowMessage(ch *engine.Channel, m *engine.Message, private bo
 }
 
 // windowQuery validates q and turns it into the engine's query.
-func windowQuery(q channelWindowQuery) (engine.WindowQuery, error) {
-	wq := engine.WindowQuery{Limit: cmp.Or(q.Limit, defaultReadLimit)}
+func windowQuery(q channelWindowQuery) (record.WindowQuery, error) {
+	wq := record.WindowQuery{Limit: cmp.Or(q.Limit, defaultReadLimit)}
 	if err := checkRange("limit", wq.Limit, 1, maxReadLimit); err != nil {
 		return wq, err
 	}
@@ -209,22 +210,22 @@ func windowQuery(q channelWindowQuery) (engine.WindowQuery, error) {
 
 // parseAnchor reads a message id or a time (RFC 3339, or a date) of the
 // parameter name; "" is none.
-func parseAnchor(name, v string) (engine.Anchor, error) {
+func parseAnchor(name, v string) (record.Anchor, error) {
 	switch {
 	case v == "":
-		return engine.Anchor{}, nil
+		return record.Anchor{}, nil
 	case len(v) > maxAnchorBytes:
-		return engine.Anchor{}, paramErr("%s is too long: %d bytes, at most %d", name, len(v), maxAnchorBytes)
+		return record.Anchor{}, paramErr("%s is too long: %d bytes, at most %d", name, len(v), maxAnchorBytes)
 	case !utf8.ValidString(v):
-		return engine.Anchor{}, paramErr("%s is not valid UTF-8", name)
+		return record.Anchor{}, paramErr("%s is not valid UTF-8", name)
 	}
-	if t, err := engine.ParseDate(v); err == nil {
+	if t, err := query.ParseDate(v); err == nil {
 		if t.IsZero() {
-			return engine.Anchor{}, paramErr("%s: the time 0001-01-01T00:00:00Z is out of range", name)
+			return record.Anchor{}, paramErr("%s: the time 0001-01-01T00:00:00Z is out of range", name)
 		}
-		return engine.Anchor{Time: t}, nil
+		return record.Anchor{Time: t}, nil
 	}
-	return engine.Anchor{ID: v}, nil
+	return record.Anchor{ID: v}, nil
 }
 
 // getDocument serves GET /api/documents/{id}: id or slug, offset, length.

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // readingText is a document of multibyte characters of one to four bytes,
@@ -26,21 +27,21 @@ var readingText = strings.Repeat("Grüße, 世界! naïve café — 🎉 emoji &
 // the time of message m00.
 func seedReading(t testing.TB, e *engine.Engine) (pub, priv string, t0 time.Time) {
 	t.Helper()
-	for _, s := range []engine.Source{
+	for _, s := range []record.Source{
 		{ID: "chat", Name: "Chat Server", Type: "discord", Enabled: true},
-		{ID: "handbook", Name: "Handbook", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate},
+		{ID: "handbook", Name: "Handbook", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate},
 	} {
 		if _, err := e.PutSource(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.PutDocuments([]engine.Document{
-		{Title: "Unicode guide", Content: readingText, Format: engine.FormatText},
-		{Title: "Salary bands", Content: "private numbers", SourceID: "handbook", Format: engine.FormatText},
+	if _, err := e.PutDocuments([]record.Document{
+		{Title: "Unicode guide", Content: readingText, Format: record.FormatText},
+		{Title: "Salary bands", Content: "private numbers", SourceID: "handbook", Format: record.FormatText},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	chans, err := e.PutChannels([]engine.Channel{
+	chans, err := e.PutChannels([]record.Channel{
 		{SourceID: "chat", ID: "1", Name: "general"},
 		{SourceID: "chat", ID: "m05", Name: "a thread", ParentID: "1", Kind: "thread"},
 		{SourceID: "chat", ID: "2", Name: "leads", Private: true},
@@ -49,22 +50,22 @@ func seedReading(t testing.TB, e *engine.Engine) (pub, priv string, t0 time.Time
 		t.Fatal(err)
 	}
 	t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := range 30 {
-		msgs = append(msgs, engine.Message{SourceID: "chat", ChannelID: "1", ID: fmt.Sprintf("m%02d", i),
+		msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: "1", ID: fmt.Sprintf("m%02d", i),
 			Author: "ana", AuthorName: "Ana K", Content: fmt.Sprintf("message number %d", i), Timestamp: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	msgs[7].ReplyTo = "m06"
 	msgs = append(msgs,
-		engine.Message{SourceID: "chat", ChannelID: "m05", ID: "t1", Author: "bo", Content: "in the thread", Timestamp: t0.Add(6 * time.Minute)},
-		engine.Message{SourceID: "chat", ChannelID: "2", ID: "p1", Author: "bo", Content: "secret plans", Timestamp: t0})
+		record.Message{SourceID: "chat", ChannelID: "m05", ID: "t1", Author: "bo", Content: "in the thread", Timestamp: t0.Add(6 * time.Minute)},
+		record.Message{SourceID: "chat", ChannelID: "2", ID: "p1", Author: "bo", Content: "secret plans", Timestamp: t0})
 	if _, err := e.PutMessages(msgs); err != nil {
 		t.Fatal(err)
 	}
 	return chans[0].Slug, chans[2].Slug, t0
 }
 
-func docSlug(t testing.TB, e *engine.Engine, title string) engine.Document {
+func docSlug(t testing.TB, e *engine.Engine, title string) record.Document {
 	t.Helper()
 	docs, _ := e.Documents(0, 100, true)
 	for _, d := range docs {
@@ -73,7 +74,7 @@ func docSlug(t testing.TB, e *engine.Engine, title string) engine.Document {
 		}
 	}
 	t.Fatalf("no document %q", title)
-	return engine.Document{}
+	return record.Document{}
 }
 
 func decodeWindow[T any](t testing.TB, r resp) T {
@@ -356,7 +357,7 @@ func TestSearchContentSnippet(t *testing.T) {
 	ts := start(t)
 	long := strings.Repeat("Filler words about nothing in particular. ", 200) +
 		"The flux capacitor needs 1.21 gigawatts <exactly> & more. " + strings.Repeat("More filler after it. ", 200)
-	if _, err := ts.eng.PutDocuments([]engine.Document{{Title: "Manual", Content: long, Format: engine.FormatText}}); err != nil {
+	if _, err := ts.eng.PutDocuments([]record.Document{{Title: "Manual", Content: long, Format: record.FormatText}}); err != nil {
 		t.Fatal(err)
 	}
 	search := func(q string) map[string]any {

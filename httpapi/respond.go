@@ -9,7 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // errorBody is the body of every JSON error response.
@@ -112,13 +112,13 @@ func errorStatus(err error) (int, string) {
 		return fasthttp.StatusConflict, err.Error()
 	case errors.Is(err, crawl.ErrUpstream):
 		return fasthttp.StatusBadGateway, err.Error()
-	case errors.Is(err, engine.ErrInvalid):
-		return fasthttp.StatusBadRequest, strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
-	case errors.Is(err, engine.ErrNotFound):
+	case errors.Is(err, record.ErrInvalid):
+		return fasthttp.StatusBadRequest, strings.TrimPrefix(err.Error(), record.ErrInvalid.Error()+": ")
+	case errors.Is(err, record.ErrNotFound):
 		return fasthttp.StatusNotFound, err.Error()
-	case errors.Is(err, engine.ErrConflict):
+	case errors.Is(err, record.ErrConflict):
 		return fasthttp.StatusConflict, err.Error()
-	case errors.Is(err, engine.ErrClosed), errors.Is(err, engine.ErrUnavailable):
+	case errors.Is(err, record.ErrClosed), errors.Is(err, record.ErrUnavailable):
 		return fasthttp.StatusServiceUnavailable, "storage is unavailable; try again later"
 	default:
 		return fasthttp.StatusInternalServerError, "internal error"

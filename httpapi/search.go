@@ -8,8 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/query"
 )
 
 // timeFormat is how times appear in JSON: RFC 3339 with milliseconds.
@@ -43,22 +43,22 @@ type documentJSON struct {
 }
 
 type searchJSON struct {
-	Messages    []messageJSON       `json:"messages"`
-	Documents   []documentJSON      `json:"documents"`
-	Corrections []engine.Correction `json:"corrections,omitempty"` // written by writeSearch
+	Messages    []messageJSON      `json:"messages"`
+	Documents   []documentJSON     `json:"documents"`
+	Corrections []query.Correction `json:"corrections,omitempty"` // written by writeSearch
 }
 
 // searchRequest reads and validates the parameters of GET /api/search.
-func searchRequest(ctx *fasthttp.RequestCtx) (engine.SearchRequest, error) {
-	var req engine.SearchRequest
+func searchRequest(ctx *fasthttp.RequestCtx) (query.SearchRequest, error) {
+	var req query.SearchRequest
 	var err error
-	if req.Query, err = stringParam(ctx, "q", engine.MaxQueryBytes, true); err != nil {
+	if req.Query, err = stringParam(ctx, "q", query.MaxQueryBytes, true); err != nil {
 		return req, err
 	}
-	if req.Limit, err = intParam(ctx, "limit", 20, 1, engine.MaxSearchLimit); err != nil {
+	if req.Limit, err = intParam(ctx, "limit", 20, 1, query.MaxSearchLimit); err != nil {
 		return req, err
 	}
-	if req.Offset, err = intParam(ctx, "offset", 0, 0, engine.MaxSearchOffset); err != nil {
+	if req.Offset, err = intParam(ctx, "offset", 0, 0, query.MaxSearchOffset); err != nil {
 		return req, err
 	}
 	for name, dst := range map[string]*string{"source": &req.Source, "channel": &req.Channel, "from": &req.From} {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -90,7 +90,7 @@ func parseBoost(s string) (map[string]float64, error) {
 func semanticRequest(ctx *fasthttp.RequestCtx) (semantic.Request, error) {
 	req := semantic.Request{HyDE: true}
 	var err error
-	if req.Query, err = stringParam(ctx, "q", engine.MaxQueryBytes, true); err != nil {
+	if req.Query, err = stringParam(ctx, "q", query.MaxQueryBytes, true); err != nil {
 		return req, err
 	}
 	if req.Limit, err = intParam(ctx, "limit", semanticLimitDefault, 1, semanticLimitMax); err != nil {

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -30,13 +31,13 @@ func startSemantic(t *testing.T) (*testServer, *atomic.Int32) {
 		t.Fatal(err)
 	}
 	ts := serve(t, eng, idx, Options{APISecretKey: testKey})
-	var docs []engine.Document
+	var docs []record.Document
 	for i := 0; i < 14; i++ {
 		part := strings.Repeat(fmt.Sprintf("Paragraph about connection pools and schedules, part %d. ", i), 30)
-		docs = append(docs, engine.Document{Title: fmt.Sprintf("Guide %d", i), Content: "## Pools\n\n" + part + "\n\n## Schedules\n\n" + part}) // two sections, two results
+		docs = append(docs, record.Document{Title: fmt.Sprintf("Guide %d", i), Content: "## Pools\n\n" + part + "\n\n## Schedules\n\n" + part}) // two sections, two results
 	}
-	docs = append(docs, engine.Document{Title: "Origin page", URL: "https://docs.example/origin", Content: "Crawled page about webhooks and signatures."},
-		engine.Document{Title: "Section page", URL: "https://docs.example/guide#install", Content: "Installing the zephyr agent on a fresh host."})
+	docs = append(docs, record.Document{Title: "Origin page", URL: "https://docs.example/origin", Content: "Crawled page about webhooks and signatures."},
+		record.Document{Title: "Section page", URL: "https://docs.example/guide#install", Content: "Installing the zephyr agent on a fresh host."})
 	if _, err := eng.PutDocuments(docs); err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // sitemapMaxURLs is the sitemaps.org limit of URLs per file.
@@ -268,7 +267,7 @@ Reading (public): `+"`GET /api/documents/{id-or-slug}?offset=0&length=20000`"+` 
 	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(b.String()), pageOpts{modified: s.lastChange()})
 }
 
-func sourceName(srcs []engine.Source, id string) string {
+func sourceName(srcs []record.Source, id string) string {
 	for _, s := range srcs {
 		if s.ID == id {
 			return s.Name

@@ -13,7 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The source administration of profile B: records as in DESIGN.md, with
@@ -69,7 +69,7 @@ type importInfoJSON struct {
 	Error          string         `json:"error"`
 }
 
-func importInfoView(li *engine.ImportInfo) *importInfoJSON {
+func importInfoView(li *record.ImportInfo) *importInfoJSON {
 	out := &importInfoJSON{
 		JobID: li.JobID, Status: li.Status, StartedAt: li.StartedAt, File: li.File, Format: li.Format,
 		Channels: li.Channels, Messages: li.Messages, Stored: li.Stored, Updated: li.Updated, Unchanged: li.Unchanged,
@@ -85,7 +85,7 @@ func importInfoView(li *engine.ImportInfo) *importInfoJSON {
 	return out
 }
 
-func (s *Server) sourceView(src engine.Source) sourceJSON {
+func (s *Server) sourceView(src record.Source) sourceJSON {
 	out := sourceJSON{
 		ID: src.ID, Name: src.Name, Type: src.Type, Config: crawl.MaskConfig(src.Config), Schedule: src.Schedule,
 		Enabled: src.Enabled, Visibility: src.Visibility, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
@@ -213,14 +213,14 @@ func (s *Server) createSource(ctx *fasthttp.RequestCtx) {
 
 // addSource validates and stores a new source (the API's and the
 // console's).
-func (s *Server) addSource(in *sourceInput) (engine.Source, error) {
+func (s *Server) addSource(in *sourceInput) (record.Source, error) {
 	if in.Type == nil || *in.Type == "" {
-		return engine.Source{}, paramErr("type is required (one of %s)", strings.Join(crawl.Types(), ", "))
+		return record.Source{}, paramErr("type is required (one of %s)", strings.Join(crawl.Types(), ", "))
 	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
-		return engine.Source{}, paramErr("name is required")
+		return record.Source{}, paramErr("name is required")
 	}
-	src := engine.Source{Name: strings.TrimSpace(*in.Name), Type: *in.Type, Enabled: true, Visibility: engine.VisibilityPublic}
+	src := record.Source{Name: strings.TrimSpace(*in.Name), Type: *in.Type, Enabled: true, Visibility: record.VisibilityPublic}
 	if in.Enabled != nil {
 		src.Enabled = *in.Enabled
 	}
@@ -229,26 +229,26 @@ func (s *Server) addSource(in *sourceInput) (engine.Source, error) {
 	}
 	if in.Visibility != nil {
 		if err := checkVisibility(*in.Visibility); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 		src.Visibility = *in.Visibility
 	}
 	if err := crawl.CheckSchedule(src.Schedule); err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	var err error
 	if src.Config, err = crawl.CheckConfig(src.Type, in.Config); err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	if in.ID != nil { // else the store derives one from the name
 		src.ID = *in.ID
-		if !engine.ValidSourceID(src.ID) {
-			return engine.Source{}, paramErr("id must be 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
+		if !record.ValidSourceID(src.ID) {
+			return record.Source{}, paramErr("id must be 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
 		}
 	}
 	stored, err := s.eng.CreateSource(src) // ErrConflict when the id exists
 	if err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	s.log.Info("source created", "source", stored.ID, "type", stored.Type)
 	return stored, nil
@@ -256,8 +256,8 @@ func (s *Server) addSource(in *sourceInput) (engine.Source, error) {
 
 // checkVisibility validates a source's visibility.
 func checkVisibility(v string) error {
-	if v != engine.VisibilityPublic && v != engine.VisibilityPrivate {
-		return paramErr("visibility must be %q or %q", engine.VisibilityPublic, engine.VisibilityPrivate)
+	if v != record.VisibilityPublic && v != record.VisibilityPrivate {
+		return paramErr("visibility must be %q or %q", record.VisibilityPublic, record.VisibilityPrivate)
 	}
 	return nil
 }
@@ -282,18 +282,18 @@ func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
 
 // changeSource applies the given fields to a stored source (the API's
 // PATCH and the console's edit form).
-func (s *Server) changeSource(id string, in *sourceInput) (engine.Source, error) {
+func (s *Server) changeSource(id string, in *sourceInput) (record.Source, error) {
 	if in.Schedule != nil {
 		if err := crawl.CheckSchedule(*in.Schedule); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 	}
 	if in.Visibility != nil {
 		if err := checkVisibility(*in.Visibility); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 	}
-	stored, err := s.eng.UpdateSource(id, func(src *engine.Source) error {
+	stored, err := s.eng.UpdateSource(id, func(src *record.Source) error {
 		if in.ID != nil && *in.ID != id {
 			return paramErr("id cannot change")
 		}
@@ -325,7 +325,7 @@ func (s *Server) changeSource(id string, in *sourceInput) (engine.Source, error)
 		return nil
 	})
 	if err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	s.log.Info("source updated", "source", id)
 	return stored, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -172,7 +173,7 @@ func TestSourceCreateIDs(t *testing.T) {
 	if r.status != 201 || r.json(t)["id"] != "cafe" || r.header.Get("Location") != "/api/sources/cafe" {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	if got := engine.Slugify("Café"); got != "cafe" {
+	if got := record.Slugify("Café"); got != "cafe" {
 		t.Fatalf("Slugify(Café) = %q", got)
 	}
 	r = ts.do(t, "POST", "/api/sources", strings.NewReader(`{"name":"café","type":"upload"}`), adminJSON...)

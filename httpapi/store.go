@@ -7,8 +7,9 @@ import (
 
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/insights"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -24,18 +25,18 @@ type Store interface {
 
 // Catalog is the sources and what operators decide about them.
 type Catalog interface {
-	Sources() []engine.Source
-	Source(id string) (engine.Source, bool)
-	PutSource(s engine.Source) (engine.Source, error)
+	Sources() []record.Source
+	Source(id string) (record.Source, bool)
+	PutSource(s record.Source) (record.Source, error)
 	// CreateSource stores a new source: an id that exists is
-	// engine.ErrConflict; without an id, one is derived from the name and
+	// record.ErrConflict; without an id, one is derived from the name and
 	// made unique (acme-discord, then acme-discord-2…).
-	CreateSource(s engine.Source) (engine.Source, error)
-	UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error)
-	SourceStats(id string, private bool) engine.SourceStats
-	SourceChannels(sourceID string) (chans []engine.ChannelInfo, excluded []string, err error)
-	SourceDocuments(sourceID string) []engine.Document
-	SetChannelVisibility(sourceID, channelID, vis string) (engine.ChannelInfo, error)
+	CreateSource(s record.Source) (record.Source, error)
+	UpdateSource(id string, fn func(*record.Source) error) (record.Source, error)
+	SourceStats(id string, private bool) record.SourceStats
+	SourceChannels(sourceID string) (chans []record.ChannelInfo, excluded []string, err error)
+	SourceDocuments(sourceID string) []record.Document
+	SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error)
 	ExcludeChannel(sourceID, channelID string) error
 	RestoreChannel(sourceID, channelID string) error
 	OptOut(sourceID, author string) (removed int, err error)
@@ -45,31 +46,31 @@ type Catalog interface {
 // Content is the channels, messages and documents: read by slug for the
 // pages and the reading API, written by uploads.
 type Content interface {
-	Channels(sourceID string, private bool) []engine.Channel
-	OrphanThreads(sourceID string, private bool) []engine.Channel
-	ChannelBySlug(slug string) (engine.Channel, bool)
-	ChannelByID(sourceID, id string) (engine.Channel, bool)
-	ChannelMessages(slug string, offset, limit int) ([]engine.Message, int, error)
-	ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error)
+	Channels(sourceID string, private bool) []record.Channel
+	OrphanThreads(sourceID string, private bool) []record.Channel
+	ChannelBySlug(slug string) (record.Channel, bool)
+	ChannelByID(sourceID, id string) (record.Channel, bool)
+	ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error)
+	ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error)
 	ChannelPageTimes(slug string, size int) ([]time.Time, error)
 	MessagePosition(slug, id string) (int, error)
-	Documents(offset, limit int, private bool) ([]engine.Document, int)
-	Document(id string) (engine.Document, bool)
-	DocumentBySlug(slug string) (engine.Document, bool)
-	PutChannels(chs []engine.Channel) ([]engine.Channel, error)
-	PutMessages(msgs []engine.Message) (int, error)
-	PutDocuments(docs []engine.Document) ([]engine.Document, error)
+	Documents(offset, limit int, private bool) ([]record.Document, int)
+	Document(id string) (record.Document, bool)
+	DocumentBySlug(slug string) (record.Document, bool)
+	PutChannels(chs []record.Channel) ([]record.Channel, error)
+	PutMessages(msgs []record.Message) (int, error)
+	PutDocuments(docs []record.Document) ([]record.Document, error)
 	DeleteDocument(id string) error
 }
 
 // Searcher ranks messages and documents by words, and completes a query
 // being typed.
 type Searcher interface {
-	Search(req engine.SearchRequest) (*engine.SearchResult, error)
+	Search(req query.SearchRequest) (*query.SearchResult, error)
 	// Suggest completes the last word of a query (a store may have no
 	// word completions) and matches the titles of channels and documents
-	// (engine.MatchTitle), among what the caller may see.
-	Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error)
+	// (query.MatchTitle), among what the caller may see.
+	Suggest(req query.SuggestRequest) ([]query.Suggestion, error)
 }
 
 // Instance is the state of the whole store, for health, metrics and the
@@ -77,9 +78,9 @@ type Searcher interface {
 type Instance interface {
 	// Seq is the sequence number of the last applied write; it never waits.
 	Seq() uint64
-	Counts(private bool) engine.Counts
-	LogStatus() engine.LogStatus
-	LastSnapshot() *engine.SnapshotInfo
+	Counts(private bool) record.Counts
+	LogStatus() record.LogStatus
+	LastSnapshot() *record.SnapshotInfo
 	Backup(w io.Writer) (uint64, error)
 	Settings() map[string]string
 	UpdateSettings(changes map[string]string) (map[string]string, error)

@@ -1,9 +1,8 @@
 package httpapi
 
 import (
+	"github.com/sift-search/sift/query"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // defaultSuggestRate is GET /api/suggest's limit, requests per second per
@@ -40,13 +39,13 @@ func (s *Server) suggestAccess(h fasthttp.RequestHandler) fasthttp.RequestHandle
 
 // suggest serves GET /api/suggest.
 func (s *Server) suggest(ctx *fasthttp.RequestCtx) {
-	var req engine.SuggestRequest
+	var req query.SuggestRequest
 	var err error
-	if req.Query, err = stringParam(ctx, "q", engine.MaxSuggestQueryBytes, true); err != nil {
+	if req.Query, err = stringParam(ctx, "q", query.MaxSuggestQueryBytes, true); err != nil {
 		writeErr(ctx, err)
 		return
 	}
-	if req.Limit, err = intParam(ctx, "limit", engine.MaxSuggestions, 1, engine.MaxSuggestions); err != nil {
+	if req.Limit, err = intParam(ctx, "limit", query.MaxSuggestions, 1, query.MaxSuggestions); err != nil {
 		writeErr(ctx, err)
 		return
 	}
@@ -60,9 +59,9 @@ func (s *Server) suggest(ctx *fasthttp.RequestCtx) {
 	for _, x := range res {
 		sj := suggestionJSON{Text: x.Text, Kind: x.Kind, Count: x.Count, Slug: x.Slug, Source: x.Source}
 		switch x.Kind {
-		case engine.SuggestChannel:
+		case query.SuggestChannel:
 			sj.URL = channelURL(s.opts.BaseURL, x.Slug)
-		case engine.SuggestDocument:
+		case query.SuggestDocument:
 			sj.URL = DocumentURL(s.opts.BaseURL, x.Slug)
 		}
 		out.Suggestions = append(out.Suggestions, sj)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // seedSuggest stores a public source with channel "help", a message and a
@@ -24,25 +26,25 @@ func seedSuggest(t testing.TB, e *engine.Engine) {
 			t.Fatal(err)
 		}
 	}
-	_, err := e.PutSource(engine.Source{ID: "pub", Name: "Wren Discord", Type: "discord", Enabled: true})
+	_, err := e.PutSource(record.Source{ID: "pub", Name: "Wren Discord", Type: "discord", Enabled: true})
 	must(err)
-	_, err = e.PutSource(engine.Source{ID: "priv", Name: "Staff", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate})
+	_, err = e.PutSource(record.Source{ID: "priv", Name: "Staff", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate})
 	must(err)
-	_, err = e.PutChannels([]engine.Channel{
+	_, err = e.PutChannels([]record.Channel{
 		{SourceID: "pub", ID: "1", Name: "help"},
 		{SourceID: "pub", ID: "2", Name: "hiring-secrets", Private: true},
 		{SourceID: "priv", ID: "3", Name: "payroll-room"},
 	})
 	must(err)
 	t0 := time.Date(2026, 4, 1, 9, 30, 0, 0, time.UTC)
-	_, err = e.PutMessages([]engine.Message{
+	_, err = e.PutMessages([]record.Message{
 		{SourceID: "pub", ChannelID: "1", ID: "11", Author: "ana", Content: "webhook signature mismatch: configure the secret", Timestamp: t0},
 		{SourceID: "pub", ChannelID: "1", ID: "12", Author: "bo", Content: "webhooks retry with backoff", Timestamp: t0.Add(time.Minute)},
 		{SourceID: "pub", ChannelID: "2", ID: "21", Author: "cy", Content: "the quuxotic candidate", Timestamp: t0},
 		{SourceID: "priv", ChannelID: "3", ID: "31", Author: "eve", Content: "zeppelinx budget webhook", Timestamp: t0},
 	})
 	must(err)
-	_, err = e.PutDocuments([]engine.Document{
+	_, err = e.PutDocuments([]record.Document{
 		{SourceID: "pub", Key: "webhooks.md", Title: "Webhooks guide", Content: "How to configure webhooks."},
 		{SourceID: "priv", Key: "pay.md", Title: "Payroll handbook", Content: "zeppelinx salaries"},
 	})
@@ -74,7 +76,7 @@ func (ts *testServer) suggestions(t testing.TB, q string, header ...string) []su
 		b, _ := json.Marshal(m)
 		json.Unmarshal(b, &it)
 		want := []string{"count", "kind", "text"}
-		if it.Kind != engine.SuggestWord {
+		if it.Kind != query.SuggestWord {
 			want = []string{"kind", "slug", "source", "text", "url"}
 		}
 		if got := keys(m); !slices.Equal(got, want) {
@@ -82,7 +84,7 @@ func (ts *testServer) suggestions(t testing.TB, q string, header ...string) []su
 		}
 		items = append(items, it)
 	}
-	if len(items) > engine.MaxSuggestions {
+	if len(items) > query.MaxSuggestions {
 		t.Errorf("suggest %q: %d suggestions", q, len(items))
 	}
 	return items
@@ -154,13 +156,13 @@ func TestSuggestValidation(t *testing.T) {
 	ts := start(t)
 	wantError(t, ts.get(t, "/api/suggest"), 400, "q is required")
 	wantError(t, ts.get(t, "/api/suggest?q="), 400, "q is required")
-	wantError(t, ts.get(t, "/api/suggest?q="+strings.Repeat("a", engine.MaxSuggestQueryBytes+1)), 400, "q is too long", "256")
+	wantError(t, ts.get(t, "/api/suggest?q="+strings.Repeat("a", query.MaxSuggestQueryBytes+1)), 400, "q is too long", "256")
 	wantError(t, ts.get(t, "/api/suggest?q=%ff"), 400, "UTF-8")
 	wantError(t, ts.get(t, "/api/suggest?q=a&limit=9"), 400, "limit", "1 to 8")
 	wantError(t, ts.get(t, "/api/suggest?q=a&limit=x"), 400, "limit")
 	wantError(t, ts.get(t, "/api/suggest?q=a", "Authorization", "Bearer wrong"), 401)
-	if r := ts.get(t, "/api/suggest?q="+strings.Repeat("a", engine.MaxSuggestQueryBytes)); r.status != 200 {
-		t.Errorf("q of %d bytes: %d %s", engine.MaxSuggestQueryBytes, r.status, r.body)
+	if r := ts.get(t, "/api/suggest?q="+strings.Repeat("a", query.MaxSuggestQueryBytes)); r.status != 200 {
+		t.Errorf("q of %d bytes: %d %s", query.MaxSuggestQueryBytes, r.status, r.body)
 	}
 	if r := ts.do(t, "POST", "/api/suggest?q=a", nil); r.status != 405 {
 		t.Errorf("POST: %d", r.status)

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // TestTyposThroughTheAPI: a misspelt word finds what it was meant for and
@@ -14,7 +15,7 @@ import (
 // page says what it included; the parameter is validated.
 func TestTyposThroughTheAPI(t *testing.T) {
 	ts := pageSite(t)
-	if _, err := ts.eng.PutDocuments([]engine.Document{
+	if _, err := ts.eng.PutDocuments([]record.Document{
 		{Title: "Webhooks", Key: "webhooks.md", Content: "Sign every webhook request with the shared secret."},
 		{Title: "Licence", Key: "licence.md", Content: "The licence is Apache 2.0, see the NOTICE file."},
 	}); err != nil {
@@ -22,7 +23,7 @@ func TestTyposThroughTheAPI(t *testing.T) {
 	}
 	type answer struct {
 		Documents   []struct{ Title, Highlight string }
-		Corrections []engine.Correction
+		Corrections []query.Correction
 	}
 	search := func(q string) answer {
 		t.Helper()

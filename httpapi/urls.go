@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -27,7 +27,7 @@ const (
 // url.QueryEscape), so what these functions return is a URL as is: the
 // template functions (linkFuncs) hand it to html/template as a
 // template.URL, and a slug or id never ends a path or starts a query or a
-// fragment. Slugs are ASCII letters, digits and hyphens (engine.ValidSlug),
+// fragment. Slugs are ASCII letters, digits and hyphens (record.ValidSlug),
 // which escaping leaves as they are.
 
 // channelURL is the first page of a channel: base/c/{slug}.
@@ -80,7 +80,7 @@ func linkFuncs() template.FuncMap {
 }
 
 // documentURL is a document's origin, or its page here.
-func documentURL(base string, d *engine.Document) string {
+func documentURL(base string, d *record.Document) string {
 	if d.URL != "" {
 		return d.URL
 	}

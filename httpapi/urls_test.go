@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"golang.org/x/net/html"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // odd is what an id or a name may hold that a URL must escape: its
@@ -112,11 +111,11 @@ func findLink(t testing.TB, page string, links []pageLink, text, in string) page
 func TestPageLinksEscaped(t *testing.T) {
 	ts := start(t)
 	e := ts.eng
-	if _, err := e.PutSource(engine.Source{ID: "odd", Name: `Odd & "Source"`, Type: "discord", Enabled: true}); err != nil {
+	if _, err := e.PutSource(record.Source{ID: "odd", Name: `Odd & "Source"`, Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	threadID, found := odd+"1", odd+"2"
-	chs, err := e.PutChannels([]engine.Channel{
+	chs, err := e.PutChannels([]record.Channel{
 		{SourceID: "odd", ID: "c " + odd, Name: `Q? #&"< ü Café`},
 		{SourceID: "odd", ID: threadID, Name: `Why? #1 & "two" <3 ünï`, ParentID: "c " + odd, Kind: "thread"},
 		{SourceID: "odd", ID: "o " + odd, Name: `Orphan? & <ü>`, ParentID: "c " + odd, Kind: "thread"},
@@ -126,9 +125,9 @@ func TestPageLinksEscaped(t *testing.T) {
 	}
 	chSlug, threadSlug, orphanSlug := chs[0].Slug, chs[1].Slug, chs[2].Slug
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := range 150 {
-		m := engine.Message{SourceID: "odd", ChannelID: "c " + odd, ID: fmt.Sprintf("m%d", i), Author: fmt.Sprint("u", i%2),
+		m := record.Message{SourceID: "odd", ChannelID: "c " + odd, ID: fmt.Sprintf("m%d", i), Author: fmt.Sprint("u", i%2),
 			Content: fmt.Sprintf("message %d", i), Timestamp: t0.Add(time.Duration(i) * time.Minute)}
 		switch i {
 		case 0:
@@ -144,11 +143,11 @@ func TestPageLinksEscaped(t *testing.T) {
 		}
 		msgs = append(msgs, m)
 	}
-	msgs = append(msgs, engine.Message{SourceID: "odd", ChannelID: threadID, ID: "t " + odd, Author: "ana", Content: "in the thread", Timestamp: t0.Add(time.Hour)})
+	msgs = append(msgs, record.Message{SourceID: "odd", ChannelID: threadID, ID: "t " + odd, Author: "ana", Content: "in the thread", Timestamp: t0.Add(time.Hour)})
 	if _, err := e.PutMessages(msgs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PutDocuments([]engine.Document{{Title: `Doc? #&"< ü`, Key: "doc.md", Format: engine.FormatMarkdown, Content: "a needle document"}}); err != nil {
+	if _, err := e.PutDocuments([]record.Document{{Title: `Doc? #&"< ü`, Key: "doc.md", Format: record.FormatMarkdown, Content: "a needle document"}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,9 +1,8 @@
 package httpapi
 
 import (
+	"github.com/sift-search/sift/record"
 	"github.com/valyala/fasthttp"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // privileged reports whether a request carries the API key or the admin's
@@ -14,7 +13,7 @@ func (s *Server) privileged(ctx *fasthttp.RequestCtx) bool {
 }
 
 // publicDocuments keeps the documents callers without credentials may see.
-func publicDocuments(docs []engine.Document) []engine.Document {
+func publicDocuments(docs []record.Document) []record.Document {
 	out := docs[:0]
 	for _, d := range docs {
 		if !d.Hidden {

@@ -22,8 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // Endpoint is where a query came in.
@@ -56,11 +56,11 @@ type Event struct {
 	Text          string
 }
 
-// Store keeps the rows of the aggregate: the engine (engine.Insights,
-// engine.PutInsights).
+// Store keeps the rows of the aggregate: a store (its Insights and
+// PutInsights).
 type Store interface {
-	Insights() []engine.Insight
-	PutInsights(rows []engine.Insight) error
+	Insights() []record.Insight
+	PutInsights(rows []record.Insight) error
 }
 
 // Options configure a Recorder.

@@ -10,35 +10,35 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // memStore is a Store keeping rows as the engine does: by key, a row of
 // count 0 deleting.
 type memStore struct {
 	mu   sync.Mutex
-	rows map[key]engine.Insight
+	rows map[key]record.Insight
 	puts int
 	fail error
 }
 
-func newMemStore() *memStore { return &memStore{rows: map[key]engine.Insight{}} }
+func newMemStore() *memStore { return &memStore{rows: map[key]record.Insight{}} }
 
-func rowKey(r engine.Insight) key {
+func rowKey(r record.Insight) key {
 	return key{day: r.Day, ep: Endpoint(r.Endpoint), ask: r.Ask, auth: r.Authenticated, text: r.Text}
 }
 
-func (s *memStore) Insights() []engine.Insight {
+func (s *memStore) Insights() []record.Insight {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []engine.Insight
+	var out []record.Insight
 	for _, r := range s.rows {
 		out = append(out, r)
 	}
 	return out
 }
 
-func (s *memStore) PutInsights(rows []engine.Insight) error {
+func (s *memStore) PutInsights(rows []record.Insight) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The aggregate: one entry per (day, endpoint, question or search,
@@ -142,14 +142,14 @@ func (t *table) prune(today int32) {
 
 // takeDirty returns the entries changed since the last call as rows of
 // absolute values, a deleted one with count 0, and forgets them.
-func (t *table) takeDirty() []engine.Insight {
+func (t *table) takeDirty() []record.Insight {
 	if len(t.dirty) == 0 {
 		return nil
 	}
-	rows := make([]engine.Insight, 0, len(t.dirty))
+	rows := make([]record.Insight, 0, len(t.dirty))
 	for k := range t.dirty {
 		c := t.entries[k] // a deleted entry: zero counts
-		rows = append(rows, engine.Insight{Day: k.day, Endpoint: uint8(k.ep), Ask: k.ask, Authenticated: k.auth, Text: k.text,
+		rows = append(rows, record.Insight{Day: k.day, Endpoint: uint8(k.ep), Ask: k.ask, Authenticated: k.auth, Text: k.text,
 			Count: c.n, NoResults: c.none, Unanswered: c.unanswered})
 	}
 	clear(t.dirty)
@@ -157,14 +157,14 @@ func (t *table) takeDirty() []engine.Insight {
 }
 
 // markDirty marks the entries of rows changed again (a write that failed).
-func (t *table) markDirty(rows []engine.Insight) {
+func (t *table) markDirty(rows []record.Insight) {
 	for i := range rows {
 		t.dirty[keyOf(&rows[i])] = struct{}{}
 	}
 }
 
 // keyOf is the key of a stored row.
-func keyOf(r *engine.Insight) key {
+func keyOf(r *record.Insight) key {
 	return key{day: r.Day, ep: Endpoint(r.Endpoint), ask: r.Ask, auth: r.Authenticated, text: r.Text}
 }
 

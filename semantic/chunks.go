@@ -7,7 +7,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // Chunks are the units of semantic search: a document is cut into passages

@@ -7,7 +7,8 @@ import (
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/record"
 )
 
 // The index's own logic, exported for a store that keeps chunks and their
@@ -52,7 +53,7 @@ func SectionStarts(content string, spans []DocSpan) []int {
 		st.chunks = append(st.chunks, chunkRec{kind: chunkDoc, start: int32(sp.Start), end: int32(sp.End), heading: sp.Heading})
 		st.docChunks[0] = append(st.docChunks[0], uint32(i))
 	}
-	d := &engine.Document{Content: content}
+	d := &record.Document{Content: content}
 	out := make([]int, len(spans))
 	for i := range st.chunks {
 		out[i] = int(st.sectionStart(d, &st.chunks[i]))

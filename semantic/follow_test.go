@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // privSeed adds a public Slack source with a DM, their threads, a private
@@ -19,7 +20,7 @@ func privSeed(t testing.TB, e testEngine) {
 	t.Helper()
 	for _, s := range []Source{
 		{ID: "s", Name: "S", Type: "slack", Enabled: true},
-		{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate},
+		{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate},
 	} {
 		if _, err := e.PutSource(s); err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestVisibilityFollowsTheStore(t *testing.T) {
 		t.Fatal("public document not found")
 	}
 	e.stepMu.Lock() // the indexer cannot take the change in meanwhile
-	if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = engine.VisibilityPrivate; return nil }); err != nil {
+	if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = record.VisibilityPrivate; return nil }); err != nil {
 		e.stepMu.Unlock()
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestVisibilityFollowsTheStore(t *testing.T) {
 	if hidden == 0 {
 		t.Error("the index's hidden set did not follow")
 	}
-	if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = engine.VisibilityPublic; return nil }); err != nil {
+	if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = record.VisibilityPublic; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	waitSem(t, e)
@@ -212,7 +213,7 @@ func TestVisibilityWhileChunking(t *testing.T) {
 	t.Cleanup(func() { testHookChunked = nil })
 	testHookChunked = func() {
 		testHookChunked = nil
-		if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = engine.VisibilityPrivate; return nil }); err != nil {
+		if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = record.VisibilityPrivate; return nil }); err != nil {
 			t.Error(err)
 		}
 		e.takeChanges() // what a search does meanwhile
@@ -261,7 +262,7 @@ func TestSearchesBesideWrites(t *testing.T) {
 		for i := range 300 {
 			e.PutMessages([]Message{{SourceID: "s", ChannelID: "pub", ID: fmt.Sprint("w", i), Author: "ana", Content: "more shared words", Timestamp: t0}})
 			if i%20 == 0 {
-				vis := []string{engine.VisibilityPrivate, engine.VisibilityPublic}[i/20%2]
+				vis := []string{record.VisibilityPrivate, record.VisibilityPublic}[i/20%2]
 				e.UpdateSource("s", func(s *Source) error { s.Visibility = vis; return nil })
 			}
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // Footprint is the memory the semantic index holds, by structure, in

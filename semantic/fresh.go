@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // Read-your-writes. The indexer follows the store in the background, so a

@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The engine's types, as these tests (moved from the engine's) name them.
 type (
-	Document = engine.Document
-	Message  = engine.Message
-	Source   = engine.Source
-	Channel  = engine.Channel
+	Document = record.Document
+	Message  = record.Message
+	Source   = record.Source
+	Channel  = record.Channel
 )
 
-const UploadsSourceID = engine.UploadsSourceID
+const UploadsSourceID = record.UploadsSourceID
 
-var DocumentID = engine.DocumentID
+var DocumentID = record.DocumentID
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 

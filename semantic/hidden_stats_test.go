@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/record"
 )
 
 // chunkScores returns the BM25 scores of the chunk index for q, by chunk
@@ -80,7 +81,7 @@ func TestLexicalStatsIgnoreHiddenChunks(t *testing.T) {
 
 	// A private source's documents and a private channel of the public
 	// source, full of one of the words.
-	if _, err := e.PutSource(Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate}); err != nil {
+	if _, err := e.PutSource(Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate}); err != nil {
 		t.Fatal(err)
 	}
 	var docs []Document
@@ -115,14 +116,14 @@ func TestLexicalStatsIgnoreHiddenChunks(t *testing.T) {
 	check("private documents deleted")
 
 	// Made public, the source counts; private again, it does not.
-	if _, err := e.UpdateSource("p", func(s *Source) error { s.Visibility = engine.VisibilityPublic; return nil }); err != nil {
+	if _, err := e.UpdateSource("p", func(s *Source) error { s.Visibility = record.VisibilityPublic; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	waitSem(t, e)
 	if got := lexicalScores(t, e, q); maps.Equal(got, wantHits) {
 		t.Fatalf("a public source does not count: %v", got)
 	}
-	if _, err := e.UpdateSource("p", func(s *Source) error { s.Visibility = engine.VisibilityPrivate; return nil }); err != nil {
+	if _, err := e.UpdateSource("p", func(s *Source) error { s.Visibility = record.VisibilityPrivate; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	check("made private again")

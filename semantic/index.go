@@ -22,7 +22,7 @@ import (
 
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // Options configure an Index.

@@ -16,8 +16,9 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/textcut"
+	"github.com/sift-search/sift/record"
 )
 
 // Semantic search ranks chunks by normalised convex fusion of two scores:
@@ -141,7 +142,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	text := strings.TrimSpace(req.Query)
 	if text == "" {
-		return nil, fmt.Errorf("%w: q: give the text to search for", engine.ErrInvalid)
+		return nil, fmt.Errorf("%w: q: give the text to search for", record.ErrInvalid)
 	}
 	fresh := x.catchUp(ctx, x.opts.FreshWait)
 	store := x.takeChanges() // a change of visibility counts at once
@@ -307,7 +308,7 @@ func mergeSpans(chunks []result) (start, end int32) {
 // sectionStart returns where the section of document chunk c starts: at
 // the last chunk of its document, c or one before it, that opens with a
 // heading; 0 when none does. The caller holds mu.RLock.
-func (st *state) sectionStart(d *engine.Document, c *chunkRec) int32 {
+func (st *state) sectionStart(d *record.Document, c *chunkRec) int32 {
 	content := d.Content
 	var at int32
 	for _, slot := range st.docChunks[c.owner] {

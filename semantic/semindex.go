@@ -10,7 +10,7 @@ import (
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 )
 
 // The indexer runs in the background. It takes in the store's change feed,

@@ -9,7 +9,7 @@ import (
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/index"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
 )
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // Backup writes everything the cluster holds — sources with their crawl
@@ -55,7 +56,7 @@ func (s *Store) copyTo(eng *engine.Engine) error {
 		return err
 	}
 	err := s.eachPage("Message", backupPage, func(objs []map[string]any) error {
-		msgs := make([]engine.Message, 0, len(objs))
+		msgs := make([]record.Message, 0, len(objs))
 		for _, o := range objs {
 			m, err := decodeMessage(o)
 			if err != nil {
@@ -66,7 +67,7 @@ func (s *Store) copyTo(eng *engine.Engine) error {
 			}
 		}
 		// One source at a time, as the engine logs them.
-		slices.SortStableFunc(msgs, func(a, b engine.Message) int { return cmp.Compare(a.SourceID, b.SourceID) })
+		slices.SortStableFunc(msgs, func(a, b record.Message) int { return cmp.Compare(a.SourceID, b.SourceID) })
 		if _, err := eng.PutMessages(msgs); err != nil {
 			return fmt.Errorf("copy %d messages: %w", len(msgs), err)
 		}
@@ -76,9 +77,9 @@ func (s *Store) copyTo(eng *engine.Engine) error {
 		return err
 	}
 	return s.eachPage("Document", docPage, func(objs []map[string]any) error {
-		docs := make([]engine.Document, 0, len(objs))
+		docs := make([]record.Document, 0, len(objs))
 		for _, o := range objs {
-			var d engine.Document
+			var d record.Document
 			if err := decodeRecord(o, &d); err != nil {
 				return fmt.Errorf("document %v: %w", o["_id"], err)
 			}
@@ -117,7 +118,7 @@ func (s *Store) copySources(eng *engine.Engine) error {
 			}
 			continue
 		}
-		src := engine.CopySource(cur.Rec)
+		src := record.CopySource(cur.Rec)
 		if src.Cursor, err = s.cursor(ctx, id); err != nil {
 			return err
 		}
@@ -130,10 +131,10 @@ func (s *Store) copySources(eng *engine.Engine) error {
 
 // copyChannels copies the channels of the sources copied.
 func (s *Store) copyChannels(eng *engine.Engine) error {
-	var chs []engine.Channel
+	var chs []record.Channel
 	err := s.eachPage("Channel", backupPage, func(objs []map[string]any) error {
 		for _, o := range objs {
-			var ch engine.Channel
+			var ch record.Channel
 			if err := decodeRecord(o, &ch); err != nil {
 				return fmt.Errorf("channel %v: %w", o["_id"], err)
 			}
@@ -158,7 +159,7 @@ func (s *Store) copyChannels(eng *engine.Engine) error {
 // limit (at most maxResults) at a time, in object id order (cursor paging:
 // no bound on how many, no order needed).
 func (s *Store) eachPage(suffix string, limit int, fn func([]map[string]any) error) error {
-	q := query{class: s.class(suffix), fields: []string{"record", "_id"}, limit: perQuery(limit)}
+	q := getQuery{class: s.class(suffix), fields: []string{"record", "_id"}, limit: perQuery(limit)}
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		objs, err := s.get(ctx, q)

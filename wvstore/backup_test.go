@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/httpapi"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/storetest"
 )
 
 // The server runs on either store.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 )
 
 // TestBatchesFitTheMessageSize: a write of more than a gRPC message's worth
@@ -22,9 +22,9 @@ func TestBatchesFitTheMessageSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var docs []engine.Document
+	var docs []record.Document
 	for i := range 10 {
-		docs = append(docs, engine.Document{Title: fmt.Sprint("Big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler text ", i), 15_000)})
+		docs = append(docs, record.Document{Title: fmt.Sprint("Big ", i), Content: strings.Repeat(fmt.Sprintf("word%d filler text ", i), 15_000)})
 	}
 	stored, err := s.PutDocuments(docs)
 	if err != nil {

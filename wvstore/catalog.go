@@ -9,9 +9,8 @@ import (
 	"sync"
 
 	"github.com/go-openapi/strfmt"
+	"github.com/sift-search/sift/record"
 	"github.com/weaviate/weaviate/entities/models"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // The catalog is every source and channel record: what each read needs to
@@ -28,9 +27,9 @@ type chanKey struct{ source, id string }
 
 type catalog struct {
 	token    string
-	sources  map[string]*engine.Source // current versions, without cursors
+	sources  map[string]*record.Source // current versions, without cursors
 	versions map[string]uint64
-	chans    map[chanKey]*engine.Channel // as stored (Hidden unset)
+	chans    map[chanKey]*record.Channel // as stored (Hidden unset)
 	bySlug   map[string]chanKey
 	hidden   map[chanKey]bool
 }
@@ -67,8 +66,8 @@ func (s *Store) cat(ctx context.Context) (*catalog, error) {
 }
 
 func (s *Store) loadCatalog(ctx context.Context, token string) (*catalog, error) {
-	c := &catalog{token: token, sources: map[string]*engine.Source{}, versions: map[string]uint64{},
-		chans: map[chanKey]*engine.Channel{}, bySlug: map[string]chanKey{}, hidden: map[chanKey]bool{}}
+	c := &catalog{token: token, sources: map[string]*record.Source{}, versions: map[string]uint64{},
+		chans: map[chanKey]*record.Channel{}, bySlug: map[string]chanKey{}, hidden: map[chanKey]bool{}}
 	h, err := s.hints(ctx, "")
 	if err != nil {
 		return nil, err
@@ -85,12 +84,12 @@ func (s *Store) loadCatalog(ctx context.Context, token string) (*catalog, error)
 			c.sources[id], c.versions[id] = cur.Rec, cur.Version
 		}
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Channel"), fields: []string{"record"}})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Channel"), fields: []string{"record"}})
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range objs {
-		var ch engine.Channel
+		var ch record.Channel
 		if err := decodeRecord(o, &ch); err != nil {
 			return nil, err
 		}
@@ -102,7 +101,7 @@ func (s *Store) loadCatalog(ctx context.Context, token string) (*catalog, error)
 		c.bySlug[ch.Slug] = k
 	}
 	for k, ch := range c.chans {
-		c.hidden[k] = engine.ChannelHiddenBy(c.sources[k.source], ch, func(id string) *engine.Channel {
+		c.hidden[k] = record.ChannelHiddenBy(c.sources[k.source], ch, func(id string) *record.Channel {
 			return c.chans[chanKey{k.source, id}]
 		})
 	}
@@ -126,10 +125,10 @@ func (s *Store) changed(ctx context.Context) error {
 }
 
 // channel returns a copy of a channel with Hidden set.
-func (c *catalog) channel(k chanKey) (engine.Channel, bool) {
+func (c *catalog) channel(k chanKey) (record.Channel, bool) {
 	ch := c.chans[k]
 	if ch == nil {
-		return engine.Channel{}, false
+		return record.Channel{}, false
 	}
 	out := *ch
 	out.Hidden = c.hidden[k]
@@ -230,11 +229,11 @@ func (s *Store) release(ctx context.Context, kind, slug string) error {
 
 // claimSlug returns a slug of name (fallback when it has none) that owner
 // holds: the first free one after those taken says are used, as
-// engine.SlugFor makes it (hiddenKey: the record's, when it is hidden).
+// record.SlugFor makes it (hiddenKey: the record's, when it is hidden).
 func (s *Store) claimSlug(ctx context.Context, kind, name, fallback, hiddenKey, owner string, taken func(string) bool) (string, error) {
 	lost := map[string]bool{}
 	for range 1000 {
-		slug := engine.SlugFor(name, fallback, hiddenKey, func(x string) bool { return lost[x] || taken(x) })
+		slug := record.SlugFor(name, fallback, hiddenKey, func(x string) bool { return lost[x] || taken(x) })
 		ok, err := s.claim(ctx, kind, slug, owner)
 		if err != nil {
 			return "", err

@@ -12,13 +12,14 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 func (s *Store) channelObjID(source, id string) string { return s.objID("channel", source, id) }
 
 func channelOwner(source, id string) string { return "c\x00" + source + "\x00" + id }
 
-func (s *Store) channelObject(c *engine.Channel) *models.Object {
+func (s *Store) channelObject(c *record.Channel) *models.Object {
 	rec := *c
 	rec.Hidden, rec.NameAuthor = false, ""
 	return &models.Object{Class: s.class("Channel"), ID: strfmt.UUID(s.channelObjID(c.SourceID, c.ID)),
@@ -31,10 +32,10 @@ func (s *Store) channelObject(c *engine.Channel) *models.Object {
 // gets the Slug it carries when that is free (a migration's), else a
 // unique slug of its name. Channels an operator excluded, and their
 // threads, are not stored.
-func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
+func (s *Store) PutChannels(chs []record.Channel) ([]record.Channel, error) {
 	out := slices.Clone(chs)
 	for i := range out {
-		if err := engine.CheckChannel(&out[i]); err != nil {
+		if err := record.CheckChannel(&out[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -46,7 +47,7 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 	}
 	for i := range out {
 		if cat.sources[out[i].SourceID] == nil {
-			return nil, fmt.Errorf("%w: channel %q: unknown source %q", engine.ErrInvalid, out[i].ID, out[i].SourceID)
+			return nil, fmt.Errorf("%w: channel %q: unknown source %q", record.ErrInvalid, out[i].ID, out[i].SourceID)
 		}
 	}
 	var objs []*models.Object
@@ -55,7 +56,7 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 		c := &out[i]
 		src := cat.sources[c.SourceID]
 		if optedOut(src, c.NameAuthor) {
-			c.Name = engine.AnonymousThread
+			c.Name = record.AnonymousThread
 		}
 		c.NameAuthor = ""
 		k := chanKey{c.SourceID, c.ID}
@@ -91,7 +92,7 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 			if c.CreatedAt.IsZero() {
 				c.CreatedAt = time.Now()
 			}
-			c.CreatedAt = engine.ExactTime(c.CreatedAt)
+			c.CreatedAt = record.ExactTime(c.CreatedAt)
 		}
 		objs = append(objs, s.channelObject(c))
 	}
@@ -115,7 +116,7 @@ func (s *Store) PutChannels(chs []engine.Channel) ([]engine.Channel, error) {
 }
 
 // optedOut reports whether author opted out of src.
-func optedOut(src *engine.Source, author string) bool {
+func optedOut(src *record.Source, author string) bool {
 	if src == nil || author == "" {
 		return false
 	}
@@ -125,21 +126,21 @@ func optedOut(src *engine.Source, author string) bool {
 
 // skipsChannel reports whether writes drop channel c of src: an operator
 // excluded it or the channel it is a thread of.
-func skipsChannel(src *engine.Source, c *engine.Channel) bool {
+func skipsChannel(src *record.Source, c *record.Channel) bool {
 	return src != nil && (slices.Contains(src.ExcludedChannels, c.ID) || c.ParentID != "" && slices.Contains(src.ExcludedChannels, c.ParentID))
 }
 
 // Channels returns the channels of a source (every source's for ""),
 // ordered by name; without private, only those callers without
 // credentials may see.
-func (s *Store) Channels(sourceID string, private bool) []engine.Channel {
+func (s *Store) Channels(sourceID string, private bool) []record.Channel {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return nil
 	}
-	var out []engine.Channel
+	var out []record.Channel
 	for k := range cat.chans {
 		if sourceID == "" || k.source == sourceID {
 			if ch, _ := cat.channel(k); private || !ch.Hidden {
@@ -147,34 +148,34 @@ func (s *Store) Channels(sourceID string, private bool) []engine.Channel {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b engine.Channel) int {
+	slices.SortFunc(out, func(a, b record.Channel) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.SourceID, b.SourceID), cmp.Compare(a.ID, b.ID))
 	})
 	return out
 }
 
 // ChannelBySlug returns the channel with the given slug.
-func (s *Store) ChannelBySlug(slug string) (engine.Channel, bool) {
+func (s *Store) ChannelBySlug(slug string) (record.Channel, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
-		return engine.Channel{}, false
+		return record.Channel{}, false
 	}
 	k, ok := cat.bySlug[slug]
 	if !ok {
-		return engine.Channel{}, false
+		return record.Channel{}, false
 	}
 	return cat.channel(k)
 }
 
 // ChannelByID returns a source's channel by its platform id.
-func (s *Store) ChannelByID(sourceID, id string) (engine.Channel, bool) {
+func (s *Store) ChannelByID(sourceID, id string) (record.Channel, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
-		return engine.Channel{}, false
+		return record.Channel{}, false
 	}
 	return cat.channel(chanKey{sourceID, id})
 }
@@ -182,7 +183,7 @@ func (s *Store) ChannelByID(sourceID, id string) (engine.Channel, bool) {
 // SourceChannels returns the channels of a source ordered by name, each
 // with the operator's choice, its visibility and its message count, and
 // the ids of the channels an operator excluded.
-func (s *Store) SourceChannels(sourceID string) ([]engine.ChannelInfo, []string, error) {
+func (s *Store) SourceChannels(sourceID string) ([]record.ChannelInfo, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -191,30 +192,30 @@ func (s *Store) SourceChannels(sourceID string) ([]engine.ChannelInfo, []string,
 	}
 	src := cat.sources[sourceID]
 	if src == nil {
-		return nil, nil, engine.ErrNotFound
+		return nil, nil, record.ErrNotFound
 	}
 	counts, err := s.countBy(ctx, s.class("Message"), "channelId", eqText("sourceId", sourceID))
 	if err != nil {
 		return nil, nil, err
 	}
-	out := []engine.ChannelInfo{}
+	out := []record.ChannelInfo{}
 	for k := range cat.chans {
 		if k.source == sourceID {
 			ch, _ := cat.channel(k)
-			out = append(out, engine.ChannelInfo{Channel: ch, Visibility: cmp.Or(src.ChannelVisibility[k.id], engine.VisibilityInherit),
+			out = append(out, record.ChannelInfo{Channel: ch, Visibility: cmp.Or(src.ChannelVisibility[k.id], record.VisibilityInherit),
 				Messages: counts[k.id]})
 		}
 	}
-	slices.SortFunc(out, func(a, b engine.ChannelInfo) int {
+	slices.SortFunc(out, func(a, b record.ChannelInfo) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 	})
 	return out, slices.Clone(src.ExcludedChannels), nil
 }
 
-// newChannelSlugKey is the hiddenKey of engine.SlugFor for new channel c,
+// newChannelSlugKey is the hiddenKey of record.SlugFor for new channel c,
 // written with the channels of batch: its key when it is hidden, else "".
-func newChannelSlugKey(cat *catalog, c *engine.Channel, batch []engine.Channel) string {
-	parent := func(id string) *engine.Channel {
+func newChannelSlugKey(cat *catalog, c *record.Channel, batch []record.Channel) string {
+	parent := func(id string) *record.Channel {
 		for i := range batch {
 			if batch[i].SourceID == c.SourceID && batch[i].ID == id {
 				return &batch[i]
@@ -222,8 +223,8 @@ func newChannelSlugKey(cat *catalog, c *engine.Channel, batch []engine.Channel) 
 		}
 		return cat.chans[chanKey{c.SourceID, id}]
 	}
-	if engine.ChannelHiddenBy(cat.sources[c.SourceID], c, parent) {
-		return engine.ChannelSlugKey(c.SourceID, c.ID)
+	if record.ChannelHiddenBy(cat.sources[c.SourceID], c, parent) {
+		return record.ChannelSlugKey(c.SourceID, c.ID)
 	}
 	return ""
 }

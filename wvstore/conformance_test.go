@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/storetest"
 )
 
 // TestConformance runs the store's conformance suite (engine/storetest)

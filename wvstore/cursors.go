@@ -5,9 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/sift-search/sift/record"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // A source's crawl cursor is a record of its own (one object per source,
@@ -17,11 +16,11 @@ func (s *Store) cursorObjID(id string) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":cursor:"+id)).String()
 }
 
-// SetCursor stores a source's crawl cursor; engine.ErrNotFound without
+// SetCursor stores a source's crawl cursor; record.ErrNotFound without
 // the source.
 func (s *Store) SetCursor(sourceID, cursor string) error {
-	if len(cursor) > engine.MaxCursorBytes {
-		return fmt.Errorf("%w: cursor is too long: %d bytes, at most %d", engine.ErrInvalid, len(cursor), engine.MaxCursorBytes)
+	if len(cursor) > record.MaxCursorBytes {
+		return fmt.Errorf("%w: cursor is too long: %d bytes, at most %d", record.ErrInvalid, len(cursor), record.MaxCursorBytes)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -30,13 +29,13 @@ func (s *Store) SetCursor(sourceID, cursor string) error {
 		return err
 	}
 	if cur.Rec == nil {
-		return engine.ErrNotFound
+		return record.ErrNotFound
 	}
 	return s.setCursor(ctx, sourceID, cursor)
 }
 
 // Cursor returns a source's crawl cursor, "" before the first;
-// engine.ErrNotFound without the source.
+// record.ErrNotFound without the source.
 func (s *Store) Cursor(sourceID string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -45,7 +44,7 @@ func (s *Store) Cursor(sourceID string) (string, error) {
 		return "", err
 	}
 	if cur.Rec == nil {
-		return "", engine.ErrNotFound
+		return "", record.ErrNotFound
 	}
 	return s.cursor(ctx, sourceID)
 }

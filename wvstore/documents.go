@@ -12,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // Documents are objects with the document id's object id; "terms" holds
@@ -24,7 +25,7 @@ const titleWeight = 3
 
 func (s *Store) documentObjID(id string) string { return s.objID("document", id) }
 
-func (s *Store) documentObject(d *engine.Document) *models.Object {
+func (s *Store) documentObject(d *record.Document) *models.Object {
 	rec := *d
 	rec.Hidden = false
 	words := engine.IndexTerms(nil, d.Title, titleWeight)
@@ -39,8 +40,8 @@ func (s *Store) documentObject(d *engine.Document) *models.Object {
 
 func documentOwner(id string) string { return "d\x00" + id }
 
-func decodeDocument(cat *catalog, o map[string]any) (engine.Document, error) {
-	var d engine.Document
+func decodeDocument(cat *catalog, o map[string]any) (record.Document, error) {
+	var d record.Document
 	if err := decodeRecord(o, &d); err != nil {
 		return d, err
 	}
@@ -49,12 +50,12 @@ func decodeDocument(cat *catalog, o map[string]any) (engine.Document, error) {
 }
 
 // storedDocuments returns the stored documents among ids.
-func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string) (map[string]engine.Document, error) {
-	out := map[string]engine.Document{}
+func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string) (map[string]record.Document, error) {
+	out := map[string]record.Document{}
 	step := perQuery(501) - 1
 	for start := 0; start < len(ids); start += step {
 		part := ids[start:min(start+step, len(ids))]
-		objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: anyText("docId", part), limit: len(part) + 1})
+		objs, err := s.get(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: anyText("docId", part), limit: len(part) + 1})
 		if err != nil {
 			return nil, err
 		}
@@ -72,16 +73,16 @@ func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string)
 // PutDocuments creates or replaces documents and returns them as stored;
 // a replaced document keeps its slug and creation time, a new one gets
 // the Slug it carries when that is free (a migration's).
-func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) {
-	out := make([]engine.Document, len(docs))
+func (s *Store) PutDocuments(docs []record.Document) ([]record.Document, error) {
+	out := make([]record.Document, len(docs))
 	copy(out, docs)
 	now := time.Now()
 	for i := range out {
-		if err := engine.CheckDocument(&out[i], now); err != nil {
+		if err := record.CheckDocument(&out[i], now); err != nil {
 			return nil, err
 		}
 	}
-	out = engine.LastOfEachID(out)
+	out = record.LastOfEachID(out)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -91,7 +92,7 @@ func (s *Store) PutDocuments(docs []engine.Document) ([]engine.Document, error) 
 	ids := make([]string, len(out))
 	for i := range out {
 		if cat.sources[out[i].SourceID] == nil {
-			return nil, fmt.Errorf("%w: document %q: unknown source %q", engine.ErrInvalid, out[i].Title, out[i].SourceID)
+			return nil, fmt.Errorf("%w: document %q: unknown source %q", record.ErrInvalid, out[i].Title, out[i].SourceID)
 		}
 		ids[i] = out[i].ID
 	}
@@ -151,7 +152,7 @@ func (s *Store) DeleteDocument(id string) error {
 		return err
 	}
 	if !ok {
-		return engine.ErrNotFound
+		return record.ErrNotFound
 	}
 	if err := s.deleteObject(ctx, s.class("Document"), s.documentObjID(id)); err != nil {
 		return err
@@ -165,21 +166,21 @@ func (s *Store) DeleteDocument(id string) error {
 	return s.wrote(ctx)
 }
 
-func (s *Store) document(ctx context.Context, id string) (engine.Document, bool, error) {
+func (s *Store) document(ctx context.Context, id string) (record.Document, bool, error) {
 	cat, err := s.cat(ctx)
 	if err != nil {
-		return engine.Document{}, false, err
+		return record.Document{}, false, err
 	}
 	p, ok, err := getProps(ctx, s.c, s.class("Document"), s.documentObjID(id))
 	if err != nil || !ok {
-		return engine.Document{}, false, err
+		return record.Document{}, false, err
 	}
 	d, err := decodeDocument(cat, p)
 	return d, err == nil, err
 }
 
 // Document returns a document by id.
-func (s *Store) Document(id string) (engine.Document, bool) {
+func (s *Store) Document(id string) (record.Document, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	d, ok, _ := s.document(ctx, id)
@@ -187,16 +188,16 @@ func (s *Store) Document(id string) (engine.Document, bool) {
 }
 
 // DocumentBySlug returns the document with the given slug.
-func (s *Store) DocumentBySlug(slug string) (engine.Document, bool) {
+func (s *Store) DocumentBySlug(slug string) (record.Document, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
-		return engine.Document{}, false
+		return record.Document{}, false
 	}
-	objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("slug", slug), limit: 2})
+	objs, err := s.get(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: eqText("slug", slug), limit: 2})
 	if err != nil || len(objs) == 0 {
-		return engine.Document{}, false
+		return record.Document{}, false
 	}
 	d, err := decodeDocument(cat, objs[0])
 	return d, err == nil
@@ -205,22 +206,22 @@ func (s *Store) DocumentBySlug(slug string) (engine.Document, bool) {
 // Documents returns a page of the documents, newest first (ties by id),
 // and how many there are; without private, only those callers without
 // credentials may see.
-func (s *Store) Documents(offset, limit int, private bool) ([]engine.Document, int) {
+func (s *Store) Documents(offset, limit int, private bool) ([]record.Document, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
-		return []engine.Document{}, 0
+		return []record.Document{}, 0
 	}
 	w := cond{}.except(hiddenDocuments(cat, private))
 	where := w.where()
 	total, err := s.countCond(ctx, s.class("Document"), w)
 	if err != nil {
-		return []engine.Document{}, 0
+		return []record.Document{}, 0
 	}
 	offset = min(max(offset, 0), total)
 	limit = min(max(limit, 0), total-offset)
-	out := []engine.Document{}
+	out := []record.Document{}
 	if limit == 0 {
 		return out, total
 	}
@@ -238,18 +239,18 @@ func (s *Store) Documents(offset, limit int, private bool) ([]engine.Document, i
 }
 
 // SourceDocuments returns a source's documents ordered by key.
-func (s *Store) SourceDocuments(sourceID string) []engine.Document {
+func (s *Store) SourceDocuments(sourceID string) []record.Document {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return nil
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID)})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: eqText("sourceId", sourceID)})
 	if err != nil {
 		return nil
 	}
-	var out []engine.Document
+	var out []record.Document
 	for _, o := range objs {
 		if d, err := decodeDocument(cat, o); err == nil {
 			out = append(out, d)
@@ -257,6 +258,6 @@ func (s *Store) SourceDocuments(sourceID string) []engine.Document {
 	}
 	// By the keys' bytes, as the memory store orders them (Weaviate's
 	// sort ignores case).
-	slices.SortFunc(out, func(a, b engine.Document) int { return cmp.Compare(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b record.Document) int { return cmp.Compare(a.Key, b.Key) })
 	return out
 }

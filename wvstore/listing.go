@@ -91,7 +91,7 @@ func (s *Store) listPart(ctx context.Context, l listing, offset, limit int) ([]m
 		offset -= before
 		l.where = and(base, l.from(t))
 	}
-	return s.get(ctx, query{class: l.class, fields: l.fields, where: l.where, sort: l.order(), offset: offset, limit: limit})
+	return s.get(ctx, getQuery{class: l.class, fields: l.fields, where: l.where, sort: l.order(), offset: offset, limit: limit})
 }
 
 // skip reads the times of l's first maxResults objects and returns the
@@ -99,7 +99,7 @@ func (s *Store) listPart(ctx context.Context, l listing, offset, limit int) ([]m
 // them) and how many of them come before the first at t, at most offset;
 // ok is false when l holds no more than offset objects.
 func (s *Store) skip(ctx context.Context, l listing, offset int) (t time.Time, before int, ok bool, err error) {
-	objs, err := s.get(ctx, query{class: l.class, fields: []string{l.ts}, where: l.where,
+	objs, err := s.get(ctx, getQuery{class: l.class, fields: []string{l.ts}, where: l.where,
 		sort: []graphql.Sort{{Path: []string{l.ts}, Order: l.dir()}}, limit: maxResults})
 	if err != nil || len(objs) == 0 || offset >= len(objs) && len(objs) < maxResults {
 		return time.Time{}, 0, false, err
@@ -118,7 +118,7 @@ func (s *Store) skip(ctx context.Context, l listing, offset int) (t time.Time, b
 // read by object id, and a page reaching past them continues with the
 // objects after t.
 func (s *Store) tiedPage(ctx context.Context, l listing, t time.Time, offset, limit int) ([]map[string]any, error) {
-	tied, err := s.getAll(ctx, query{class: l.class, fields: []string{l.id}, where: and(l.where, dateCmp(l.ts, filters.Equal, t)),
+	tied, err := s.getAll(ctx, getQuery{class: l.class, fields: []string{l.id}, where: and(l.where, dateCmp(l.ts, filters.Equal, t)),
 		sort: []graphql.Sort{{Path: []string{l.id}, Order: graphql.Asc}}})
 	if err != nil {
 		return nil, err

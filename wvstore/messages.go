@@ -12,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // Messages are objects with deterministic ids (namespace, source, message
@@ -21,7 +22,7 @@ import (
 
 func (s *Store) messageObjID(source, id string) string { return s.objID("message", source, id) }
 
-func (s *Store) messageObject(m *engine.Message) *models.Object {
+func (s *Store) messageObject(m *record.Message) *models.Object {
 	words := engine.IndexTerms(nil, m.Content, 1)
 	return &models.Object{Class: s.class("Message"), ID: strfmt.UUID(s.messageObjID(m.SourceID, m.ID)),
 		Properties: map[string]any{
@@ -35,19 +36,19 @@ func (s *Store) messageObject(m *engine.Message) *models.Object {
 // msgFields are the properties a message is read from.
 var msgFields = []string{"record"}
 
-func decodeMessage(o map[string]any) (engine.Message, error) {
-	var m engine.Message
+func decodeMessage(o map[string]any) (record.Message, error) {
+	var m record.Message
 	err := decodeRecord(o, &m)
 	return m, err
 }
 
 // storedMessages returns the stored messages of a source among ids.
-func (s *Store) storedMessages(ctx context.Context, source string, ids []string) (map[string]engine.Message, error) {
-	out := map[string]engine.Message{}
+func (s *Store) storedMessages(ctx context.Context, source string, ids []string) (map[string]record.Message, error) {
+	out := map[string]record.Message{}
 	step := perQuery(501) - 1
 	for start := 0; start < len(ids); start += step {
 		part := ids[start:min(start+step, len(ids))]
-		objs, err := s.get(ctx, query{class: s.class("Message"), fields: msgFields,
+		objs, err := s.get(ctx, getQuery{class: s.class("Message"), fields: msgFields,
 			where: and(eqText("sourceId", source), anyText("msgId", part)), limit: len(part) + 1})
 		if err != nil {
 			return nil, err
@@ -65,17 +66,17 @@ func (s *Store) storedMessages(ctx context.Context, source string, ids []string)
 
 // PutMessages creates or updates messages; it returns how many were new
 // or changed.
-func (s *Store) PutMessages(msgs []engine.Message) (int, error) {
+func (s *Store) PutMessages(msgs []record.Message) (int, error) {
 	c, err := s.PutMessagesCounted(msgs)
 	return c.New + c.Updated, err
 }
 
 // PutMessagesCounted is PutMessages, counting what became of each message.
-func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, error) {
-	var counts engine.PutCounts
+func (s *Store) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
+	var counts record.PutCounts
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
-		if err := engine.CheckMessage(&msgs[i]); err != nil {
+		if err := record.CheckMessage(&msgs[i]); err != nil {
 			return counts, err
 		}
 	}
@@ -98,7 +99,7 @@ func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, err
 			continue
 		}
 		if cat.chans[k] == nil {
-			return engine.PutCounts{}, fmt.Errorf("%w: message %q: unknown channel %q of source %q", engine.ErrInvalid, m.ID, m.ChannelID, m.SourceID)
+			return record.PutCounts{}, fmt.Errorf("%w: message %q: unknown channel %q of source %q", record.ErrInvalid, m.ID, m.ChannelID, m.SourceID)
 		}
 		keep = append(keep, *m)
 	}
@@ -112,11 +113,11 @@ func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, err
 		}
 		last[k] = i
 	}
-	stored := map[chanKey]engine.Message{}
+	stored := map[chanKey]record.Message{}
 	for src, ids := range bySource {
 		got, err := s.storedMessages(ctx, src, ids)
 		if err != nil {
-			return engine.PutCounts{}, err
+			return record.PutCounts{}, err
 		}
 		for id, m := range got {
 			stored[chanKey{src, id}] = m
@@ -129,7 +130,7 @@ func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, err
 		k := chanKey{m.SourceID, m.ID}
 		old, found := stored[k]
 		switch {
-		case found && engine.SameMessage(&old, m):
+		case found && record.SameMessage(&old, m):
 			counts.Unchanged++
 			continue
 		case found:
@@ -148,10 +149,10 @@ func (s *Store) PutMessagesCounted(msgs []engine.Message) (engine.PutCounts, err
 		return counts, nil
 	}
 	if err := s.upsert(ctx, objs); err != nil {
-		return engine.PutCounts{}, err
+		return record.PutCounts{}, err
 	}
 	if err := s.contentChanged(ctx, touched); err != nil {
-		return engine.PutCounts{}, err
+		return record.PutCounts{}, err
 	}
 	return counts, s.wrote(ctx)
 }
@@ -205,14 +206,14 @@ func (s *Store) channelKey(ctx context.Context, slug string) (*catalog, chanKey,
 	}
 	k, ok := cat.bySlug[slug]
 	if !ok {
-		return nil, chanKey{}, engine.ErrNotFound
+		return nil, chanKey{}, record.ErrNotFound
 	}
 	return cat, k, nil
 }
 
 // ChannelMessages returns a page of a channel's messages in time order and
 // the channel's message count.
-func (s *Store) ChannelMessages(slug string, offset, limit int) ([]engine.Message, int, error) {
+func (s *Store) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)
@@ -225,7 +226,7 @@ func (s *Store) ChannelMessages(slug string, offset, limit int) ([]engine.Messag
 	}
 	offset = min(max(offset, 0), total)
 	limit = min(max(limit, 0), total-offset)
-	out := []engine.Message{}
+	out := []record.Message{}
 	if limit == 0 {
 		return out, total, nil
 	}
@@ -251,7 +252,7 @@ func (s *Store) ChannelMessageIDs(slug string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId"}, where: channelWhere(k), sort: timeOrder})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId"}, where: channelWhere(k), sort: timeOrder})
 	if err != nil {
 		return nil, err
 	}
@@ -278,13 +279,13 @@ func (s *Store) MessagePosition(slug, id string) (int, error) {
 	}
 	m, ok := got[id]
 	if !ok || m.ChannelID != k.id {
-		return 0, engine.ErrNotFound
+		return 0, record.ErrNotFound
 	}
 	before, err := s.count(ctx, s.class("Message"), and(channelWhere(k), dateCmp("ts", filters.LessThan, m.Timestamp)))
 	if err != nil {
 		return 0, err
 	}
-	same, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId"},
+	same, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId"},
 		where: and(channelWhere(k), dateCmp("ts", filters.Equal, m.Timestamp))})
 	if err != nil {
 		return 0, err

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-openapi/strfmt"
+	"github.com/sift-search/sift/record"
 	"github.com/weaviate/weaviate/entities/models"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // What `sift migrate` needs beyond the store's methods: a migration's
@@ -63,7 +62,7 @@ func (s *Store) holds(ctx context.Context) (string, error) {
 	var parts []string
 	others := 0
 	for id := range cat.sources {
-		if id != engine.UploadsSourceID {
+		if id != record.UploadsSourceID {
 			others++
 		}
 	}
@@ -128,11 +127,11 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 // PutSourceKeepingCreated is PutSource that keeps src.CreatedAt (when
 // set) even for a source that exists, such as the built-in uploads source
 // Open created.
-func (s *Store) PutSourceKeepingCreated(src engine.Source) (engine.Source, error) {
-	if err := engine.CheckSource(&src); err != nil {
-		return engine.Source{}, err
+func (s *Store) PutSourceKeepingCreated(src record.Source) (record.Source, error) {
+	if err := record.CheckSource(&src); err != nil {
+		return record.Source{}, err
 	}
-	return s.retry(src.ID, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+	return s.retry(src.ID, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
 		if cur.Rec != nil && !src.CreatedAt.IsZero() {
 			rec := *cur.Rec // put takes the creation time from the record it replaces
 			rec.CreatedAt = src.CreatedAt
@@ -146,7 +145,7 @@ func (s *Store) PutSourceKeepingCreated(src engine.Source) (engine.Source, error
 // migration brings the data dir's), for owner: it returns slug when owner
 // holds it, "" when slug is empty, not a slug, taken, or held by another.
 func (s *Store) claimGiven(ctx context.Context, kind, slug, owner string, taken func(string) bool) (string, error) {
-	if !engine.ValidSlug(slug) || taken(slug) {
+	if !record.ValidSlug(slug) || taken(slug) {
 		return "", nil
 	}
 	ok, err := s.claim(ctx, kind, slug, owner)

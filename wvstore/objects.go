@@ -164,8 +164,8 @@ func (s *Store) deleteObject(ctx context.Context, class, id string) error {
 	return nil
 }
 
-// query is a Get over one class.
-type query struct {
+// getQuery is a Get over one class.
+type getQuery struct {
 	class  string
 	fields []string // properties; "_id", "_score" for the additional ones
 	where  *filters.WhereBuilder
@@ -180,7 +180,7 @@ type query struct {
 // "_id" and "_score" hold the object id and the BM25 score as strings. A
 // query whose offset plus limit exceed maxResults is an error, whatever
 // the cluster allows.
-func (s *Store) get(ctx context.Context, q query) ([]map[string]any, error) {
+func (s *Store) get(ctx context.Context, q getQuery) ([]map[string]any, error) {
 	if q.offset+q.limit > maxResults {
 		return nil, fmt.Errorf("query %s: offset %d and limit %d reach past %d objects", q.class, q.offset, q.limit, maxResults)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // What an operator controls: channel visibility, excluded channels and
@@ -23,7 +24,7 @@ import (
 
 // applyRules carries out what src's rules demand of the stored content,
 // given the record it replaced (nil for a new source).
-func (s *Store) applyRules(ctx context.Context, old, src *engine.Source) error {
+func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return err
@@ -65,19 +66,19 @@ func (s *Store) applyRules(ctx context.Context, old, src *engine.Source) error {
 // threads their messages started.
 func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
 	where := and(eqText("sourceId", source), eqText("author", folded))
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
 	if err != nil {
 		return err
 	}
-	var renamed []*engine.Channel
+	var renamed []*record.Channel
 	touched := map[string]string{}
 	for _, o := range objs {
 		id, _ := o["msgId"].(string)
 		ch, _ := o["channelId"].(string)
 		touched[channelOwner(source, ch)] = source
-		if ch := cat.chans[chanKey{source, id}]; ch != nil && ch.ParentID != "" && ch.Name != engine.AnonymousThread {
+		if ch := cat.chans[chanKey{source, id}]; ch != nil && ch.ParentID != "" && ch.Name != record.AnonymousThread {
 			c := *ch
-			c.Name = engine.AnonymousThread
+			c.Name = record.AnonymousThread
 			renamed = append(renamed, &c)
 		}
 	}
@@ -124,11 +125,11 @@ func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey
 // deleteContent deletes everything of a source: channels, messages,
 // documents, chunks, and the slugs they held.
 func (s *Store) deleteContent(ctx context.Context, id string) error {
-	chans, err := s.getAll(ctx, query{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
+	chans, err := s.getAll(ctx, getQuery{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
 	if err != nil {
 		return err
 	}
-	docs, err := s.getAll(ctx, query{class: s.class("Document"), fields: []string{"slug"}, where: eqText("sourceId", id)})
+	docs, err := s.getAll(ctx, getQuery{class: s.class("Document"), fields: []string{"slug"}, where: eqText("sourceId", id)})
 	if err != nil {
 		return err
 	}
@@ -151,10 +152,10 @@ func (s *Store) deleteContent(ctx context.Context, id string) error {
 
 // SourceStats counts what a source holds; without private, only what
 // callers without credentials may see.
-func (s *Store) SourceStats(id string, private bool) engine.SourceStats {
+func (s *Store) SourceStats(id string, private bool) record.SourceStats {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	var st engine.SourceStats
+	var st record.SourceStats
 	cat, err := s.cat(ctx)
 	if err != nil || cat.sources[id] == nil {
 		return st
@@ -172,7 +173,7 @@ func (s *Store) SourceStats(id string, private bool) engine.SourceStats {
 
 // countChannel adds ch to the channels or, when it is a thread, to the
 // threads, as the memory store counts them.
-func countChannel(chans, threads *int, ch *engine.Channel) {
+func countChannel(chans, threads *int, ch *record.Channel) {
 	if ch.ParentID != "" {
 		*threads++
 	} else {
@@ -183,10 +184,10 @@ func countChannel(chans, threads *int, ch *engine.Channel) {
 // Counts returns what the store holds; without private, what callers
 // without credentials may see, with only the sources that show them
 // something. Term counts are the memory store's only.
-func (s *Store) Counts(private bool) engine.Counts {
+func (s *Store) Counts(private bool) record.Counts {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	var c engine.Counts
+	var c record.Counts
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return c
@@ -227,21 +228,21 @@ func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
 }
 
 // SetChannelVisibility records an operator's choice for a channel.
-func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (engine.ChannelInfo, error) {
+func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
 	switch vis {
-	case engine.VisibilityPublic, engine.VisibilityPrivate, engine.VisibilityInherit:
+	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
-		return engine.ChannelInfo{}, fmt.Errorf("%w: visibility must be %q, %q or %q", engine.ErrInvalid,
-			engine.VisibilityPublic, engine.VisibilityPrivate, engine.VisibilityInherit)
+		return record.ChannelInfo{}, fmt.Errorf("%w: visibility must be %q, %q or %q", record.ErrInvalid,
+			record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit)
 	}
-	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		if ok, err := s.hasChannel(sourceID, channelID); err != nil || !ok {
-			return cmp.Or(err, engine.ErrNotFound)
+			return cmp.Or(err, record.ErrNotFound)
 		}
 		if src.ChannelVisibility == nil {
 			src.ChannelVisibility = map[string]string{}
 		}
-		if vis == engine.VisibilityInherit {
+		if vis == record.VisibilityInherit {
 			delete(src.ChannelVisibility, channelID)
 		} else {
 			src.ChannelVisibility[channelID] = vis
@@ -249,29 +250,29 @@ func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (engine.Ch
 		return nil
 	})
 	if err != nil {
-		return engine.ChannelInfo{}, err
+		return record.ChannelInfo{}, err
 	}
 	infos, _, err := s.SourceChannels(sourceID)
 	if err != nil {
-		return engine.ChannelInfo{}, err
+		return record.ChannelInfo{}, err
 	}
 	for _, ci := range infos {
 		if ci.ID == channelID {
 			return ci, nil
 		}
 	}
-	return engine.ChannelInfo{}, engine.ErrNotFound
+	return record.ChannelInfo{}, record.ErrNotFound
 }
 
 // ExcludeChannel deletes a channel of a source, its threads and their
 // messages, and keeps later writes from storing them again.
 func (s *Store) ExcludeChannel(sourceID, channelID string) error {
-	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		if slices.Contains(src.ExcludedChannels, channelID) {
 			return nil
 		}
 		if ok, err := s.hasChannel(sourceID, channelID); err != nil || !ok {
-			return cmp.Or(err, engine.ErrNotFound)
+			return cmp.Or(err, record.ErrNotFound)
 		}
 		src.ExcludedChannels = append(src.ExcludedChannels, channelID)
 		return nil
@@ -281,10 +282,10 @@ func (s *Store) ExcludeChannel(sourceID, channelID string) error {
 
 // RestoreChannel lets later writes store an excluded channel again.
 func (s *Store) RestoreChannel(sourceID, channelID string) error {
-	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		i := slices.Index(src.ExcludedChannels, channelID)
 		if i < 0 {
-			return engine.ErrNotFound
+			return record.ErrNotFound
 		}
 		src.ExcludedChannels = slices.Delete(src.ExcludedChannels, i, i+1)
 		return nil
@@ -304,9 +305,9 @@ func (s *Store) RestoreChannel(sourceID, channelID string) error {
 // OptOut deletes every message of a source written by author and keeps
 // later writes from storing theirs; it returns how many were deleted.
 func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
-	author = engine.CleanName(author)
+	author = record.CleanName(author)
 	f := engine.Fold(author)
-	_, err = s.UpdateSource(sourceID, func(src *engine.Source) error {
+	_, err = s.UpdateSource(sourceID, func(src *record.Source) error {
 		if slices.ContainsFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f }) {
 			removed = 0
 			return nil
@@ -327,10 +328,10 @@ func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
 // OptIn lets an opted-out author's new messages in again.
 func (s *Store) OptIn(sourceID, author string) error {
 	f := engine.Fold(author)
-	_, err := s.UpdateSource(sourceID, func(src *engine.Source) error {
+	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		i := slices.IndexFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f })
 		if i < 0 {
-			return engine.ErrNotFound
+			return record.ErrNotFound
 		}
 		src.OptOuts = slices.Delete(src.OptOuts, i, i+1)
 		return nil
@@ -368,21 +369,21 @@ func settingsOf(cur sourceVersion) map[string]string {
 
 // UpdateSettings sets the given settings; an empty value removes one.
 func (s *Store) UpdateSettings(changes map[string]string) (map[string]string, error) {
-	if err := engine.CheckSettings(changes); err != nil {
+	if err := record.CheckSettings(changes); err != nil {
 		return nil, err
 	}
 	var next map[string]string
-	_, err := s.retry(settingsID, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+	_, err := s.retry(settingsID, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
 		var err error
-		if next, err = engine.ApplySettings(settingsOf(cur), changes); err != nil {
-			return engine.Source{}, err
+		if next, err = record.ApplySettings(settingsOf(cur), changes); err != nil {
+			return record.Source{}, err
 		}
 		cfg := map[string]any{}
 		for k, v := range next {
 			cfg[k] = v
 		}
-		return engine.Source{}, s.advance(ctx, settingsID, cur.Version,
-			sourceVersion{Version: cur.Version + 1, Rec: &engine.Source{ID: settingsID, Config: cfg}})
+		return record.Source{}, s.advance(ctx, settingsID, cur.Version,
+			sourceVersion{Version: cur.Version + 1, Rec: &record.Source{ID: settingsID, Config: cfg}})
 	})
 	if err != nil {
 		return nil, err

@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
+	"github.com/sift-search/sift/storetest"
 )
 
 // pagedStore is what the paging tests read of both stores.
 type pagedStore interface {
 	storetest.Store
-	ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error)
+	ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error)
 	ChannelPageTimes(slug string, size int) ([]time.Time, error)
 }
 
@@ -34,12 +36,12 @@ func TestDefaultSettings(t *testing.T) {
 	texts := []string{"drop table users", "never drop the table", "go to the docs", "to be or not", "a b c", "x y z", "p q",
 		"foo bar (a OR b)", "100% sure -- it's done: ok", `a"b quoted "drop table" here`}
 	for _, st := range []pagedStore{mem, wv} {
-		fillChat(t, st, 40, func(i int) engine.Message {
-			return engine.Message{ID: fmt.Sprintf("m%02d", i), Author: "ana", Content: texts[i%len(texts)], Timestamp: t0.Add(time.Duration(i) * time.Minute)}
+		fillChat(t, st, 40, func(i int) record.Message {
+			return record.Message{ID: fmt.Sprintf("m%02d", i), Author: "ana", Content: texts[i%len(texts)], Timestamp: t0.Add(time.Duration(i) * time.Minute)}
 		})
-		var docs []engine.Document
+		var docs []record.Document
 		for i := range 10 {
-			docs = append(docs, engine.Document{Key: fmt.Sprint("k", i), Title: texts[(i+3)%len(texts)], Content: texts[i],
+			docs = append(docs, record.Document{Key: fmt.Sprint("k", i), Title: texts[(i+3)%len(texts)], Content: texts[i],
 				UpdatedAt: t0.Add(time.Duration(i) * time.Hour)})
 		}
 		if _, err := st.PutDocuments(docs); err != nil {
@@ -49,7 +51,7 @@ func TestDefaultSettings(t *testing.T) {
 	for _, q := range []string{`"drop table"`, `"to the"`, `"drop table" users`, `-"drop table" drop`, `"unbalanced`, `"drop`,
 		`a"b`, `"`, `""`, `-"x y"`, `"x y"`, `foo*`, `(a OR b)`, `\`, `%`, `'`, `--`, `:`, `source:x "p q"`, `source:chat "p q"`,
 		`in:general "to the"`, `"drop" "table"`, `""drop""`, `" "`, `-`, `"-"`, `from:"ana" "x"`, `drop -"never drop"`} {
-		sameSearch(t, mem, wv, engine.SearchRequest{Query: q, Limit: 20, Private: true}, false)
+		sameSearch(t, mem, wv, query.SearchRequest{Query: q, Limit: 20, Private: true}, false)
 	}
 }
 
@@ -94,13 +96,13 @@ func TestDeepPaging(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Every slug was freed: new ones of the same names take them.
-		if _, err := st.PutSource(engine.Source{ID: "new", Name: "New", Type: "discord", Enabled: true}); err != nil {
+		if _, err := st.PutSource(record.Source{ID: "new", Name: "New", Type: "discord", Enabled: true}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.PutChannels([]engine.Channel{{SourceID: "new", ID: "c", Name: "general"}}); err != nil {
+		if _, err := st.PutChannels([]record.Channel{{SourceID: "new", ID: "c", Name: "general"}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.PutDocuments([]engine.Document{{SourceID: "new", Key: "k", Title: "Doc 650"}}); err != nil {
+		if _, err := st.PutDocuments([]record.Document{{SourceID: "new", Key: "k", Title: "Doc 650"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,8 +130,8 @@ func fillDeep(t *testing.T, st pagedStore, t0 time.Time) {
 		return 168 + (i-850)/3
 	}
 	words := []string{"deploy the build", "to the point", "hello world", "release notes to the team", "hello again"}
-	fillChat(t, st, 1300, func(i int) engine.Message {
-		m := engine.Message{ID: fmt.Sprintf("m%04d", i), Author: "ana", Content: words[i%len(words)],
+	fillChat(t, st, 1300, func(i int) record.Message {
+		m := record.Message{ID: fmt.Sprintf("m%04d", i), Author: "ana", Content: words[i%len(words)],
 			Timestamp: t0.Add(time.Duration(minute(i)) * time.Minute)}
 		if i%4 == 1 {
 			m.Author = "xavier"
@@ -139,11 +141,11 @@ func fillDeep(t *testing.T, st pagedStore, t0 time.Time) {
 		}
 		return m
 	})
-	if _, err := st.PutChannels([]engine.Channel{{SourceID: "chat", ID: "m1297", ParentID: "general", Kind: "thread",
+	if _, err := st.PutChannels([]record.Channel{{SourceID: "chat", ID: "m1297", ParentID: "general", Kind: "thread",
 		Name: "xavier asks"}}); err != nil {
 		t.Fatal(err)
 	}
-	var docs []engine.Document
+	var docs []record.Document
 	for i := range 700 {
 		h := i / 2
 		switch {
@@ -152,7 +154,7 @@ func fillDeep(t *testing.T, st pagedStore, t0 time.Time) {
 		case i >= 520:
 			h = 101 + (i-520)/2
 		}
-		docs = append(docs, engine.Document{SourceID: "chat", Key: fmt.Sprintf("k%04d", 699-i), Title: fmt.Sprint("Doc ", i),
+		docs = append(docs, record.Document{SourceID: "chat", Key: fmt.Sprintf("k%04d", 699-i), Title: fmt.Sprint("Doc ", i),
 			Content: words[i%len(words)], UpdatedAt: t0.Add(time.Duration(h) * time.Hour)})
 	}
 	if _, err := st.PutDocuments(docs); err != nil {
@@ -177,12 +179,12 @@ func checkChannelReads(t *testing.T, mem, wv pagedStore, t0 time.Time) {
 		b, berr := wv.MessagePosition("general", id)
 		same(t, "position of "+id, fmt.Sprint(a, aerr), fmt.Sprint(b, berr))
 	}
-	tie := engine.Anchor{Time: t0.Add(167 * time.Minute)}
-	for _, q := range []engine.WindowQuery{
-		{Limit: 50}, {Limit: 200}, {Around: engine.Anchor{ID: "m0701"}, Limit: 51}, {Around: engine.Anchor{ID: "m1000"}, Limit: 200},
-		{Before: engine.Anchor{ID: "m1000"}, Limit: 200}, {After: engine.Anchor{ID: "m0450"}, Limit: 200},
+	tie := record.Anchor{Time: t0.Add(167 * time.Minute)}
+	for _, q := range []record.WindowQuery{
+		{Limit: 50}, {Limit: 200}, {Around: record.Anchor{ID: "m0701"}, Limit: 51}, {Around: record.Anchor{ID: "m1000"}, Limit: 200},
+		{Before: record.Anchor{ID: "m1000"}, Limit: 200}, {After: record.Anchor{ID: "m0450"}, Limit: 200},
 		{After: tie, Limit: 100}, {Before: tie, Limit: 100}, {Around: tie, Limit: 30},
-		{After: engine.Anchor{ID: "m0300"}, Before: engine.Anchor{ID: "m1200"}, Limit: 200},
+		{After: record.Anchor{ID: "m0300"}, Before: record.Anchor{ID: "m1200"}, Limit: 200},
 	} {
 		a, aerr := mem.ChannelWindow("general", q)
 		b, berr := wv.ChannelWindow("general", q)
@@ -205,7 +207,7 @@ func checkDocumentReads(t *testing.T, mem, wv pagedStore) {
 			}
 		}
 	}
-	key := func(ds []engine.Document) []string {
+	key := func(ds []record.Document) []string {
 		var out []string
 		for _, d := range ds {
 			out = append(out, d.Key)
@@ -222,11 +224,11 @@ func checkSearches(t *testing.T, mem, wv pagedStore) {
 	t.Helper()
 	for _, q := range []string{"in:general", "after:2026-02-01T02:00:00Z", "from:ana", `"to the"`, `"hello world"`} {
 		for _, off := range []int{0, 250, 290, 300, 450, 600, 1000, 1100} {
-			sameSearch(t, mem, wv, engine.SearchRequest{Query: q, Offset: off, Limit: 100, Private: true}, true)
+			sameSearch(t, mem, wv, query.SearchRequest{Query: q, Offset: off, Limit: 100, Private: true}, true)
 		}
 	}
 	for _, off := range []int{0, 250, 350} {
-		req := engine.SearchRequest{Query: "hello", Offset: off, Limit: 100, Private: true}
+		req := query.SearchRequest{Query: "hello", Offset: off, Limit: 100, Private: true}
 		a, err := mem.Search(req)
 		if err != nil {
 			t.Fatal(err)
@@ -258,12 +260,12 @@ func samePage(t *testing.T, mem, wv pagedStore, offset, limit int) {
 // sameSearch compares a search's hits and totals, or its error; the
 // documents' order only when docOrder (their scores differ a little
 // between the stores, docs/weaviate.md).
-func sameSearch(t *testing.T, mem, wv pagedStore, req engine.SearchRequest, docOrder bool) {
+func sameSearch(t *testing.T, mem, wv pagedStore, req query.SearchRequest, docOrder bool) {
 	t.Helper()
 	res := func(st pagedStore) string {
 		r, err := st.Search(req)
 		if err != nil {
-			if !errors.Is(err, engine.ErrInvalid) {
+			if !errors.Is(err, record.ErrInvalid) {
 				t.Errorf("%+v: %v", req, err)
 			}
 			return "invalid"
@@ -299,16 +301,16 @@ func memStore(t *testing.T) *engine.Engine {
 
 // fillChat writes source "chat", channels #general and #other, and n
 // messages made by msg (in #general unless it says otherwise), in order.
-func fillChat(t *testing.T, st pagedStore, n int, msg func(i int) engine.Message) {
+func fillChat(t *testing.T, st pagedStore, n int, msg func(i int) record.Message) {
 	t.Helper()
-	if _, err := st.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true}); err != nil {
+	if _, err := st.PutSource(record.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutChannels([]engine.Channel{{SourceID: "chat", ID: "general", Name: "general"},
+	if _, err := st.PutChannels([]record.Channel{{SourceID: "chat", ID: "general", Name: "general"},
 		{SourceID: "chat", ID: "other", Name: "other"}}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := make([]engine.Message, n)
+	msgs := make([]record.Message, n)
 	for i := range msgs {
 		m := msg(i)
 		m.SourceID, m.ChannelID = "chat", cmp.Or(m.ChannelID, "general")
@@ -339,7 +341,7 @@ func channelNames(st pagedStore) []string {
 	return out
 }
 
-func windowString(w engine.ChannelWindow, err error) string {
+func windowString(w record.ChannelWindow, err error) string {
 	ids := make([]string, len(w.Messages))
 	for i, m := range w.Messages {
 		ids[i] = m.ID
@@ -347,7 +349,7 @@ func windowString(w engine.ChannelWindow, err error) string {
 	return fmt.Sprint(err, w.HasBefore, w.HasAfter, ids)
 }
 
-func docIDs(ds []engine.Document, total int) string {
+func docIDs(ds []record.Document, total int) string {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
 		ids[i] = d.ID

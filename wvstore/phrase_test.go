@@ -11,6 +11,8 @@ import (
 
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // TestPhraseWalk: a phrase whose words are common has more candidates
@@ -35,30 +37,30 @@ func TestPhraseWalk(t *testing.T) {
 		"go to the docs", "the docs go to", "back to the start to the end", "to be the one", "to the point",
 		"nothing here", "the to", "walk to the park with the dog", "to the", "the end to the story",
 	}
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := range 60 {
 		ts := t0.Add(time.Duration(i/3) * time.Minute) // three messages a minute: ties in time
-		msgs = append(msgs, engine.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprintf("m%02d", (i*37)%60), Author: "a",
+		msgs = append(msgs, record.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprintf("m%02d", (i*37)%60), Author: "a",
 			Content: texts[i%len(texts)] + fmt.Sprintf(" w%d", i%4), Timestamp: ts})
 	}
 	for _, st := range []interface {
-		PutSource(engine.Source) (engine.Source, error)
-		PutChannels([]engine.Channel) ([]engine.Channel, error)
-		PutMessages([]engine.Message) (int, error)
+		PutSource(record.Source) (record.Source, error)
+		PutChannels([]record.Channel) ([]record.Channel, error)
+		PutMessages([]record.Message) (int, error)
 	}{mem, wv} {
-		if _, err := st.PutSource(engine.Source{ID: "s", Name: "S", Type: "discord", Enabled: true}); err != nil {
+		if _, err := st.PutSource(record.Source{ID: "s", Name: "S", Type: "discord", Enabled: true}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.PutChannels([]engine.Channel{{SourceID: "s", ID: "c", Name: "general"}}); err != nil {
+		if _, err := st.PutChannels([]record.Channel{{SourceID: "s", ID: "c", Name: "general"}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.PutMessages(msgs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var docs []engine.Document
+	var docs []record.Document
 	for i := range 20 {
-		docs = append(docs, engine.Document{SourceID: engine.UploadsSourceID, Key: fmt.Sprint("k", i), Title: texts[(i+3)%len(texts)],
+		docs = append(docs, record.Document{SourceID: record.UploadsSourceID, Key: fmt.Sprint("k", i), Title: texts[(i+3)%len(texts)],
 			Content: texts[i%len(texts)] + " and " + texts[(i+5)%len(texts)], UpdatedAt: t0.Add(time.Duration(i/2) * time.Hour)})
 	}
 	if _, err := mem.PutDocuments(docs); err != nil {
@@ -68,7 +70,7 @@ func TestPhraseWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	type search struct {
-		req    engine.SearchRequest
+		req    query.SearchRequest
 		window int // of a search of words alone, when not the default
 		// The window fills up (more match than it holds): only the
 		// totals are compared, since the page's hits may differ until
@@ -76,7 +78,7 @@ func TestPhraseWalk(t *testing.T) {
 		// written).
 		full bool
 	}
-	type sr = engine.SearchRequest
+	type sr = query.SearchRequest
 	searches := []search{
 		{req: sr{Query: `"to the"`}},
 		{req: sr{Query: `"to the"`, Offset: 5, Limit: 5}},
@@ -109,7 +111,7 @@ func TestPhraseWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := func(r *engine.SearchResult) []string {
+		ids := func(r *query.SearchResult) []string {
 			var out []string
 			for _, h := range r.Messages {
 				out = append(out, h.ID)
@@ -119,7 +121,7 @@ func TestPhraseWalk(t *testing.T) {
 		if m.TotalMessages != w.TotalMessages || !sc.full && !slices.Equal(ids(m), ids(w)) {
 			t.Errorf("%+v:\nmemory   %d %v\nweaviate %d %v", req, m.TotalMessages, ids(m), w.TotalMessages, ids(w))
 		}
-		dids := func(r *engine.SearchResult) []string {
+		dids := func(r *query.SearchResult) []string {
 			var out []string
 			for _, h := range r.Documents {
 				out = append(out, fmt.Sprintf("%s:%.3f", h.Key, h.Score))

@@ -14,7 +14,7 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // The reads pages and the reading API make beyond the conformance suite's.
@@ -30,7 +30,7 @@ func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
 	}
 	ch := cat.chans[chanKey{sourceID, channelID}]
 	if ch == nil {
-		return nil, engine.ErrNotFound
+		return nil, record.ErrNotFound
 	}
 	return s.ChannelMessageIDs(ch.Slug)
 }
@@ -39,14 +39,14 @@ func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
 // to (the message whose id is the thread's, stored in the thread's
 // channel, shown), sorted by name; without private, hidden threads are
 // left out.
-func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
+func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return nil
 	}
-	var threads []engine.Channel
+	var threads []record.Channel
 	var ids []string
 	for k, c := range cat.chans {
 		if k.source == sourceID && c.ParentID != "" {
@@ -61,7 +61,7 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
 	if err != nil {
 		return nil
 	}
-	var out []engine.Channel
+	var out []record.Channel
 	for _, t := range threads {
 		parent := chanKey{sourceID, t.ParentID}
 		m, ok := starts[t.ID]
@@ -70,36 +70,36 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []engine.Channel {
 			out = append(out, t)
 		}
 	}
-	slices.SortFunc(out, func(a, b engine.Channel) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(out, func(a, b record.Channel) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
 	return out
 }
 
 // ChannelWindow returns the messages of channel slug that q picks, in time
-// order (see engine.WindowQuery): positions are counted by the cluster,
+// order (see record.WindowQuery): positions are counted by the cluster,
 // then the stretch read as a page.
-func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.ChannelWindow, error) {
+func (s *Store) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
 	if q.Limit < 1 {
-		return engine.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", engine.ErrInvalid)
+		return record.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", record.ErrInvalid)
 	}
 	if !q.Around.IsZero() && (!q.Before.IsZero() || !q.After.IsZero()) {
-		return engine.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", engine.ErrInvalid)
+		return record.ChannelWindow{}, fmt.Errorf("%w: around cannot be combined with before or after", record.ErrInvalid)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)
 	if err != nil {
-		return engine.ChannelWindow{}, err
+		return record.ChannelWindow{}, err
 	}
 	n, err := s.count(ctx, s.class("Message"), channelWhere(k))
 	if err != nil {
-		return engine.ChannelWindow{}, err
+		return record.ChannelWindow{}, err
 	}
 	lo, hi := 0, n
 	switch {
 	case !q.Around.IsZero():
 		at, err := s.anchorAt(ctx, k, q.Around, false)
 		if err != nil {
-			return engine.ChannelWindow{}, err
+			return record.ChannelWindow{}, err
 		}
 		at = min(at, n-1)
 		lo = max(min(at-(q.Limit-1)/2, n-q.Limit), 0)
@@ -107,12 +107,12 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 	default:
 		if !q.After.IsZero() {
 			if lo, err = s.anchorAt(ctx, k, q.After, true); err != nil {
-				return engine.ChannelWindow{}, err
+				return record.ChannelWindow{}, err
 			}
 		}
 		if !q.Before.IsZero() {
 			if hi, err = s.anchorAt(ctx, k, q.Before, false); err != nil {
-				return engine.ChannelWindow{}, err
+				return record.ChannelWindow{}, err
 			}
 		}
 		hi = max(hi, lo)
@@ -122,18 +122,18 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 			lo = max(lo, hi-q.Limit)
 		}
 	}
-	w := engine.ChannelWindow{Messages: []engine.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
+	w := record.ChannelWindow{Messages: []record.Message{}, HasBefore: lo > 0, HasAfter: hi < n}
 	if hi <= lo {
 		return w, nil
 	}
 	objs, err := s.listPage(ctx, s.channelListing(k), lo, hi-lo)
 	if err != nil {
-		return engine.ChannelWindow{}, err
+		return record.ChannelWindow{}, err
 	}
 	for _, o := range objs {
 		m, err := decodeMessage(o)
 		if err != nil {
-			return engine.ChannelWindow{}, err
+			return record.ChannelWindow{}, err
 		}
 		w.Messages = append(w.Messages, m)
 	}
@@ -143,7 +143,7 @@ func (s *Store) ChannelWindow(slug string, q engine.WindowQuery) (engine.Channel
 // anchorAt returns the position in channel k's time order of anchor a: of
 // its message (just past it when after), or of the first message at
 // (after: past) its time.
-func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after bool) (int, error) {
+func (s *Store) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after bool) (int, error) {
 	if a.ID != "" {
 		cat, err := s.cat(ctx)
 		if err != nil {
@@ -151,7 +151,7 @@ func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after 
 		}
 		at, err := s.MessagePosition(cat.chans[k].Slug, a.ID)
 		if err != nil {
-			return 0, fmt.Errorf("message %q: %w", a.ID, engine.ErrNotFound)
+			return 0, fmt.Errorf("message %q: %w", a.ID, record.ErrNotFound)
 		}
 		if after {
 			at++
@@ -162,7 +162,7 @@ func (s *Store) anchorAt(ctx context.Context, k chanKey, a engine.Anchor, after 
 	if after {
 		op = filters.LessThanEqual
 	}
-	return s.count(ctx, s.class("Message"), and(channelWhere(k), dateCmp("ts", op, engine.ExactTime(a.Time))))
+	return s.count(ctx, s.class("Message"), and(channelWhere(k), dateCmp("ts", op, record.ExactTime(a.Time))))
 }
 
 // ChannelPageTimes splits a channel's messages, in time order, into pages
@@ -175,7 +175,7 @@ func (s *Store) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder})
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder})
 	if err != nil {
 		return nil, err
 	}
@@ -242,13 +242,13 @@ func (s *Store) Seq() uint64 {
 }
 
 // LogStatus reports no log: the cluster keeps the records.
-func (s *Store) LogStatus() engine.LogStatus {
-	return engine.LogStatus{InMemory: true, Seq: s.Seq()}
+func (s *Store) LogStatus() record.LogStatus {
+	return record.LogStatus{InMemory: true, Seq: s.Seq()}
 }
 
 // LastSnapshot is nil: the cluster keeps the records (backups are
 // written by Backup on demand).
-func (s *Store) LastSnapshot() *engine.SnapshotInfo { return nil }
+func (s *Store) LastSnapshot() *record.SnapshotInfo { return nil }
 
 // Describe says where the records are, for the dashboard.
 func (s *Store) Describe() string {

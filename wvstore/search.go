@@ -12,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
 )
 
 // Full-text search (docs/weaviate.md "Full-text search"). Sift compiles the
@@ -125,12 +126,12 @@ type hit struct {
 }
 
 // Search runs a full-text search over messages and documents.
-func (s *Store) Search(req engine.SearchRequest) (*engine.SearchResult, error) {
+func (s *Store) Search(req query.SearchRequest) (*query.SearchResult, error) {
 	c, err := engine.CompileSearch(req)
 	if err != nil {
 		return nil, err
 	}
-	res := &engine.SearchResult{Messages: []engine.MessageHit{}, Documents: []engine.DocumentHit{}}
+	res := &query.SearchResult{Messages: []query.MessageHit{}, Documents: []query.DocumentHit{}}
 	if c.Nothing {
 		return res, nil
 	}
@@ -149,7 +150,7 @@ func (s *Store) Search(req engine.SearchRequest) (*engine.SearchResult, error) {
 	return res, nil
 }
 
-func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *engine.SearchResult) error {
+func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
 	w := wordFilters(c)
 	if f.Source != "" {
@@ -180,7 +181,7 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.Comp
 		if err != nil {
 			return err
 		}
-		mh := engine.MessageHit{Message: m, Score: h.score, Highlight: c.Highlight(engine.MessagePlain(m.Content))}
+		mh := query.MessageHit{Message: m, Score: h.score, Highlight: c.Highlight(engine.MessagePlain(m.Content))}
 		if ch := cat.chans[chanKey{m.SourceID, m.ChannelID}]; ch != nil {
 			mh.ChannelName, mh.ChannelSlug = ch.Name, ch.Slug
 		}
@@ -192,7 +193,7 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.Comp
 	return nil
 }
 
-func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *engine.SearchResult) error {
+func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
 	if f.Channel != "" || f.From != "" {
 		return nil // documents have no channel or author
@@ -215,12 +216,12 @@ func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.Com
 		if err != nil {
 			return err
 		}
-		res.Documents = append(res.Documents, engine.DocumentHit{Document: d, Score: h.score, Highlight: c.Highlight(engine.DocumentPlain(&d))})
+		res.Documents = append(res.Documents, query.DocumentHit{Document: d, Score: h.score, Highlight: c.Highlight(engine.DocumentPlain(&d))})
 	}
 	return nil
 }
 
-func timeFilters(prop string, f *engine.ParsedQuery) *filters.WhereBuilder {
+func timeFilters(prop string, f *query.ParsedQuery) *filters.WhereBuilder {
 	var ws []*filters.WhereBuilder
 	if !f.After.IsZero() {
 		ws = append(ws, dateCmp(prop, filters.GreaterThanEqual, f.After))
@@ -265,7 +266,7 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 	// the maxResults-th candidate comes back short or empty, its total
 	// still Weaviate's count.
 	limit := min(max(need, rankWindow), maxResults)
-	objs, err := s.get(ctx, query{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
+	objs, err := s.get(ctx, getQuery{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
 		limit: limit})
 	if err != nil {
 		return nil, 0, err
@@ -358,7 +359,7 @@ func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class
 			for i, h := range part {
 				ids[i] = h.oid
 			}
-			objs, err := s.get(ctx, query{class: class, fields: []string{"_id", "_score"}, bm25: words, limit: len(part),
+			objs, err := s.get(ctx, getQuery{class: class, fields: []string{"_id", "_score"}, bm25: words, limit: len(part),
 				where: idIn(ids)})
 			if err != nil {
 				return nil, 0, err
@@ -459,7 +460,7 @@ func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		if len(out) > 0 {
 			q = q.and(dateCmp(tsProp, filters.LessThanEqual, last))
 		}
-		objs, err := s.get(ctx, query{class: class, fields: []string{"record", "len", tsProp, idProp, "_id"}, where: q.where(),
+		objs, err := s.get(ctx, getQuery{class: class, fields: []string{"record", "len", tsProp, idProp, "_id"}, where: q.where(),
 			sort: byTime(tsProp, idProp), limit: window})
 		if err != nil {
 			return nil, nil, err
@@ -502,7 +503,7 @@ func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fiel
 	if len(ids) == 0 {
 		return out, nil
 	}
-	objs, err := s.get(ctx, query{class: class, fields: append(fields, "_id"), limit: len(ids),
+	objs, err := s.get(ctx, getQuery{class: class, fields: append(fields, "_id"), limit: len(ids),
 		where: idIn(ids)})
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -100,7 +101,7 @@ func (x *Semantic) Search(ctx context.Context, req semantic.Request) (*semantic.
 	start := time.Now()
 	text := strings.TrimSpace(req.Query)
 	if text == "" {
-		return nil, fmt.Errorf("%w: q: give the text to search for", engine.ErrInvalid)
+		return nil, fmt.Errorf("%w: q: give the text to search for", record.ErrInvalid)
 	}
 	limit := min(max(req.Limit, 1), semantic.MaxLimit)
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)

@@ -62,7 +62,7 @@ func (s *Store) changesAfter(ctx context.Context, after int64) (page []change, n
 	for len(page) > 0 && page[len(page)-1].at >= last {
 		page = page[:len(page)-1]
 	}
-	objs, err := s.getAll(ctx, query{class: s.class("Change"), fields: []string{"owner"},
+	objs, err := s.getAll(ctx, getQuery{class: s.class("Change"), fields: []string{"owner"},
 		where: filters.Where().WithPath([]string{"at"}).WithOperator(filters.Equal).WithValueInt(last)})
 	if err != nil {
 		return nil, 0, false, err
@@ -83,7 +83,7 @@ func (s *Store) changesAfter(ctx context.Context, after int64) (page []change, n
 // changePage returns the owners of the changesPerPage oldest changes after
 // time after, in the order of their times (then owners).
 func (s *Store) changePage(ctx context.Context, after int64) ([]string, error) {
-	objs, err := s.get(ctx, query{class: s.class("Change"), fields: []string{"owner"},
+	objs, err := s.get(ctx, getQuery{class: s.class("Change"), fields: []string{"owner"},
 		where: filters.Where().WithPath([]string{"at"}).WithOperator(filters.GreaterThan).WithValueInt(after),
 		sort:  []graphql.Sort{{Path: []string{"at"}, Order: graphql.Asc}, {Path: []string{"owner"}, Order: graphql.Asc}},
 		limit: changesPerPage})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -68,7 +69,7 @@ func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkR
 }
 
 // docChunks cuts a document into passages as the memory index does.
-func (s *Store) docChunks(d *engine.Document) []*chunkObj {
+func (s *Store) docChunks(d *record.Document) []*chunkObj {
 	spans := semantic.SplitDocument(d.Content)
 	sections := semantic.SectionStarts(d.Content, spans)
 	hash := shortHash(d.Content)
@@ -93,8 +94,8 @@ func (s *Store) docChunks(d *engine.Document) []*chunkObj {
 
 // windowChunks cuts a channel's messages (objects in time order) into
 // conversation windows as the memory index does.
-func (s *Store) windowChunks(ch *engine.Channel, objs []map[string]any) ([]*chunkObj, error) {
-	msgs := make([]engine.Message, len(objs))
+func (s *Store) windowChunks(ch *record.Channel, objs []map[string]any) ([]*chunkObj, error) {
+	msgs := make([]record.Message, len(objs))
 	texts := make([]engine.MessageText, len(objs))
 	for i, o := range objs {
 		m, err := decodeMessage(o)
@@ -248,7 +249,7 @@ func chunkObjects(s *Store, cs []*chunkObj) []*models.Object {
 func (s *Store) storedChunks(ctx context.Context, owners []string) (map[string]storedChunk, error) {
 	out := map[string]storedChunk{}
 	for start := 0; start < len(owners); start += 100 {
-		objs, err := s.keysetAll(ctx, query{class: s.class("Chunk"), fields: []string{"_id", "hash", "textHash", "embedder"},
+		objs, err := s.keysetAll(ctx, getQuery{class: s.class("Chunk"), fields: []string{"_id", "hash", "textHash", "embedder"},
 			where: anyText("owner", ownerProps(owners[start:min(start+100, len(owners))]))}, intKey("seq"))
 		if err != nil {
 			return nil, err

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/ask"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -78,7 +78,7 @@ func testFreshWrites(t *testing.T, cl *weaviatetest.Cluster) {
 		w := fmt.Sprintf("%s%s", []string{"zor", "quil", "brax", "fen", "mol", "tav", "gri", "vush", "kel", "pim"}[i/5],
 			[]string{"dex", "wick", "tor", "nium", "vax"}[i%5])
 		title := "Runbook " + strings.ToUpper(w[:1]) + w[1:]
-		if _, err := s.PutDocuments([]engine.Document{{Title: title,
+		if _, err := s.PutDocuments([]record.Document{{Title: title,
 			Content: fmt.Sprintf("To restart the %s service, run svc restart %s --drain and wait for the health check. The %s service keeps its logs for 14 days.", w, w, w)}}); err != nil {
 			t.Fatal(err)
 		}

@@ -222,7 +222,7 @@ func (x *Semantic) indexOwners(ctx context.Context, cat *catalog, changes []chan
 			gone = append(gone, c.owner)
 		default:
 			ch := cat.chans[k]
-			msgs, err := x.s.keysetAll(ctx, query{class: x.s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder}, dateKey)
+			msgs, err := x.s.keysetAll(ctx, getQuery{class: x.s.class("Message"), fields: msgFields, where: channelWhere(k), sort: timeOrder}, dateKey)
 			if err != nil {
 				return false, fmt.Errorf("read channel %s: %w", ch.Slug, err)
 			}

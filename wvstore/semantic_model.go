@@ -167,7 +167,7 @@ func (s *Store) loadModel(ctx context.Context, h modelHead) (*embed.Model, error
 	}
 	for start := 0; start < len(keys); start += 8 {
 		part := keys[start:min(start+8, len(keys))]
-		objs, err := s.get(ctx, query{class: s.class("Meta"), fields: []string{"key", "value"}, where: anyText("key", part), limit: len(part)})
+		objs, err := s.get(ctx, getQuery{class: s.class("Meta"), fields: []string{"key", "value"}, where: anyText("key", part), limit: len(part)})
 		if err != nil {
 			return nil, fmt.Errorf("load the embedding model %s: %w", h.Name, err)
 		}
@@ -268,7 +268,7 @@ func (x *Semantic) trainIfDue(ctx context.Context) (bool, error) {
 func (x *Semantic) eachChunkText(ctx context.Context, fn func(string)) error {
 	after := ""
 	for {
-		objs, err := x.s.get(ctx, query{class: x.s.class("Chunk"), fields: []string{"record", "_id"}, limit: 500, after: after})
+		objs, err := x.s.get(ctx, getQuery{class: x.s.class("Chunk"), fields: []string{"record", "_id"}, limit: 500, after: after})
 		if err != nil {
 			return err
 		}

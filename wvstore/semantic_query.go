@@ -138,7 +138,7 @@ func (s *Store) chunksByID(ctx context.Context, ids []string, fields []string, v
 // (then q.sort), a page at a time from the last value read, so that no
 // query reaches past the cluster's QUERY_MAXIMUM_RESULTS as offsets would:
 // a page's last value is read whole by a query of its own.
-func (s *Store) keysetAll(ctx context.Context, q query, k keyProp) ([]map[string]any, error) {
+func (s *Store) keysetAll(ctx context.Context, q getQuery, k keyProp) ([]map[string]any, error) {
 	page := keysetPage
 	base := q.where
 	q.fields = append(slices.Clone(q.fields), k.name)
@@ -155,7 +155,7 @@ func (s *Store) keysetAll(ctx context.Context, q query, k keyProp) ([]map[string
 		for n > 0 && objs[n-1][k.name] == last {
 			n--
 		}
-		same, err := s.getAll(ctx, query{class: q.class, fields: q.fields, where: and(base, k.cmp(filters.Equal, last)), sort: q.sort})
+		same, err := s.getAll(ctx, getQuery{class: q.class, fields: q.fields, where: and(base, k.cmp(filters.Equal, last)), sort: q.sort})
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -176,7 +176,7 @@ func (x *Semantic) build(ctx context.Context, cat *catalog, gs []*group, maxChar
 	}
 	// The passages and the documents at once; then the windows' messages.
 	var objs map[string]chunkHit
-	var docs map[string]engine.Document
+	var docs map[string]record.Document
 	var objsErr, docsErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { objs, objsErr = x.s.chunksByID(ctx, ids, []string{"record"}, false) })
@@ -223,8 +223,8 @@ func (x *Semantic) build(ctx context.Context, cat *catalog, gs []*group, maxChar
 
 // liveMessages reads the messages want names by channel: those that
 // still exist.
-func (s *Store) liveMessages(ctx context.Context, want map[chanKey][]string) (map[msgKey]engine.Message, error) {
-	out := map[msgKey]engine.Message{}
+func (s *Store) liveMessages(ctx context.Context, want map[chanKey][]string) (map[msgKey]record.Message, error) {
+	out := map[msgKey]record.Message{}
 	if len(want) == 0 {
 		return out, nil
 	}
@@ -240,7 +240,7 @@ func (s *Store) liveMessages(ctx context.Context, want map[chanKey][]string) (ma
 	ids = uniq(ids)
 	for start := 0; start < len(ids); start += 500 {
 		part := ids[start:min(start+500, len(ids))]
-		objs, err := s.getAll(ctx, query{class: s.class("Message"), fields: msgFields, where: and(anyText("chan", refs), anyText("msgId", part))})
+		objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: msgFields, where: and(anyText("chan", refs), anyText("msgId", part))})
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +261,7 @@ func (s *Store) liveMessages(ctx context.Context, want map[chanKey][]string) (ma
 // span its passages among the candidates cover. Passages cut from another
 // version of the content (an edit the indexer has not taken in yet) are
 // left out: the text they hold may be gone.
-func docHit(cat *catalog, g *group, recs map[string]*chunkRecord, d *engine.Document, maxChars int) *semantic.Hit {
+func docHit(cat *catalog, g *group, recs map[string]*chunkRecord, d *record.Document, maxChars int) *semantic.Hit {
 	best, hash := recs[g.best.id], shortHash(d.Content)
 	if best.DocHash != hash {
 		return nil
@@ -293,7 +293,7 @@ func docHit(cat *catalog, g *group, recs map[string]*chunkRecord, d *engine.Docu
 
 // windowHit builds a conversation window's hit from its messages that
 // still exist, as they read now; nil when none does.
-func windowHit(cat *catalog, g *group, r *chunkRecord, live map[msgKey]engine.Message, maxChars int) *semantic.Hit {
+func windowHit(cat *catalog, g *group, r *chunkRecord, live map[msgKey]record.Message, maxChars int) *semantic.Hit {
 	ch := cat.chans[g.ch]
 	h := &semantic.Hit{Type: "message", Score: g.best.score, SourceID: g.ch.source, ChannelSlug: ch.Slug, Channel: ch.Name}
 	if src := cat.sources[g.ch.source]; src != nil {

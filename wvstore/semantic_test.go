@@ -18,6 +18,7 @@ import (
 	"github.com/sift-search/sift/httpapi"
 	"github.com/sift-search/sift/internal/fakeoai"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -30,10 +31,10 @@ var (
 // a conversation in #help, and — so the built-in embedder trains (64 chunks
 // and more) and learns which words go together — a #general channel of
 // one-message windows in the words of embed/model_test.go's corpus.
-var semDocs = []engine.Document{
-	{SourceID: engine.UploadsSourceID, Title: "Cron syntax", Content: "# Cron syntax\n\nA schedule has six fields, seconds first.\n\n## Daylight saving time\n\nWhen clocks move forward an hour, a run scheduled inside the missing hour is skipped. When clocks move back, Wren runs it once, not twice. Set tz on every schedule."},
-	{SourceID: engine.UploadsSourceID, Title: "Postgres backend", Content: "# Postgres backend\n\nSize the connection pool: max_open_conns of every node must stay below the server's max_connections. PgBouncer in transaction mode helps when many nodes connect."},
-	{SourceID: engine.UploadsSourceID, Title: "Webhooks", Content: "# Webhooks\n\nEvery delivery carries an HMAC-SHA256 signature of the raw body in X-Wren-Signature. Verify it before parsing JSON: a proxy that re-serialises the body breaks the signature. Call verifyWrenSignature from the SDK."},
+var semDocs = []record.Document{
+	{SourceID: record.UploadsSourceID, Title: "Cron syntax", Content: "# Cron syntax\n\nA schedule has six fields, seconds first.\n\n## Daylight saving time\n\nWhen clocks move forward an hour, a run scheduled inside the missing hour is skipped. When clocks move back, Wren runs it once, not twice. Set tz on every schedule."},
+	{SourceID: record.UploadsSourceID, Title: "Postgres backend", Content: "# Postgres backend\n\nSize the connection pool: max_open_conns of every node must stay below the server's max_connections. PgBouncer in transaction mode helps when many nodes connect."},
+	{SourceID: record.UploadsSourceID, Title: "Webhooks", Content: "# Webhooks\n\nEvery delivery carries an HMAC-SHA256 signature of the raw body in X-Wren-Signature. Verify it before parsing JSON: a proxy that re-serialises the body breaks the signature. Call verifyWrenSignature from the SDK."},
 }
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -48,10 +49,10 @@ var bridge = []string{
 // corpusMessages returns the chat source's messages: n bridging messages in
 // #general an hour apart (one window each), from the i-th on, and the #help
 // conversation.
-func corpusMessages(from, n int) []engine.Message {
-	var out []engine.Message
+func corpusMessages(from, n int) []record.Message {
+	var out []record.Message
 	for i := from; i < from+n; i++ {
-		out = append(out, engine.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprint("g", i), Author: fmt.Sprint("u", i%4),
+		out = append(out, record.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprint("g", i), Author: fmt.Sprint("u", i%4),
 			Content: fmt.Sprintf(bridge[i%4], i), Timestamp: t0.Add(time.Duration(i) * time.Hour)})
 	}
 	for i, text := range []string{
@@ -59,7 +60,7 @@ func corpusMessages(from, n int) []engine.Message {
 		"that was the autumn clock change, upgrade to 2.0.1",
 		"thanks, upgrading fixed the double run",
 	} {
-		out = append(out, engine.Message{SourceID: "chat", ChannelID: "c2", ID: fmt.Sprint("conv", i), Author: []string{"ana", "bo"}[i%2],
+		out = append(out, record.Message{SourceID: "chat", ChannelID: "c2", ID: fmt.Sprint("conv", i), Author: []string{"ana", "bo"}[i%2],
 			Content: text, Timestamp: t0.Add(100*time.Hour + time.Duration(i)*time.Minute)})
 	}
 	return out
@@ -68,10 +69,10 @@ func corpusMessages(from, n int) []engine.Message {
 // corpusStore is the writes corpus makes, to a cluster's store or the
 // memory one.
 type corpusStore interface {
-	PutSource(engine.Source) (engine.Source, error)
-	PutChannels([]engine.Channel) ([]engine.Channel, error)
-	PutMessages([]engine.Message) (int, error)
-	PutDocuments([]engine.Document) ([]engine.Document, error)
+	PutSource(record.Source) (record.Source, error)
+	PutChannels([]record.Channel) ([]record.Channel, error)
+	PutMessages([]record.Message) (int, error)
+	PutDocuments([]record.Document) ([]record.Document, error)
 }
 
 func corpus(t testing.TB, s corpusStore) {
@@ -86,10 +87,10 @@ func corpus(t testing.TB, s corpusStore) {
 // to train on.
 func corpusStart(t testing.TB, s corpusStore) {
 	t.Helper()
-	if _, err := s.PutSource(engine.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true, Visibility: engine.VisibilityPublic}); err != nil {
+	if _, err := s.PutSource(record.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true, Visibility: record.VisibilityPublic}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutChannels([]engine.Channel{{SourceID: "chat", ID: "c1", Name: "general"}, {SourceID: "chat", ID: "c2", Name: "help"}}); err != nil {
+	if _, err := s.PutChannels([]record.Channel{{SourceID: "chat", ID: "c1", Name: "general"}, {SourceID: "chat", ID: "c2", Name: "help"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.PutMessages(corpusMessages(0, 0)); err != nil {
@@ -214,11 +215,11 @@ func testPaging(t *testing.T, cl *weaviatetest.Cluster) {
 	x := s.Semantic(stepped())
 	defer func(n int) { changesPerPage = n }(changesPerPage)
 	changesPerPage = 2
-	var docs []engine.Document
+	var docs []record.Document
 	for i := range 7 {
-		docs = append(docs, engine.Document{SourceID: engine.UploadsSourceID, Title: fmt.Sprint("Note ", i), Content: fmt.Sprint("Note number ", i, ".")})
+		docs = append(docs, record.Document{SourceID: record.UploadsSourceID, Title: fmt.Sprint("Note ", i), Content: fmt.Sprint("Note number ", i, ".")})
 	}
-	for _, batch := range [][]engine.Document{docs[:5], docs[5:6], docs[6:]} { // five changes at one time, then two
+	for _, batch := range [][]record.Document{docs[:5], docs[5:6], docs[6:]} { // five changes at one time, then two
 		if _, err := s.PutDocuments(batch); err != nil {
 			t.Fatal(err)
 		}
@@ -227,22 +228,22 @@ func testPaging(t *testing.T, cl *weaviatetest.Cluster) {
 		t.Fatalf("%d steps for pages of two", steps)
 	}
 	for _, d := range docs {
-		if n := ownerChunks(t, s, documentOwner(engine.DocumentID(d.SourceID, d.Title))); n != 1 {
+		if n := ownerChunks(t, s, documentOwner(record.DocumentID(d.SourceID, d.Title))); n != 1 {
 			t.Fatalf("%s: %d chunks", d.Title, n)
 		}
 	}
 	changesPerPage = 100
 
-	if _, err := s.PutSource(engine.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true}); err != nil {
+	if _, err := s.PutSource(record.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	chs, err := s.PutChannels([]engine.Channel{{SourceID: "chat", ID: "c3", Name: "busy"}})
+	chs, err := s.PutChannels([]record.Channel{{SourceID: "chat", ID: "c3", Name: "busy"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := range 25 { // three at each time
-		msgs = append(msgs, engine.Message{SourceID: "chat", ChannelID: "c3", ID: fmt.Sprintf("m%02d", i), Author: "a",
+		msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: "c3", ID: fmt.Sprintf("m%02d", i), Author: "a",
 			Content: fmt.Sprint("message ", i), Timestamp: t0.Add(time.Duration(i/3) * time.Second)})
 	}
 	if _, err := s.PutMessages(msgs); err != nil {
@@ -254,7 +255,7 @@ func testPaging(t *testing.T, cl *weaviatetest.Cluster) {
 	}
 	for _, page := range []int{1, 2, 3, 4, 7, 25, 1000} {
 		keysetPage = page
-		objs, err := s.keysetAll(context.Background(), query{class: s.class("Message"), fields: msgFields,
+		objs, err := s.keysetAll(context.Background(), getQuery{class: s.class("Message"), fields: msgFields,
 			where: channelWhere(chanKey{"chat", "c3"}), sort: timeOrder}, dateKey)
 		keysetPage = 1000
 		if err != nil {
@@ -317,17 +318,17 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 	}) {
 		t.Fatalf("the paraphrase shares a word with the passage: %v", words)
 	}
-	if lex, err := x.lexical(context.Background(), "database ran out", eqText("sourceId", engine.UploadsSourceID)); err != nil || len(lex) != 0 {
+	if lex, err := x.lexical(context.Background(), "database ran out", eqText("sourceId", record.UploadsSourceID)); err != nil || len(lex) != 0 {
 		t.Fatalf("BM25 finds %d documents for the paraphrase (%v)", len(lex), err)
 	}
-	r = search(t, x, semantic.Request{Query: "database ran out", Sources: []string{engine.UploadsSourceID}})
+	r = search(t, x, semantic.Request{Query: "database ran out", Sources: []string{record.UploadsSourceID}})
 	if !r.Vectors || len(r.Hits) == 0 || r.Hits[0].Title != "Postgres backend" {
 		t.Fatalf("paraphrase: vectors %v, %q", r.Vectors, titles(r.Hits))
 	}
 
 	hits := search(t, x, semantic.Request{Query: "clocks move back and the job runs twice", HyDE: true}).Hits
 	if len(hits) == 0 || hits[0].Type != "document" || hits[0].Title != "Cron syntax — Daylight saving time" ||
-		hits[0].DocSlug == "" || hits[0].DocumentID != engine.DocumentID(engine.UploadsSourceID, "Cron syntax") ||
+		hits[0].DocSlug == "" || hits[0].DocumentID != record.DocumentID(record.UploadsSourceID, "Cron syntax") ||
 		!strings.HasPrefix(hits[0].Fragment, "#:~:text=") || hits[0].Source != "Uploads" || hits[0].Time.IsZero() {
 		t.Fatalf("top hit: %+v", hits)
 	}
@@ -350,7 +351,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 		t.Fatalf("identifier: %q", titles(hits))
 	}
 	// Content is cut on a word boundary; its length stays the whole chunk's.
-	docs := []string{engine.UploadsSourceID}
+	docs := []string{record.UploadsSourceID}
 	h := search(t, x, semantic.Request{Query: "postgres connection pool", MaxChars: 40, Sources: docs}).Hits[0]
 	if !h.Truncated || utf8.RuneCountInString(h.Content) > 40 || h.ContentLength <= 40 || strings.HasSuffix(h.Content, " ") ||
 		!strings.HasPrefix(semDocs[1].Content, h.Content) {
@@ -367,8 +368,8 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 		t.Fatalf("limit 1000: %d hits", len(hits))
 	}
 	plain := search(t, x, semantic.Request{Query: "upgrade fixed the double run"}).Hits
-	boosted := search(t, x, semantic.Request{Query: "upgrade fixed the double run", Boost: map[string]float64{engine.UploadsSourceID: 10}}).Hits
-	if boosted[0].SourceID != engine.UploadsSourceID || boosted[0].Score <= 1 || plain[0].SourceID == boosted[0].SourceID && plain[0].Score == boosted[0].Score {
+	boosted := search(t, x, semantic.Request{Query: "upgrade fixed the double run", Boost: map[string]float64{record.UploadsSourceID: 10}}).Hits
+	if boosted[0].SourceID != record.UploadsSourceID || boosted[0].Score <= 1 || plain[0].SourceID == boosted[0].SourceID && plain[0].Score == boosted[0].Score {
 		t.Fatalf("boost: plain %+v boosted %+v", plain[0], boosted[0])
 	}
 	for _, h := range search(t, x, semantic.Request{Query: "upgrade", Sources: []string{"chat"}}).Hits {
@@ -376,7 +377,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 			t.Fatalf("source filter let through %+v", h)
 		}
 	}
-	if _, err := x.Search(context.Background(), semantic.Request{Query: "  "}); !errors.Is(err, engine.ErrInvalid) {
+	if _, err := x.Search(context.Background(), semantic.Request{Query: "  "}); !errors.Is(err, record.ErrInvalid) {
 		t.Fatalf("empty query: %v", err)
 	}
 	if r := search(t, x, semantic.Request{Query: "???", Limit: 3}); len(r.Hits) > 3 {
@@ -407,7 +408,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 		t.Fatal(err)
 	}
 	x2 := s2.Semantic(stepped())
-	r = search(t, x2, semantic.Request{Query: "database ran out", Sources: []string{engine.UploadsSourceID}})
+	r = search(t, x2, semantic.Request{Query: "database ran out", Sources: []string{record.UploadsSourceID}})
 	if !r.Vectors || len(r.Hits) == 0 || r.Hits[0].Title != "Postgres backend" || x2.Status().Embedder != st.Embedder {
 		t.Fatalf("second process: vectors %v, %q, status %+v", r.Vectors, titles(r.Hits), x2.Status())
 	}
@@ -439,7 +440,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 		t.Fatalf("after growth: %+v (was %+v)", st2, st)
 	}
 	time.Sleep(modelCheck)
-	if r := search(t, x2, semantic.Request{Query: "database ran out", Sources: []string{engine.UploadsSourceID}}); !r.Vectors || r.Hits[0].Title != "Postgres backend" {
+	if r := search(t, x2, semantic.Request{Query: "database ran out", Sources: []string{record.UploadsSourceID}}); !r.Vectors || r.Hits[0].Title != "Postgres backend" {
 		t.Fatalf("second process after retraining: %v %q", r.Vectors, titles(r.Hits))
 	}
 	x2.statusAt = time.Time{}
@@ -524,17 +525,17 @@ func testVisibility(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemV")
 	x := s.Semantic(stepped())
 	corpus(t, s)
-	if _, err := s.PutChannels([]engine.Channel{{SourceID: "chat", ID: "dm", Name: "ana-bo", Private: true}}); err != nil {
+	if _, err := s.PutChannels([]record.Channel{{SourceID: "chat", ID: "dm", Name: "ana-bo", Private: true}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutMessages([]engine.Message{{SourceID: "chat", ChannelID: "dm", ID: "dm1", Author: "ana",
+	if _, err := s.PutMessages([]record.Message{{SourceID: "chat", ChannelID: "dm", ID: "dm1", Author: "ana",
 		Content: "the zanzibar password rotates weekly", Timestamp: t0}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutSource(engine.Source{ID: "intranet", Name: "Intranet", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate}); err != nil {
+	if _, err := s.PutSource(record.Source{ID: "intranet", Name: "Intranet", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutDocuments([]engine.Document{{SourceID: "intranet", Title: "Zanzibar rota", Content: "Who rotates the zanzibar keys, and when."}}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{{SourceID: "intranet", Title: "Zanzibar rota", Content: "Who rotates the zanzibar keys, and when."}}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, x)
@@ -551,16 +552,16 @@ func testVisibility(t *testing.T, cl *weaviatetest.Cluster) {
 	if dm, doc := found(true); !dm || !doc {
 		t.Fatalf("with credentials: the private channel %v, the private source's document %v", dm, doc)
 	}
-	if _, err := s.SetChannelVisibility("chat", "dm", engine.VisibilityPublic); err != nil {
+	if _, err := s.SetChannelVisibility("chat", "dm", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateSource("intranet", func(src *engine.Source) error { src.Visibility = engine.VisibilityPublic; return nil }); err != nil {
+	if _, err := s.UpdateSource("intranet", func(src *record.Source) error { src.Visibility = record.VisibilityPublic; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if dm, doc := found(false); !dm || !doc { // no indexer step in between
 		t.Fatalf("made public: the channel %v, the document %v", dm, doc)
 	}
-	if _, err := s.SetChannelVisibility("chat", "c2", engine.VisibilityPrivate); err != nil {
+	if _, err := s.SetChannelVisibility("chat", "c2", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range search(t, x, semantic.Request{Query: "autumn clock change double run"}).Hits {
@@ -578,7 +579,7 @@ func testDeletion(t *testing.T, cl *weaviatetest.Cluster) {
 	x := s.Semantic(stepped())
 	corpus(t, s)
 	settle(t, x)
-	webhooks := engine.DocumentID(engine.UploadsSourceID, "Webhooks")
+	webhooks := record.DocumentID(record.UploadsSourceID, "Webhooks")
 	if n := ownerChunks(t, s, documentOwner(webhooks)); n != 1 {
 		t.Fatalf("%d chunks of Webhooks", n)
 	}
@@ -605,10 +606,10 @@ func testDeletion(t *testing.T, cl *weaviatetest.Cluster) {
 
 	// A source deleted while a pass indexes its new document: the pass
 	// writes the chunks after the deletion; the next step deletes them.
-	if _, err := s.PutSource(engine.Source{ID: "temp", Name: "Temp", Type: "upload", Enabled: true, Visibility: engine.VisibilityPublic}); err != nil {
+	if _, err := s.PutSource(record.Source{ID: "temp", Name: "Temp", Type: "upload", Enabled: true, Visibility: record.VisibilityPublic}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutDocuments([]engine.Document{{SourceID: "temp", Title: "Ephemeral", Content: "A quokka note that will not last."}}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{{SourceID: "temp", Title: "Ephemeral", Content: "A quokka note that will not last."}}); err != nil {
 		t.Fatal(err)
 	}
 	x.testHookChunked = func() {
@@ -641,7 +642,7 @@ func testDeletion(t *testing.T, cl *weaviatetest.Cluster) {
 		}
 	}
 	// Writes to the other content do not bring them back.
-	if _, err := s.PutDocuments([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "Later", Content: "A later note about quokkas."}}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{{SourceID: record.UploadsSourceID, Title: "Later", Content: "A later note about quokkas."}}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, x)
@@ -659,7 +660,7 @@ func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 	corpus(t, s)
 	settle(t, x)
 	long := "# Webhooks\n\nDeliveries are signed with Ed25519 now.\n\n## Retries\n\nA failed delivery is retried five times, backing off each time.\n\n## Ordering\n\nDeliveries may arrive out of order."
-	if _, err := s.PutDocuments([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "Webhooks", Content: long}}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{{SourceID: record.UploadsSourceID, Title: "Webhooks", Content: long}}); err != nil {
 		t.Fatal(err)
 	}
 	// At once, before the indexer runs, the old passage is not served: its
@@ -670,7 +671,7 @@ func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 		}
 	}
 	settle(t, x)
-	owner := documentOwner(engine.DocumentID(engine.UploadsSourceID, "Webhooks"))
+	owner := documentOwner(record.DocumentID(record.UploadsSourceID, "Webhooks"))
 	if n, want := ownerChunks(t, s, owner), len(semantic.SplitDocument(long)); n != want {
 		t.Fatalf("%d chunks, want %d", n, want)
 	}
@@ -684,7 +685,7 @@ func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 		t.Fatalf("the new text: %+v", hits)
 	}
 	// A message edited and one added re-window the channel.
-	if _, err := s.PutMessages([]engine.Message{{SourceID: "chat", ChannelID: "c2", ID: "conv2", Author: "ana",
+	if _, err := s.PutMessages([]record.Message{{SourceID: "chat", ChannelID: "c2", ID: "conv2", Author: "ana",
 		Content: "thanks, the wombat release fixed it", Timestamp: t0.Add(100*time.Hour + 2*time.Minute)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -707,11 +708,11 @@ func testWatermark(t *testing.T, cl *weaviatetest.Cluster) {
 	if _, err := s.PutDocuments(semDocs); err != nil { // too few chunks to train on
 		t.Fatal(err)
 	}
-	late := engine.DocumentID(engine.UploadsSourceID, "Late note")
+	late := record.DocumentID(record.UploadsSourceID, "Late note")
 	before := time.Now().UnixMicro()
 	x.testHookPage = func() {
 		x.testHookPage = nil
-		if _, err := s.PutDocuments([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "Late note", Content: "An axolotl arrived during the pass."}}); err != nil {
+		if _, err := s.PutDocuments([]record.Document{{SourceID: record.UploadsSourceID, Title: "Late note", Content: "An axolotl arrived during the pass."}}); err != nil {
 			t.Error(err)
 		}
 	}
@@ -754,7 +755,7 @@ func testWatermark(t *testing.T, cl *weaviatetest.Cluster) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); x.Run(ctx) }()
-	if _, err := s.PutDocuments([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "Run note", Content: "A narwhal surfaced."}}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{{SourceID: record.UploadsSourceID, Title: "Run note", Content: "A narwhal surfaced."}}); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -785,7 +786,7 @@ func testEmbeddingsServer(t *testing.T, cl *weaviatetest.Cluster) {
 	s := openNS(t, cl, "SemO", true)
 	x := s.Semantic(SemanticOptions{FreshWait: -1, Embedder: remote})
 	defer x.emb.Close()
-	if _, err := s.PutDocuments(append([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "Poison", Content: "POISON pill text that the model refuses"}}, semDocs...)); err != nil {
+	if _, err := s.PutDocuments(append([]record.Document{{SourceID: record.UploadsSourceID, Title: "Poison", Content: "POISON pill text that the model refuses"}}, semDocs...)); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, x)
@@ -817,14 +818,14 @@ func testEmbeddingsServer(t *testing.T, cl *weaviatetest.Cluster) {
 		}
 		return n
 	}
-	guide := engine.Document{SourceID: engine.UploadsSourceID, Title: "Guide", Content: "# Guide\n\n## Alpha\n\nalpha text.\n\n## Beta\n\nbeta text."}
-	if _, err := s.PutDocuments([]engine.Document{guide}); err != nil {
+	guide := record.Document{SourceID: record.UploadsSourceID, Title: "Guide", Content: "# Guide\n\n## Alpha\n\nalpha text.\n\n## Beta\n\nbeta text."}
+	if _, err := s.PutDocuments([]record.Document{guide}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, x)
 	before := inputs()
 	guide.Content = "# Guide\n\n## Alpha\n\nalpha text.\n\n## Zeta\n\nzeta text.\n\n## Beta\n\nbeta text."
-	if _, err := s.PutDocuments([]engine.Document{guide}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{guide}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, x)
@@ -843,7 +844,7 @@ func testEmbeddingsServer(t *testing.T, cl *weaviatetest.Cluster) {
 	}
 	// An indexer error is reported by every process.
 	srv.Fail(500, 500, 500, 500, 500, 500, 500, 500)
-	if _, err := s.PutDocuments([]engine.Document{{SourceID: engine.UploadsSourceID, Title: "New", Content: "a new note about retries"}}); err != nil {
+	if _, err := s.PutDocuments([]record.Document{{SourceID: record.UploadsSourceID, Title: "New", Content: "a new note about retries"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := x.Step(context.Background()); err == nil {

@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/sift-search/sift/record"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // Sources are kept as append-only versions: each version is an object of
@@ -36,7 +35,7 @@ const opTimeout = time.Minute
 // sourceVersion is one stored version; rec is nil for a tombstone.
 type sourceVersion struct {
 	Version uint64         `json:"version"`
-	Rec     *engine.Source `json:"record,omitempty"`
+	Rec     *record.Source `json:"record,omitempty"`
 }
 
 func (s *Store) sourceObjID(id string, v uint64) string {
@@ -180,7 +179,7 @@ func (s *Store) advance(ctx context.Context, id string, from uint64, next source
 				return err
 			}
 		}
-		return fmt.Errorf("%w: source %q moved on from version %d", engine.ErrConflict, id, from)
+		return fmt.Errorf("%w: source %q moved on from version %d", record.ErrConflict, id, from)
 	}
 	// The version may be written already: by a loser completing this
 	// intent (then the write is done), or — a step dropped long ago and
@@ -191,7 +190,7 @@ func (s *Store) advance(ctx context.Context, id string, from uint64, next source
 	} else if ok {
 		mine, _ := json.Marshal(have)
 		if string(mine) != string(intent) {
-			return fmt.Errorf("%w: source %q is past version %d", engine.ErrConflict, id, from)
+			return fmt.Errorf("%w: source %q is past version %d", record.ErrConflict, id, from)
 		}
 		return nil
 	}
@@ -208,27 +207,27 @@ func (s *Store) advance(ctx context.Context, id string, from uint64, next source
 }
 
 // Source returns one source.
-func (s *Store) Source(id string) (engine.Source, bool) {
+func (s *Store) Source(id string) (record.Source, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cur, err := s.current(ctx, id)
 	if err != nil || cur.Rec == nil {
-		return engine.Source{}, false
+		return record.Source{}, false
 	}
-	out := engine.CopySource(cur.Rec)
+	out := record.CopySource(cur.Rec)
 	out.Cursor, _ = s.cursor(ctx, id)
 	return out, true
 }
 
 // Sources returns every source, by id.
-func (s *Store) Sources() []engine.Source {
+func (s *Store) Sources() []record.Source {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	h, err := s.hints(ctx, "")
 	if err != nil {
 		return nil
 	}
-	var out []engine.Source
+	var out []record.Source
 	for id, v := range h {
 		if id == settingsID {
 			continue
@@ -237,40 +236,40 @@ func (s *Store) Sources() []engine.Source {
 		if err != nil || cur.Rec == nil {
 			continue
 		}
-		src := engine.CopySource(cur.Rec)
+		src := record.CopySource(cur.Rec)
 		src.Cursor, _ = s.cursor(ctx, id)
 		out = append(out, src)
 	}
-	slices.SortFunc(out, func(a, b engine.Source) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b record.Source) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
 // put stores src as the version after cur, stamped as the memory store
 // stamps it; without setCursor the stored cursor stays.
-func (s *Store) put(ctx context.Context, src engine.Source, cur sourceVersion, setCursor bool) (engine.Source, error) {
-	now := engine.ExactTime(time.Now())
+func (s *Store) put(ctx context.Context, src record.Source, cur sourceVersion, setCursor bool) (record.Source, error) {
+	now := record.ExactTime(time.Now())
 	if cur.Rec != nil {
 		src.CreatedAt = cur.Rec.CreatedAt
 	} else if src.CreatedAt.IsZero() {
 		src.CreatedAt = now
 	}
-	src.CreatedAt, src.UpdatedAt = engine.ExactTime(src.CreatedAt), now
+	src.CreatedAt, src.UpdatedAt = record.ExactTime(src.CreatedAt), now
 	src.Version = cur.Version + 1
 	cursor := src.Cursor
-	rec := engine.CopySource(&src)
+	rec := record.CopySource(&src)
 	rec.Cursor = "" // a record of its own
 	if err := s.advance(ctx, src.ID, cur.Version, sourceVersion{Version: src.Version, Rec: &rec}); err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	if err := s.changed(ctx); err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	if err := s.applyRules(ctx, cur.Rec, &rec); err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	if setCursor {
 		if err := s.setCursor(ctx, src.ID, cursor); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 	} else if cur.Rec == nil {
 		cursor = ""
@@ -282,47 +281,47 @@ func (s *Store) put(ctx context.Context, src engine.Source, cur sourceVersion, s
 }
 
 // PutSource creates or replaces a source (and its cursor).
-func (s *Store) PutSource(src engine.Source) (engine.Source, error) {
-	if err := engine.CheckSource(&src); err != nil {
-		return engine.Source{}, err
+func (s *Store) PutSource(src record.Source) (record.Source, error) {
+	if err := record.CheckSource(&src); err != nil {
+		return record.Source{}, err
 	}
-	return s.retry(src.ID, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+	return s.retry(src.ID, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
 		return s.put(ctx, src, cur, true)
 	})
 }
 
 // PutSourceIf replaces (or, at version 0, creates) a source only when its
-// stored Version is version, else engine.ErrConflict; it leaves the crawl
+// stored Version is version, else record.ErrConflict; it leaves the crawl
 // cursor alone.
-func (s *Store) PutSourceIf(src engine.Source, version uint64) (engine.Source, error) {
-	if err := engine.CheckSource(&src); err != nil {
-		return engine.Source{}, err
+func (s *Store) PutSourceIf(src record.Source, version uint64) (record.Source, error) {
+	if err := record.CheckSource(&src); err != nil {
+		return record.Source{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cur, err := s.current(ctx, src.ID)
 	if err != nil {
-		return engine.Source{}, err
+		return record.Source{}, err
 	}
 	stored := cur.Version
 	if cur.Rec == nil {
 		stored = 0
 	}
 	if stored != version {
-		return engine.Source{}, fmt.Errorf("%w: source %q is at version %d, not %d", engine.ErrConflict, src.ID, stored, version)
+		return record.Source{}, fmt.Errorf("%w: source %q is at version %d, not %d", record.ErrConflict, src.ID, stored, version)
 	}
 	return s.put(ctx, src, cur, false)
 }
 
 // CreateSource stores a new source: an id that exists is ErrConflict;
 // without an id, one is derived from the name and made unique.
-func (s *Store) CreateSource(src engine.Source) (engine.Source, error) {
+func (s *Store) CreateSource(src record.Source) (record.Source, error) {
 	derive := src.ID == ""
 	if derive {
-		src.ID = engine.SourceIDBase(src.Name)
+		src.ID = record.SourceIDBase(src.Name)
 	}
-	if err := engine.CheckSource(&src); err != nil {
-		return engine.Source{}, err
+	if err := record.CheckSource(&src); err != nil {
+		return record.Source{}, err
 	}
 	base := src.ID
 	for range updateAttempts {
@@ -331,54 +330,54 @@ func (s *Store) CreateSource(src engine.Source) (engine.Source, error) {
 			for _, x := range s.Sources() {
 				ids[x.ID] = true
 			}
-			src.ID = engine.FirstFree(base, func(id string) bool { return ids[id] })
+			src.ID = record.FirstFree(base, func(id string) bool { return ids[id] })
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		cur, err := s.current(ctx, src.ID)
 		if err == nil && cur.Rec != nil {
-			err = fmt.Errorf("%w: a source with id %q exists", engine.ErrConflict, src.ID)
+			err = fmt.Errorf("%w: a source with id %q exists", record.ErrConflict, src.ID)
 			if !derive {
 				cancel()
-				return engine.Source{}, err
+				return record.Source{}, err
 			}
 		}
-		var out engine.Source
+		var out record.Source
 		if err == nil {
 			out, err = s.put(ctx, src, cur, true)
 		}
 		cancel()
-		if !errors.Is(err, engine.ErrConflict) || !derive {
+		if !errors.Is(err, record.ErrConflict) || !derive {
 			return out, err
 		}
 		backoff(1)
 	}
-	return engine.Source{}, fmt.Errorf("%w: could not create a source named %q", engine.ErrConflict, src.Name)
+	return record.Source{}, fmt.Errorf("%w: could not create a source named %q", record.ErrConflict, src.Name)
 }
 
 // updateAttempts bounds retries after conflicts, as the memory store's.
 const updateAttempts = 64
 
 // retry runs fn on the current version until it does not conflict.
-func (s *Store) retry(id string, fn func(ctx context.Context, cur sourceVersion) (engine.Source, error)) (engine.Source, error) {
+func (s *Store) retry(id string, fn func(ctx context.Context, cur sourceVersion) (record.Source, error)) (record.Source, error) {
 	var err error
 	for attempt := range updateAttempts {
 		backoff(attempt)
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		var cur sourceVersion
 		if cur, err = s.current(ctx, id); err == nil {
-			var out engine.Source
+			var out record.Source
 			out, err = fn(ctx, cur)
-			if !errors.Is(err, engine.ErrConflict) {
+			if !errors.Is(err, record.ErrConflict) {
 				cancel()
 				return out, err
 			}
 		}
 		cancel()
-		if !errors.Is(err, engine.ErrConflict) {
-			return engine.Source{}, err
+		if !errors.Is(err, record.ErrConflict) {
+			return record.Source{}, err
 		}
 	}
-	return engine.Source{}, err
+	return record.Source{}, err
 }
 
 func backoff(attempt int) {
@@ -390,20 +389,20 @@ func backoff(attempt int) {
 // UpdateSource is read → fn → PutSourceIf on the version read, retried on
 // a conflict: fn may run more than once and must not write. The cursor is
 // stored only when fn changes it.
-func (s *Store) UpdateSource(id string, fn func(*engine.Source) error) (engine.Source, error) {
-	return s.retry(id, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+func (s *Store) UpdateSource(id string, fn func(*record.Source) error) (record.Source, error) {
+	return s.retry(id, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
 		if cur.Rec == nil {
-			return engine.Source{}, engine.ErrNotFound
+			return record.Source{}, record.ErrNotFound
 		}
-		old := engine.CopySource(cur.Rec)
+		old := record.CopySource(cur.Rec)
 		old.Cursor, _ = s.cursor(ctx, id)
-		src := engine.CopySource(&old)
+		src := record.CopySource(&old)
 		if err := fn(&src); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 		src.ID = id
-		if err := engine.CheckSource(&src); err != nil {
-			return engine.Source{}, err
+		if err := record.CheckSource(&src); err != nil {
+			return record.Source{}, err
 		}
 		return s.put(ctx, src, cur, src.Cursor != old.Cursor)
 	})
@@ -412,26 +411,26 @@ func (s *Store) UpdateSource(id string, fn func(*engine.Source) error) (engine.S
 // DeleteSource removes a source with its cursor, channels, messages,
 // documents and chunks.
 func (s *Store) DeleteSource(id string) error {
-	if id == engine.UploadsSourceID {
-		return fmt.Errorf("%w: the built-in %q source cannot be deleted", engine.ErrInvalid, id)
+	if id == record.UploadsSourceID {
+		return fmt.Errorf("%w: the built-in %q source cannot be deleted", record.ErrInvalid, id)
 	}
-	_, err := s.retry(id, func(ctx context.Context, cur sourceVersion) (engine.Source, error) {
+	_, err := s.retry(id, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
 		if cur.Rec == nil {
-			return engine.Source{}, engine.ErrNotFound
+			return record.Source{}, record.ErrNotFound
 		}
 		if err := s.advance(ctx, id, cur.Version, sourceVersion{Version: cur.Version + 1}); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 		if err := s.changed(ctx); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 		if err := s.deleteContent(ctx, id); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
 		if err := s.changed(ctx); err != nil {
-			return engine.Source{}, err
+			return record.Source{}, err
 		}
-		return engine.Source{}, s.deleteCursor(ctx, id)
+		return record.Source{}, s.deleteCursor(ctx, id)
 	})
 	return err
 }

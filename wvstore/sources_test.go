@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 )
 
 // TestSources: the memory store's source semantics on a 3-node cluster at
@@ -27,24 +27,24 @@ func TestSources(t *testing.T) {
 		stores = append(stores, s)
 	}
 	s := stores[0]
-	if src, ok := s.Source(engine.UploadsSourceID); !ok || src.Type != "upload" {
+	if src, ok := s.Source(record.UploadsSourceID); !ok || src.Type != "upload" {
 		t.Fatalf("the uploads source: %+v %v", src, ok)
 	}
-	a, err := s.PutSource(engine.Source{ID: "acme", Name: "Acme", Type: "slack", Cursor: "c0", Config: map[string]any{"n": 0.0}})
+	a, err := s.PutSource(record.Source{ID: "acme", Name: "Acme", Type: "slack", Cursor: "c0", Config: map[string]any{"n": 0.0}})
 	if err != nil || a.Version == 0 || a.Cursor != "c0" || a.CreatedAt.IsZero() {
 		t.Fatalf("put: %+v %v", a, err)
 	}
 	if got, ok := stores[1].Source("acme"); !ok || got.Version != a.Version || got.Name != "Acme" || got.Cursor != "c0" {
 		t.Fatalf("read through another node: %+v %v", got, ok)
 	}
-	if _, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "Stale", Type: "slack"}, a.Version-1); !errors.Is(err, engine.ErrConflict) {
+	if _, err := s.PutSourceIf(record.Source{ID: "acme", Name: "Stale", Type: "slack"}, a.Version-1); !errors.Is(err, record.ErrConflict) {
 		t.Fatalf("stale PutSourceIf: %v", err)
 	}
-	b, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "Acme 2", Type: "slack", Cursor: "ignored"}, a.Version)
+	b, err := s.PutSourceIf(record.Source{ID: "acme", Name: "Acme 2", Type: "slack", Cursor: "ignored"}, a.Version)
 	if err != nil || b.Version != a.Version+1 || b.Cursor != "c0" || !b.CreatedAt.Equal(a.CreatedAt) {
 		t.Fatalf("PutSourceIf: %+v %v", b, err)
 	}
-	if _, err := s.CreateSource(engine.Source{ID: "acme", Name: "Again", Type: "slack"}); !errors.Is(err, engine.ErrConflict) {
+	if _, err := s.CreateSource(record.Source{ID: "acme", Name: "Again", Type: "slack"}); !errors.Is(err, record.ErrConflict) {
 		t.Fatalf("CreateSource of an existing id: %v", err)
 	}
 	// Writers on three nodes each add to a counter: no update is lost.
@@ -55,7 +55,7 @@ func TestSources(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range perWriter {
-				if _, err := st.UpdateSource("acme", func(x *engine.Source) error {
+				if _, err := st.UpdateSource("acme", func(x *record.Source) error {
 					n, _ := x.Config["n"].(float64) // PutSourceIf above left no config
 					if x.Config == nil {
 						x.Config = map[string]any{}
@@ -83,7 +83,7 @@ func TestSources(t *testing.T) {
 	if after, _ := s.Source("acme"); after.Version != got.Version {
 		t.Fatalf("a cursor moved the version: %d -> %d", got.Version, after.Version)
 	}
-	if err := s.SetCursor("nope", "x"); !errors.Is(err, engine.ErrNotFound) {
+	if err := s.SetCursor("nope", "x"); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("cursor of an unknown source: %v", err)
 	}
 	// Deletion and re-creation: versions keep rising, the cursor is gone.
@@ -93,17 +93,17 @@ func TestSources(t *testing.T) {
 	if _, ok := stores[1].Source("acme"); ok {
 		t.Fatal("a deleted source is read")
 	}
-	if _, err := s.UpdateSource("acme", func(*engine.Source) error { return nil }); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.UpdateSource("acme", func(*record.Source) error { return nil }); !errors.Is(err, record.ErrNotFound) {
 		t.Fatalf("update of a deleted source: %v", err)
 	}
-	if err := s.DeleteSource(engine.UploadsSourceID); !errors.Is(err, engine.ErrInvalid) {
+	if err := s.DeleteSource(record.UploadsSourceID); !errors.Is(err, record.ErrInvalid) {
 		t.Fatalf("deleting uploads: %v", err)
 	}
-	re, err := s.CreateSource(engine.Source{ID: "acme", Name: "Acme again", Type: "slack"})
+	re, err := s.CreateSource(record.Source{ID: "acme", Name: "Acme again", Type: "slack"})
 	if err != nil || re.Version <= got.Version || re.Cursor != "" {
 		t.Fatalf("re-created: %+v %v (old version %d)", re, err, got.Version)
 	}
-	if _, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "x", Type: "slack"}, got.Version); !errors.Is(err, engine.ErrConflict) {
+	if _, err := s.PutSourceIf(record.Source{ID: "acme", Name: "x", Type: "slack"}, got.Version); !errors.Is(err, record.ErrConflict) {
 		t.Fatalf("a CAS read before the deletion landed on the new source: %v", err)
 	}
 	// Derived ids, unique even when created at once on three nodes.
@@ -112,7 +112,7 @@ func TestSources(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			src, err := st.CreateSource(engine.Source{Name: "Café Chat", Type: "discord"})
+			src, err := st.CreateSource(record.Source{Name: "Café Chat", Type: "discord"})
 			if err != nil {
 				t.Error(err)
 			}
@@ -135,7 +135,7 @@ func TestSources(t *testing.T) {
 	for _, x := range all {
 		names = append(names, x.ID)
 	}
-	if fmt.Sprint(names) != fmt.Sprint([]string{"acme", "cafe-chat", "cafe-chat-2", "cafe-chat-3", engine.UploadsSourceID}) {
+	if fmt.Sprint(names) != fmt.Sprint([]string{"acme", "cafe-chat", "cafe-chat-2", "cafe-chat-3", record.UploadsSourceID}) {
 		t.Fatalf("sources %v", names)
 	}
 	// The listing pages through the version objects.

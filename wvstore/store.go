@@ -8,11 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sift-search/sift/record"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/auth"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
-
-	"github.com/sift-search/sift/engine"
 )
 
 // Store is Sift's store in a Weaviate cluster.
@@ -59,12 +58,12 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
 func (s *Store) ensureUploads() error {
-	if _, ok := s.Source(engine.UploadsSourceID); ok {
+	if _, ok := s.Source(record.UploadsSourceID); ok {
 		return nil
 	}
-	_, err := s.CreateSource(engine.Source{ID: engine.UploadsSourceID, Name: "Uploads", Type: "upload",
-		Enabled: true, Visibility: engine.VisibilityPublic, Config: map[string]any{}})
-	if err != nil && !errors.Is(err, engine.ErrConflict) {
+	_, err := s.CreateSource(record.Source{ID: record.UploadsSourceID, Name: "Uploads", Type: "upload",
+		Enabled: true, Visibility: record.VisibilityPublic, Config: map[string]any{}})
+	if err != nil && !errors.Is(err, record.ErrConflict) {
 		return fmt.Errorf("create the uploads source: %w", err)
 	}
 	return nil

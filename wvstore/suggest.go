@@ -5,10 +5,11 @@ import (
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
-// Suggestions (engine.Suggestion) from the cluster: channel names from the
+// Suggestions (query.Suggestion) from the cluster: channel names from the
 // catalog this process holds, document titles from a bounded read of the
 // documents whose slug — the title's ASCII words — starts a word with the
 // query's last words, checked against their titles as the memory store
@@ -20,14 +21,14 @@ const suggestDocReads = 32
 
 // Suggest completes req.Query with the titles of channels and documents
 // the caller may see (no word completions; see above).
-func (s *Store) Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error) {
-	limit, err := engine.CheckSuggest(&req)
+func (s *Store) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
+	limit, err := query.CheckSuggest(&req)
 	if err != nil {
 		return nil, err
 	}
-	sq := engine.ParseSuggest(req.Query)
+	sq := query.ParseSuggest(req.Query)
 	if len(sq.Phrases) == 0 {
-		return []engine.Suggestion{}, nil
+		return []query.Suggestion{}, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -35,13 +36,13 @@ func (s *Store) Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error) 
 	if err != nil {
 		return nil, err
 	}
-	var titles []engine.RankedTitle
+	var titles []query.RankedTitle
 	for k, ch := range cat.chans {
 		if !req.Private && cat.hidden[k] {
 			continue
 		}
-		if rank, ok := engine.MatchTitle(ch.Name, sq.Phrases); ok {
-			titles = append(titles, engine.RankedTitle{Suggestion: engine.Suggestion{Text: ch.Name, Kind: engine.SuggestChannel,
+		if rank, ok := query.MatchTitle(ch.Name, sq.Phrases); ok {
+			titles = append(titles, query.RankedTitle{Suggestion: query.Suggestion{Text: ch.Name, Kind: query.SuggestChannel,
 				Slug: ch.Slug, Source: sourceName(cat, ch.SourceID)}, Rank: rank})
 		}
 	}
@@ -49,15 +50,15 @@ func (s *Store) Suggest(req engine.SuggestRequest) ([]engine.Suggestion, error) 
 	if err != nil {
 		return nil, err
 	}
-	return engine.MergeSuggestions(nil, append(titles, docs...), limit), nil
+	return query.MergeSuggestions(nil, append(titles, docs...), limit), nil
 }
 
 // suggestDocuments reads the documents whose slug a phrase of sq starts or
 // starts a word of, and keeps those whose title matches.
-func (s *Store) suggestDocuments(ctx context.Context, cat *catalog, sq *engine.SuggestQuery, private bool) ([]engine.RankedTitle, error) {
+func (s *Store) suggestDocuments(ctx context.Context, cat *catalog, sq *query.SuggestQuery, private bool) ([]query.RankedTitle, error) {
 	var likes []*filters.WhereBuilder
 	for _, p := range sq.Phrases {
-		if slug := engine.Slugify(p); slug != "" {
+		if slug := record.Slugify(p); slug != "" {
 			likes = append(likes, like("slug", slug+"*"), like("slug", "*-"+slug+"*"))
 		}
 	}
@@ -65,18 +66,18 @@ func (s *Store) suggestDocuments(ctx context.Context, cat *catalog, sq *engine.S
 		return nil, nil
 	}
 	w := cond{}.and(or(likes...)).except(hiddenDocuments(cat, private))
-	objs, err := s.get(ctx, query{class: s.class("Document"), fields: []string{"record"}, where: w.where(), limit: suggestDocReads})
+	objs, err := s.get(ctx, getQuery{class: s.class("Document"), fields: []string{"record"}, where: w.where(), limit: suggestDocReads})
 	if err != nil {
 		return nil, err
 	}
-	var out []engine.RankedTitle
+	var out []query.RankedTitle
 	for _, o := range objs {
 		d, err := decodeDocument(cat, o)
 		if err != nil || d.Hidden && !private {
 			continue
 		}
-		if rank, ok := engine.MatchTitle(d.Title, sq.Phrases); ok {
-			out = append(out, engine.RankedTitle{Suggestion: engine.Suggestion{Text: d.Title, Kind: engine.SuggestDocument,
+		if rank, ok := query.MatchTitle(d.Title, sq.Phrases); ok {
+			out = append(out, query.RankedTitle{Suggestion: query.Suggestion{Text: d.Title, Kind: query.SuggestDocument,
 				Slug: d.Slug, Source: sourceName(cat, d.SourceID)}, Rank: rank})
 		}
 	}

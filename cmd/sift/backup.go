@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
 )
@@ -34,7 +35,7 @@ func backup(args []string) error {
 	}
 	var st interface {
 		Backup(w io.Writer) (uint64, error)
-		Counts(private bool) engine.Counts
+		Counts(private bool) record.Counts
 	}
 	switch store {
 	case "memory":

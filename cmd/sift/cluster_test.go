@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -113,7 +113,7 @@ func TestClusterTwoServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutSource(engine.Source{ID: "site", Name: "Site", Type: "web", Enabled: true, Schedule: "2s",
+	if _, err := st.PutSource(record.Source{ID: "site", Name: "Site", Type: "web", Enabled: true, Schedule: "2s",
 		Config: map[string]any{"urls": []any{site.URL + "/"}, "maxPages": 1.0, "allowPrivate": true}}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
 
@@ -55,17 +56,17 @@ func importCmd(args []string) error {
 	defer eng.Close()
 	created := false
 	if _, ok := eng.Source(*sourceID); !ok {
-		if !engine.ValidSourceID(*sourceID) {
+		if !record.ValidSourceID(*sourceID) {
 			return fmt.Errorf("--source: an id is 1 to 64 characters of a-z, 0-9, '-', '_' and '.'")
 		}
-		src := engine.Source{ID: *sourceID, Name: *name, Type: x.Format, Enabled: true, Config: map[string]any{}}
+		src := record.Source{ID: *sourceID, Name: *name, Type: x.Format, Enabled: true, Config: map[string]any{}}
 		if src.Name == "" {
 			src.Name = *sourceID
 		}
 		switch _, err := eng.CreateSource(src); {
 		case err == nil:
 			created = true
-		case !errors.Is(err, engine.ErrConflict): // a conflict: it exists after all, so import into it
+		case !errors.Is(err, record.ErrConflict): // a conflict: it exists after all, so import into it
 			return err
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // These tests run the real binary, built once for the package.
@@ -267,7 +267,7 @@ func (l *ledger) write(p *proc, round, worker int, seed uint64, stop chan struct
 		}
 		token := fmt.Sprintf("tok%dx%dx%d", round, worker, n)
 		title := fmt.Sprintf("doc %d %d %d", round, worker, n)
-		id := engine.DocumentID(engine.UploadsSourceID, title)
+		id := record.DocumentID(record.UploadsSourceID, title)
 		l.mu.Lock()
 		l.inflight[id] = token
 		l.mu.Unlock()

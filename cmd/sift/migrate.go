@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -62,7 +63,7 @@ type migration struct {
 
 	eng   *engine.Engine
 	st    *wvstore.Store
-	chans []engine.Channel // the data dir's, in the order the stages copy them
+	chans []record.Channel // the data dir's, in the order the stages copy them
 }
 
 // reportEvery is how many messages pass between progress lines (a
@@ -100,7 +101,7 @@ func (m *migration) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(m.out, "%s %s (sequence %d) into namespace %s at %s\n", verb, dir, seq, m.wv.Namespace, m.wv.URL)
 	m.chans = m.eng.Channels("", true)
-	slices.SortFunc(m.chans, func(a, b engine.Channel) int {
+	slices.SortFunc(m.chans, func(a, b record.Channel) int {
 		return cmp.Or(cmp.Compare(a.SourceID, b.SourceID), cmp.Compare(a.ID, b.ID))
 	})
 	for _, s := range []struct {
@@ -211,7 +212,7 @@ func (m *migration) messages(ctx context.Context, from string) (int, error) {
 		done += n
 	}
 	size := cmp.Or(m.batch, 1000)
-	batch := make([]engine.Message, 0, size)
+	batch := make([]record.Message, 0, size)
 	written, next := 0, reportEvery
 	start := time.Now()
 	for ci < len(m.chans) {

@@ -12,8 +12,9 @@ import (
 	"testing"
 
 	"github.com/sift-search/sift/engine"
-	"github.com/sift-search/sift/engine/storetest"
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
+	"github.com/sift-search/sift/storetest"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -157,7 +158,7 @@ func TestMigrate(t *testing.T) {
 			t.Errorf("migrate without --to: %v\n%s", err, out)
 		}
 		// A namespace with content of its own.
-		if _, err := open("MigC").PutSource(engine.Source{ID: "mine", Name: "Mine", Type: "web"}); err != nil {
+		if _, err := open("MigC").PutSource(record.Source{ID: "mine", Name: "Mine", Type: "web"}); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := migrate(nil, "--weaviate-url", url, "--weaviate-namespace", "MigC"); err == nil || !strings.Contains(out, "already holds 1 sources") {
@@ -169,7 +170,7 @@ func TestMigrate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := eng.PutDocuments([]engine.Document{{Title: "Later", Content: "written after the migration"}}); err != nil {
+		if _, err := eng.PutDocuments([]record.Document{{Title: "Later", Content: "written after the migration"}}); err != nil {
 			t.Fatal(err)
 		}
 		eng.Close()

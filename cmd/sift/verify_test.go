@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 func TestVerifyCommand(t *testing.T) {
@@ -22,20 +23,20 @@ func TestVerifyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.PutSource(engine.Source{ID: "chat", Name: "Chat", Type: "slack", Enabled: true})
-	eng.PutChannels([]engine.Channel{{SourceID: "chat", ID: "c1", Name: "general"}, {SourceID: "chat", ID: "c2", Name: "random"}})
+	eng.PutSource(record.Source{ID: "chat", Name: "Chat", Type: "slack", Enabled: true})
+	eng.PutChannels([]record.Channel{{SourceID: "chat", ID: "c1", Name: "general"}, {SourceID: "chat", ID: "c2", Name: "random"}})
 	now := time.Now()
-	if _, err := eng.PutMessages([]engine.Message{
+	if _, err := eng.PutMessages([]record.Message{
 		{SourceID: "chat", ChannelID: "c1", ID: "1", Author: "ana", Content: "alpha", Timestamp: now},
 		{SourceID: "chat", ChannelID: "c1", ID: "2", Author: "bo", Content: "beta", Timestamp: now},
 		{SourceID: "chat", ChannelID: "c2", ID: "3", Author: "bo", Content: "gamma", Timestamp: now},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.PutDocuments([]engine.Document{{Title: "guide", Content: "how to"}}); err != nil {
+	if _, err := eng.PutDocuments([]record.Document{{Title: "guide", Content: "how to"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.PutInsights([]engine.Insight{{Day: 20000, Endpoint: 2, Count: 3}, {Day: 20000, Endpoint: 2, Text: "how to", Count: 3}}); err != nil {
+	if err := eng.PutInsights([]record.Insight{{Day: 20000, Endpoint: 2, Count: 3}, {Day: 20000, Endpoint: 2, Text: "how to", Count: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Close(); err != nil {
@@ -90,7 +91,7 @@ func writeSegmentedDir(t *testing.T) *segmentedDir {
 	put := func(n int) {
 		for range n {
 			title := fmt.Sprintf("doc %03d", len(d.seqs))
-			if _, err := eng.PutDocuments([]engine.Document{{Title: title, Content: "alpha " + title}}); err != nil {
+			if _, err := eng.PutDocuments([]record.Document{{Title: title, Content: "alpha " + title}}); err != nil {
 				t.Fatal(err)
 			}
 			d.seqs = append(d.seqs, eng.Seq())

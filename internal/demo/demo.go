@@ -11,8 +11,8 @@ import (
 	"path"
 
 	"github.com/sift-search/sift/crawl"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/extract"
+	"github.com/sift-search/sift/record"
 )
 
 //go:embed docs/*.md discord-export.json
@@ -27,9 +27,9 @@ const (
 // Store is where the demo content goes: either store.
 type Store interface {
 	crawl.Importer
-	Counts(private bool) engine.Counts
-	PutSource(s engine.Source) (engine.Source, error)
-	PutDocuments(docs []engine.Document) ([]engine.Document, error)
+	Counts(private bool) record.Counts
+	PutSource(s record.Source) (record.Source, error)
+	PutDocuments(docs []record.Document) ([]record.Document, error)
 	Settings() map[string]string
 	UpdateSettings(changes map[string]string) (map[string]string, error)
 }
@@ -50,14 +50,14 @@ func Load(eng Store, log *slog.Logger) error {
 		log.Info("data dir is not empty; demo content not loaded")
 		return nil
 	}
-	if _, err := eng.PutSource(engine.Source{ID: DocsSource, Name: "Wren documentation", Type: "upload", Enabled: true}); err != nil {
+	if _, err := eng.PutSource(record.Source{ID: DocsSource, Name: "Wren documentation", Type: "upload", Enabled: true}); err != nil {
 		return err
 	}
 	files, err := fs.Glob(demoFS, "docs/*.md")
 	if err != nil {
 		return err
 	}
-	var docs []engine.Document
+	var docs []record.Document
 	for _, f := range files {
 		b, err := demoFS.ReadFile(f)
 		if err != nil {
@@ -68,14 +68,14 @@ func Load(eng Store, log *slog.Logger) error {
 		if title == "" {
 			title = extract.TitleFromFileName(f)
 		}
-		docs = append(docs, engine.Document{
-			SourceID: DocsSource, Key: path.Base(f), Title: title, Content: content, Format: engine.FormatMarkdown,
+		docs = append(docs, record.Document{
+			SourceID: DocsSource, Key: path.Base(f), Title: title, Content: content, Format: record.FormatMarkdown,
 		})
 	}
 	if _, err := eng.PutDocuments(docs); err != nil {
 		return err
 	}
-	if _, err := eng.PutSource(engine.Source{ID: ChatSource, Name: "Wren Community Discord", Type: "discord", Enabled: true,
+	if _, err := eng.PutSource(record.Source{ID: ChatSource, Name: "Wren Community Discord", Type: "discord", Enabled: true,
 		Config: map[string]any{"guildId": "1102345678901234567"}}); err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/sift-search/sift/engine/internal/frame"
 	"github.com/sift-search/sift/engine/internal/fsx"
+	rec "github.com/sift-search/sift/record"
 )
 
 const (
@@ -43,7 +44,7 @@ var (
 	// ErrUnavailable: the log cannot be written (a full disk); writes
 	// succeed again by themselves once it can be. After a failed fsync
 	// the log refuses writes until it is opened again.
-	ErrUnavailable = errors.New("storage unavailable")
+	ErrUnavailable = rec.ErrUnavailable
 	// ErrTooLarge: a record's payload exceeds MaxPayload.
 	ErrTooLarge = errors.New("record too large")
 )

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // Copies between stores: a fixture of a bit of everything, and the check
@@ -30,15 +31,15 @@ func FillContent(t *testing.T, s Store) {
 		}
 	}
 	created := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
-	_, err := s.PutSource(engine.Source{ID: "pub", Name: "Acme Slack", Type: "slack", Enabled: true, Schedule: "1h",
-		Visibility: engine.VisibilityPublic, Config: map[string]any{"token": "xoxb-1", "limit": 2.0}, CreatedAt: created,
+	_, err := s.PutSource(record.Source{ID: "pub", Name: "Acme Slack", Type: "slack", Enabled: true, Schedule: "1h",
+		Visibility: record.VisibilityPublic, Config: map[string]any{"token": "xoxb-1", "limit": 2.0}, CreatedAt: created,
 		OptOuts: []string{"mallory"}})
 	must(err)
-	_, err = s.PutSource(engine.Source{ID: "priv", Name: "Team Discord", Type: "discord", Enabled: true,
-		Visibility: engine.VisibilityPrivate, Config: map[string]any{"guild": "42"}, CreatedAt: created.Add(time.Hour)})
+	_, err = s.PutSource(record.Source{ID: "priv", Name: "Team Discord", Type: "discord", Enabled: true,
+		Visibility: record.VisibilityPrivate, Config: map[string]any{"guild": "42"}, CreatedAt: created.Add(time.Hour)})
 	must(err)
 	must(s.SetCursor("pub", "cursor-42"))
-	_, err = s.PutChannels([]engine.Channel{
+	_, err = s.PutChannels([]record.Channel{
 		{SourceID: "pub", ID: "c1", Name: "general", URL: "https://acme.slack.com/archives/c1", CreatedAt: created},
 		{SourceID: "pub", ID: "c2", Name: "archive"},
 		{SourceID: "pub", ID: "c3", Name: "Archive!", Topic: "old things"}, // archive-2, a gap once c2 goes
@@ -58,14 +59,14 @@ func FillContent(t *testing.T, s Store) {
 	chans := map[string][]string{"pub": {"c1", "c2", "c3", "c4", "c5", "t1", "t2"}, "priv": {"p1", "p2", "pt1"}}
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, src := range []string{"pub", "priv"} {
-		var msgs []engine.Message
+		var msgs []record.Message
 		for i := range 160 {
 			n := 3 + r.IntN(4)
 			text := make([]string, n)
 			for j := range text {
 				text[j] = words[r.IntN(len(words))]
 			}
-			m := engine.Message{SourceID: src, ChannelID: chans[src][r.IntN(len(chans[src]))], ID: fmt.Sprintf("%s-%d", src, i),
+			m := record.Message{SourceID: src, ChannelID: chans[src][r.IntN(len(chans[src]))], ID: fmt.Sprintf("%s-%d", src, i),
 				Author: authors[r.IntN(len(authors))], Content: strings.Join(text, " "), Timestamp: created.Add(time.Duration(i) * time.Minute)}
 			switch i % 7 {
 			case 1:
@@ -81,7 +82,7 @@ func FillContent(t *testing.T, s Store) {
 		_, err := s.PutMessages(msgs)
 		must(err)
 	}
-	_, err = s.PutMessages([]engine.Message{
+	_, err = s.PutMessages([]record.Message{
 		{SourceID: "pub", ChannelID: "c1", ID: "t1", Author: "eve", Content: "How do I deploy? the release notes say nothing", Timestamp: created},
 		{SourceID: "pub", ChannelID: "t1", ID: "r1", Author: "ana", Content: "the release notes are out, deploy after the merge", Timestamp: created.Add(time.Second)},
 		{SourceID: "pub", ChannelID: "c4", ID: "t2", Author: "cy", Content: "Incident review: database latency", Timestamp: created.Add(2 * time.Second)},
@@ -89,20 +90,20 @@ func FillContent(t *testing.T, s Store) {
 	})
 	must(err)
 	must(s.ExcludeChannel("pub", "c2"))
-	_, err = s.SetChannelVisibility("pub", "c4", engine.VisibilityPrivate)
+	_, err = s.SetChannelVisibility("pub", "c4", record.VisibilityPrivate)
 	must(err)
-	_, err = s.SetChannelVisibility("priv", "p2", engine.VisibilityPublic)
+	_, err = s.SetChannelVisibility("priv", "p2", record.VisibilityPublic)
 	must(err)
 	_, err = s.OptOut("pub", "eve") // renames thread t1, which eve started
 	must(err)
 
-	docs, err := s.PutDocuments([]engine.Document{
-		{Title: "Deploy guide", Format: engine.FormatMarkdown, Content: "# Deploy\n\nRun the **build**, then `deploy`; rollback with care."},
-		{Title: "Release notes", Format: engine.FormatMarkdown, Content: "## 2.0\n\n- kubernetes cluster support\n- faster cache"},
+	docs, err := s.PutDocuments([]record.Document{
+		{Title: "Deploy guide", Format: record.FormatMarkdown, Content: "# Deploy\n\nRun the **build**, then `deploy`; rollback with care."},
+		{Title: "Release notes", Format: record.FormatMarkdown, Content: "## 2.0\n\n- kubernetes cluster support\n- faster cache"},
 		{Title: "Guide", Key: "guide-a", Content: "the first guide"},
 		{Title: "Guide", Key: "guide-b", Content: "the second guide, on incident review"}, // guide-2, a gap once the first goes
-		{SourceID: "pub", Title: "Runbook", URL: "https://acme.example/runbook", Format: engine.FormatMarkdown, Content: "Pager alert? Check latency, then the database."},
-		{SourceID: "priv", Title: "Roadmap", Format: engine.FormatMarkdown, Content: "Launch plan: docker images, release notes, migration."},
+		{SourceID: "pub", Title: "Runbook", URL: "https://acme.example/runbook", Format: record.FormatMarkdown, Content: "Pager alert? Check latency, then the database."},
+		{SourceID: "priv", Title: "Roadmap", Format: record.FormatMarkdown, Content: "Launch plan: docker images, release notes, migration."},
 	})
 	must(err)
 	must(s.DeleteDocument(docs[2].ID))
@@ -123,7 +124,7 @@ func SameContent(t *testing.T, want, got Store) {
 		}
 		return string(b)
 	}
-	norm := func(ss []engine.Source) map[string]string {
+	norm := func(ss []record.Source) map[string]string {
 		out := map[string]string{}
 		for _, s := range ss {
 			s.Version, s.UpdatedAt = 0, time.Time{}
@@ -147,17 +148,17 @@ func SameContent(t *testing.T, want, got Store) {
 			wc.Messages, wc.Documents = gc.Messages, gc.Documents
 		}
 		same(fmt.Sprint("counts, private ", private), wc, gc)
-		byKey := func(chs []engine.Channel) map[string]engine.Channel {
-			out := map[string]engine.Channel{}
+		byKey := func(chs []record.Channel) map[string]record.Channel {
+			out := map[string]record.Channel{}
 			for _, c := range chs {
 				out[c.SourceID+"/"+c.ID] = c
 			}
 			return out
 		}
 		same(fmt.Sprint("channels, private ", private), byKey(want.Channels("", private)), byKey(got.Channels("", private)))
-		docs := func(s Store) map[string]engine.Document {
+		docs := func(s Store) map[string]record.Document {
 			list, total := s.Documents(0, 1000, private)
-			out := map[string]engine.Document{}
+			out := map[string]record.Document{}
 			for _, d := range list {
 				out[d.ID] = d
 			}
@@ -176,12 +177,12 @@ func SameContent(t *testing.T, want, got Store) {
 		same("the excluded channels of "+src.ID, wx, gx)
 	}
 	for _, ch := range want.Channels("", true) {
-		msgs := func(s Store) map[string]engine.Message {
+		msgs := func(s Store) map[string]record.Message {
 			list, total, err := s.ChannelMessages(ch.Slug, 0, 1000)
 			if err != nil || total != len(list) {
 				t.Errorf("ChannelMessages(%q): %d of %d: %v", ch.Slug, len(list), total, err)
 			}
-			out := map[string]engine.Message{}
+			out := map[string]record.Message{}
 			for _, m := range list {
 				out[m.ID] = m
 			}
@@ -194,14 +195,14 @@ func SameContent(t *testing.T, want, got Store) {
 		}
 	}
 	found := 0
-	for _, q := range []engine.SearchRequest{
+	for _, q := range []query.SearchRequest{
 		{Query: "deploy"}, {Query: "kubernetes cluster"}, {Query: `"release notes"`}, {Query: "release -notes"},
 		{Query: `notes -"release notes"`}, {Query: "rollback from:ana"}, {Query: "latency", Source: "priv"},
 		{Query: "database", Channel: "archive-2"}, {Query: "review in:ops"}, {Query: "flaky after:2025-06-01T10:00:00Z"},
 		{Query: "guide"}, {Query: "launch plan"}, {Query: "cache", From: "Display bo"}, {Query: "pager alert", Before: time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)},
 	} {
 		for _, private := range []bool{true, false} {
-			q.Private, q.Limit = private, engine.MaxSearchLimit
+			q.Private, q.Limit = private, query.MaxSearchLimit
 			hits := func(s Store) (msgs, docs []string, totals [2]int) {
 				res, err := s.Search(q)
 				if err != nil {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
 // testCursorRecords: a crawl cursor is a record of its own: set, read back
@@ -13,7 +13,7 @@ import (
 // source's record, and deleted with its source.
 func testCursorRecords(t *testing.T, h Harness) {
 	s := h.Open(t)
-	src := mustPutSource(t, s, engine.Source{ID: "acme", Name: "Acme", Type: "slack"})
+	src := mustPutSource(t, s, record.Source{ID: "acme", Name: "Acme", Type: "slack"})
 	if c, err := s.Cursor("acme"); err != nil || c != "" {
 		t.Errorf("cursor before the first: %q, %v", c, err)
 	}
@@ -31,19 +31,19 @@ func testCursorRecords(t *testing.T, h Harness) {
 		t.Errorf("source reads cursor %q version %d; want page-2 and version %d", got.Cursor, got.Version, src.Version)
 	}
 	// A write of the source record that does not change the cursor keeps it.
-	if _, err := s.UpdateSource("acme", func(x *engine.Source) error { x.Name = "Acme 2"; return nil }); err != nil {
+	if _, err := s.UpdateSource("acme", func(x *record.Source) error { x.Name = "Acme 2"; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "Acme 3", Type: "slack", Cursor: "ignored"}, src.Version+1); err != nil {
+	if _, err := s.PutSourceIf(record.Source{ID: "acme", Name: "Acme 3", Type: "slack", Cursor: "ignored"}, src.Version+1); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := s.Cursor("acme"); c != "page-2" {
 		t.Errorf("cursor after source writes: %q", c)
 	}
-	if err := s.SetCursor("nope", "x"); !errors.Is(err, engine.ErrNotFound) {
+	if err := s.SetCursor("nope", "x"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("SetCursor of an unknown source: %v", err)
 	}
-	if _, err := s.Cursor("nope"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.Cursor("nope"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("Cursor of an unknown source: %v", err)
 	}
 
@@ -69,10 +69,10 @@ func testCursorRecords(t *testing.T, h Harness) {
 	if err := s.DeleteSource("acme"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Cursor("acme"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.Cursor("acme"); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("cursor of a deleted source: %v", err)
 	}
-	mustPutSource(t, s, engine.Source{ID: "acme", Name: "Acme again", Type: "slack"})
+	mustPutSource(t, s, record.Source{ID: "acme", Name: "Acme again", Type: "slack"})
 	if c, err := s.Cursor("acme"); err != nil || c != "" {
 		t.Errorf("a source made again under the id has cursor %q, %v", c, err)
 	}
@@ -89,15 +89,15 @@ func testCursorRecords(t *testing.T, h Harness) {
 // UpdateSource from many goroutines loses no update.
 func testSourceVersionCAS(t *testing.T, h Harness) {
 	s := h.Open(t)
-	v1 := mustPutSource(t, s, engine.Source{ID: "acme", Name: "Acme", Type: "slack", Config: map[string]any{"n": 0.0}})
-	v2, err := s.UpdateSource("acme", func(x *engine.Source) error { x.Name = "Acme 2"; return nil })
+	v1 := mustPutSource(t, s, record.Source{ID: "acme", Name: "Acme", Type: "slack", Config: map[string]any{"n": 0.0}})
+	v2, err := s.UpdateSource("acme", func(x *record.Source) error { x.Name = "Acme 2"; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v2.Version <= v1.Version {
 		t.Errorf("versions %d then %d: not growing", v1.Version, v2.Version)
 	}
-	v3, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "Acme 3", Type: "slack", Config: map[string]any{"n": 0.0}}, v2.Version)
+	v3, err := s.PutSourceIf(record.Source{ID: "acme", Name: "Acme 3", Type: "slack", Config: map[string]any{"n": 0.0}}, v2.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,17 +109,17 @@ func testSourceVersionCAS(t *testing.T, h Harness) {
 	}
 
 	// Stale: nothing changes.
-	if _, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "Stale", Type: "slack"}, v2.Version); !errors.Is(err, engine.ErrConflict) {
+	if _, err := s.PutSourceIf(record.Source{ID: "acme", Name: "Stale", Type: "slack"}, v2.Version); !errors.Is(err, record.ErrConflict) {
 		t.Errorf("stale PutSourceIf: %v, want ErrConflict", err)
 	}
 	if got, _ := s.Source("acme"); got.Version != v3.Version || got.Name != "Acme 3" {
 		t.Errorf("a stale PutSourceIf changed the source: version %d name %q", got.Version, got.Name)
 	}
 	// Version 0 creates only what does not exist.
-	if _, err := s.PutSourceIf(engine.Source{ID: "acme", Name: "New", Type: "slack"}, 0); !errors.Is(err, engine.ErrConflict) {
+	if _, err := s.PutSourceIf(record.Source{ID: "acme", Name: "New", Type: "slack"}, 0); !errors.Is(err, record.ErrConflict) {
 		t.Errorf("PutSourceIf at version 0 of an existing source: %v, want ErrConflict", err)
 	}
-	if n, err := s.PutSourceIf(engine.Source{ID: "fresh", Name: "Fresh", Type: "web"}, 0); err != nil || n.Version == 0 {
+	if n, err := s.PutSourceIf(record.Source{ID: "fresh", Name: "Fresh", Type: "web"}, 0); err != nil || n.Version == 0 {
 		t.Errorf("PutSourceIf creating: version %d, %v", n.Version, err)
 	}
 
@@ -131,7 +131,7 @@ func testSourceVersionCAS(t *testing.T, h Harness) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.UpdateSource("acme", func(x *engine.Source) error {
+			_, err := s.UpdateSource("acme", func(x *record.Source) error {
 				n, _ := x.Config["n"].(float64)
 				x.Config["n"] = n + 1
 				return nil

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // testChannelSlugs: a new channel gets the slug of its name, unique
@@ -15,18 +16,18 @@ import (
 // put again, renamed.
 func testChannelSlugs(t *testing.T, h Harness) {
 	s := h.Open(t)
-	mustPutSource(t, s, engine.Source{ID: "a", Name: "A", Type: "discord", Enabled: true})
-	mustPutSource(t, s, engine.Source{ID: "b", Name: "B", Type: "discord", Enabled: true})
+	mustPutSource(t, s, record.Source{ID: "a", Name: "A", Type: "discord", Enabled: true})
+	mustPutSource(t, s, record.Source{ID: "b", Name: "B", Type: "discord", Enabled: true})
 	out := mustPutChannels(t, s,
-		engine.Channel{SourceID: "a", ID: "1", Name: "  Café Help & FAQ  ", CreatedAt: t0},
-		engine.Channel{SourceID: "a", ID: "2", Name: "Café help: FAQ"},
-		engine.Channel{SourceID: "b", ID: "1", Name: "café-help-faq"})
-	if out[0].Slug != engine.Slugify("Café Help & FAQ") || out[0].Name != "Café Help & FAQ" {
+		record.Channel{SourceID: "a", ID: "1", Name: "  Café Help & FAQ  ", CreatedAt: t0},
+		record.Channel{SourceID: "a", ID: "2", Name: "Café help: FAQ"},
+		record.Channel{SourceID: "b", ID: "1", Name: "café-help-faq"})
+	if out[0].Slug != record.Slugify("Café Help & FAQ") || out[0].Name != "Café Help & FAQ" {
 		t.Errorf("first channel: slug %q name %q", out[0].Slug, out[0].Name)
 	}
 	seen := map[string]bool{}
 	for _, c := range out {
-		if !engine.ValidSlug(c.Slug) || !strings.HasPrefix(c.Slug, out[0].Slug) || seen[c.Slug] {
+		if !record.ValidSlug(c.Slug) || !strings.HasPrefix(c.Slug, out[0].Slug) || seen[c.Slug] {
 			t.Errorf("slug %q: not a unique slug of its name (%v)", c.Slug, seen)
 		}
 		seen[c.Slug] = true
@@ -47,23 +48,23 @@ func testChannelSlugs(t *testing.T, h Harness) {
 	}
 
 	// Renamed and put again: the slug and creation time stay, the rest changes.
-	again := mustPutChannels(t, s, engine.Channel{SourceID: "a", ID: "1", Name: "renamed", Topic: "new topic", Kind: "topic"})
+	again := mustPutChannels(t, s, record.Channel{SourceID: "a", ID: "1", Name: "renamed", Topic: "new topic", Kind: "topic"})
 	if again[0].Slug != out[0].Slug || !again[0].CreatedAt.Equal(out[0].CreatedAt) {
 		t.Errorf("put again: slug %q (was %q), created %v (was %v)", again[0].Slug, out[0].Slug, again[0].CreatedAt, out[0].CreatedAt)
 	}
 	if got := mustChannel(t, s, "a", "1"); got.Name != "renamed" || got.Topic != "new topic" || got.Kind != "topic" || got.Slug != out[0].Slug {
 		t.Errorf("stored %+v", got)
 	}
-	if _, ok := s.ChannelBySlug(engine.Slugify("renamed")); ok {
+	if _, ok := s.ChannelBySlug(record.Slugify("renamed")); ok {
 		t.Error("a rename gave a new slug")
 	}
 	// A new channel of the renamed one's old name does not take its slug.
-	nc := mustPutChannels(t, s, engine.Channel{SourceID: "a", ID: "3", Name: "Café Help & FAQ"})
+	nc := mustPutChannels(t, s, record.Channel{SourceID: "a", ID: "3", Name: "Café Help & FAQ"})
 	if seen[nc[0].Slug] || nc[0].Slug == "" {
 		t.Errorf("new channel took a used slug %q", nc[0].Slug)
 	}
 	// A name without letters or digits still gets a slug.
-	if odd := mustPutChannels(t, s, engine.Channel{SourceID: "a", ID: "4", Name: "💬"}); !engine.ValidSlug(odd[0].Slug) {
+	if odd := mustPutChannels(t, s, record.Channel{SourceID: "a", ID: "4", Name: "💬"}); !record.ValidSlug(odd[0].Slug) {
 		t.Errorf("slug of an emoji name: %q", odd[0].Slug)
 	}
 	if _, ok := s.ChannelBySlug("nope"); ok {
@@ -78,15 +79,15 @@ func testChannelSlugs(t *testing.T, h Harness) {
 // source, are ErrInvalid; nothing of the batch is stored.
 func testChannelsInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
-	mustPutSource(t, s, engine.Source{ID: "a", Name: "A", Type: "discord", Enabled: true})
-	for name, c := range map[string]engine.Channel{
+	mustPutSource(t, s, record.Source{ID: "a", Name: "A", Type: "discord", Enabled: true})
+	for name, c := range map[string]record.Channel{
 		"no id":          {SourceID: "a", Name: "x"},
 		"no name":        {SourceID: "a", ID: "1", Name: "  "},
 		"unknown source": {SourceID: "nope", ID: "1", Name: "x"},
 		"invalid UTF-8":  {SourceID: "a", ID: "1", Name: "\xff"},
 	} {
-		_, err := s.PutChannels([]engine.Channel{{SourceID: "a", ID: "ok", Name: "fine"}, c})
-		wantErr(t, name, err, engine.ErrInvalid)
+		_, err := s.PutChannels([]record.Channel{{SourceID: "a", ID: "ok", Name: "fine"}, c})
+		wantErr(t, name, err, record.ErrInvalid)
 	}
 	if chs := s.Channels("", true); len(chs) != 0 {
 		t.Errorf("a failed batch stored %+v", chs)
@@ -98,9 +99,9 @@ func testChannelsInvalid(t *testing.T, h Harness) {
 func testChannelsListed(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	mustPutSource(t, s, engine.Source{ID: "other", Name: "Other", Type: "slack", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "other", ID: "x", Name: "announcements"})
-	names := func(chs []engine.Channel) []string {
+	mustPutSource(t, s, record.Source{ID: "other", Name: "Other", Type: "slack", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "other", ID: "x", Name: "announcements"})
+	names := func(chs []record.Channel) []string {
 		var out []string
 		for _, c := range chs {
 			out = append(out, c.Name)
@@ -121,7 +122,7 @@ func testChannelsListed(t *testing.T, h Harness) {
 		t.Fatalf("SourceChannels: %v %+v %v", err, infos, excluded)
 	}
 	for _, ci := range infos {
-		if ci.Messages != 3 || ci.Visibility != engine.VisibilityInherit {
+		if ci.Messages != 3 || ci.Visibility != record.VisibilityInherit {
 			t.Errorf("SourceChannels entry %s: %d messages, visibility %q", ci.Name, ci.Messages, ci.Visibility)
 		}
 	}
@@ -135,16 +136,16 @@ func testChannelsListed(t *testing.T, h Harness) {
 func testPutMessagesCounts(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s)
-	m := engine.Message{SourceID: "chat", ChannelID: "c1", ID: "1", Author: "ana", Content: "original wording", Timestamp: t0}
-	m2 := engine.Message{SourceID: "chat", ChannelID: "c1", ID: "2", Author: "bo", Content: "second", Timestamp: t0.Add(time.Minute)}
-	c, err := s.PutMessagesCounted([]engine.Message{m, m2})
-	if err != nil || c != (engine.PutCounts{New: 2}) {
+	m := record.Message{SourceID: "chat", ChannelID: "c1", ID: "1", Author: "ana", Content: "original wording", Timestamp: t0}
+	m2 := record.Message{SourceID: "chat", ChannelID: "c1", ID: "2", Author: "bo", Content: "second", Timestamp: t0.Add(time.Minute)}
+	c, err := s.PutMessagesCounted([]record.Message{m, m2})
+	if err != nil || c != (record.PutCounts{New: 2}) {
 		t.Fatalf("first put: %+v %v", c, err)
 	}
 	edited := m
 	edited.Content, edited.EditedAt = "edited wording", t0.Add(time.Hour)
-	c, err = s.PutMessagesCounted([]engine.Message{edited, m2})
-	if err != nil || c != (engine.PutCounts{Updated: 1, Unchanged: 1}) {
+	c, err = s.PutMessagesCounted([]record.Message{edited, m2})
+	if err != nil || c != (record.PutCounts{Updated: 1, Unchanged: 1}) {
 		t.Fatalf("edit: %+v %v", c, err)
 	}
 	if n := mustPutMessages(t, s, edited, m2); n != 0 {
@@ -163,11 +164,11 @@ func testPutMessagesCounts(t *testing.T, h Harness) {
 		t.Errorf("edited message reads %+v", msgs)
 	}
 	// The same id in another source is another message.
-	mustPutSource(t, s, engine.Source{ID: "other", Name: "Other", Type: "discord", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "other", ID: "c1", Name: "general"})
+	mustPutSource(t, s, record.Source{ID: "other", Name: "Other", Type: "discord", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "other", ID: "c1", Name: "general"})
 	o := m
 	o.SourceID = "other"
-	if c, err := s.PutMessagesCounted([]engine.Message{o}); err != nil || c.New != 1 {
+	if c, err := s.PutMessagesCounted([]record.Message{o}); err != nil || c.New != 1 {
 		t.Errorf("same id, other source: %+v %v", c, err)
 	}
 	if got := channelMessageIDs(t, s, "general"); len(got) != 3 {
@@ -180,8 +181,8 @@ func testPutMessagesCounts(t *testing.T, h Harness) {
 func testPutMessagesInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s)
-	ok := engine.Message{SourceID: "chat", ChannelID: "c1", ID: "fine", Content: "fine", Timestamp: t0}
-	for name, m := range map[string]engine.Message{
+	ok := record.Message{SourceID: "chat", ChannelID: "c1", ID: "fine", Content: "fine", Timestamp: t0}
+	for name, m := range map[string]record.Message{
 		"no id":           {SourceID: "chat", ChannelID: "c1", Content: "x", Timestamp: t0},
 		"no channel":      {SourceID: "chat", ID: "1", Content: "x", Timestamp: t0},
 		"unknown channel": {SourceID: "chat", ChannelID: "nope", ID: "1", Content: "x", Timestamp: t0},
@@ -189,10 +190,10 @@ func testPutMessagesInvalid(t *testing.T, h Harness) {
 		"no timestamp":    {SourceID: "chat", ChannelID: "c1", ID: "1", Content: "x"},
 		"invalid UTF-8":   {SourceID: "chat", ChannelID: "c1", ID: "1", Content: "\xff", Timestamp: t0},
 		"control in id":   {SourceID: "chat", ChannelID: "c1", ID: "a\nb", Content: "x", Timestamp: t0},
-		"too long":        {SourceID: "chat", ChannelID: "c1", ID: "1", Content: strings.Repeat("x", engine.MaxMessageBytes+1), Timestamp: t0},
+		"too long":        {SourceID: "chat", ChannelID: "c1", ID: "1", Content: strings.Repeat("x", record.MaxMessageBytes+1), Timestamp: t0},
 	} {
-		_, err := s.PutMessages([]engine.Message{ok, m})
-		wantErr(t, name, err, engine.ErrInvalid)
+		_, err := s.PutMessages([]record.Message{ok, m})
+		wantErr(t, name, err, record.ErrInvalid)
 	}
 	if ids := channelMessageIDs(t, s, "general"); len(ids) != 0 {
 		t.Errorf("invalid batches stored %v", ids)
@@ -206,7 +207,7 @@ func testMessageRoundTrip(t *testing.T, h Harness) {
 	seedChat(t, s)
 	zone := time.FixedZone("X", 5*3600)
 	ts := time.Date(2026, 3, 1, 17, 4, 5, 123456000, zone)
-	in := engine.Message{SourceID: "chat", ChannelID: "c1", ID: "m1", Author: " ana\x03 ", AuthorName: "Ana K\n",
+	in := record.Message{SourceID: "chat", ChannelID: "c1", ID: "m1", Author: " ana\x03 ", AuthorName: "Ana K\n",
 		Content: "line one\nline two **bold** <b>", Timestamp: ts, EditedAt: ts.Add(time.Minute),
 		ReplyTo: "m0", URL: "https://chat.example/m1"}
 	mustPutMessages(t, s, in)
@@ -226,7 +227,7 @@ func testMessageRoundTrip(t *testing.T, h Harness) {
 	// only there is the same message.
 	same := in
 	same.Timestamp = ts.Add(999)
-	if c, err := s.PutMessagesCounted([]engine.Message{same}); err != nil || c.Unchanged != 1 {
+	if c, err := s.PutMessagesCounted([]record.Message{same}); err != nil || c.Unchanged != 1 {
 		t.Errorf("put differing below the microsecond: %+v %v", c, err)
 	}
 }
@@ -238,7 +239,7 @@ func testChannelTimeOrder(t *testing.T, h Harness) {
 	seedChat(t, s)
 	put := func(id string, minute int) {
 		t.Helper()
-		mustPutMessages(t, s, engine.Message{SourceID: "chat", ChannelID: "c1", ID: id, Author: "a", Content: "text " + id,
+		mustPutMessages(t, s, record.Message{SourceID: "chat", ChannelID: "c1", ID: id, Author: "a", Content: "text " + id,
 			Timestamp: t0.Add(time.Duration(minute) * time.Minute)})
 	}
 	put("m3", 3)
@@ -252,11 +253,11 @@ func testChannelTimeOrder(t *testing.T, h Harness) {
 		t.Errorf("position of m3: %d %v", p, err)
 	}
 	_, err := s.MessagePosition("general", "nope")
-	wantErr(t, "position of an unknown message", err, engine.ErrNotFound)
+	wantErr(t, "position of an unknown message", err, record.ErrNotFound)
 	_, err = s.MessagePosition("help", "m3")
-	wantErr(t, "position in another channel", err, engine.ErrNotFound)
+	wantErr(t, "position in another channel", err, record.ErrNotFound)
 	_, err = s.MessagePosition("nope", "m3")
-	wantErr(t, "position in an unknown channel", err, engine.ErrNotFound)
+	wantErr(t, "position in an unknown channel", err, record.ErrNotFound)
 
 	put("m3", 9) // an edit moves it in time
 	if _, err := s.DeleteMessages("chat", []string{"m1"}); err != nil {
@@ -269,7 +270,7 @@ func testChannelTimeOrder(t *testing.T, h Harness) {
 		t.Errorf("position of the moved m3: %d", p)
 	}
 	_, err = s.ChannelMessageIDs("nope")
-	wantErr(t, "ids of an unknown channel", err, engine.ErrNotFound)
+	wantErr(t, "ids of an unknown channel", err, record.ErrNotFound)
 	if ids := channelMessageIDs(t, s, "help"); len(ids) != 0 {
 		t.Errorf("an empty channel holds %v", ids)
 	}
@@ -280,9 +281,9 @@ func testChannelTimeOrder(t *testing.T, h Harness) {
 func testChannelPaging(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s)
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i := 24; i >= 0; i-- {
-		msgs = append(msgs, engine.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprintf("m%02d", i), Author: "a",
+		msgs = append(msgs, record.Message{SourceID: "chat", ChannelID: "c1", ID: fmt.Sprintf("m%02d", i), Author: "a",
 			Content: fmt.Sprint("message ", i), Timestamp: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	mustPutMessages(t, s, msgs...)
@@ -315,7 +316,7 @@ func testChannelPaging(t *testing.T, h Harness) {
 		}
 	}
 	_, _, err := s.ChannelMessages("nope", 0, 3)
-	wantErr(t, "page of an unknown channel", err, engine.ErrNotFound)
+	wantErr(t, "page of an unknown channel", err, record.ErrNotFound)
 }
 
 // testDeleteMessages: deleting messages by id removes them everywhere;
@@ -333,7 +334,7 @@ func testDeleteMessages(t *testing.T, h Harness) {
 	if n, err := s.DeleteMessages("other", []string{"101"}); err != nil || n != 0 {
 		t.Errorf("delete with the wrong source: %d %v", n, err)
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "signature"})
+	wantMessages(t, s, query.SearchRequest{Query: "signature"})
 	if got := channelMessageIDs(t, s, "general"); !slices.Equal(got, []string{"102", "104"}) {
 		t.Errorf("general holds %v", got)
 	}
@@ -344,6 +345,6 @@ func testDeleteMessages(t *testing.T, h Harness) {
 		t.Errorf("counts after delete: %+v", c)
 	}
 	// A deleted message may be written again.
-	mustPutMessages(t, s, engine.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "signature back", Timestamp: at(0)})
-	wantMessages(t, s, engine.SearchRequest{Query: "signature"}, "100")
+	mustPutMessages(t, s, record.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "signature back", Timestamp: at(0)})
+	wantMessages(t, s, query.SearchRequest{Query: "signature"}, "100")
 }

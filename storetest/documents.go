@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // testDocumentIdentity: a document's id derives from its source and key;
@@ -15,23 +16,23 @@ import (
 // are unique.
 func testDocumentIdentity(t *testing.T, h Harness) {
 	s := h.Open(t)
-	mustPutSource(t, s, engine.Source{ID: "web", Name: "Web", Type: "web", Enabled: true})
+	mustPutSource(t, s, record.Source{ID: "web", Name: "Web", Type: "web", Enabled: true})
 	docs := mustPutDocuments(t, s,
-		engine.Document{Title: "Configuration reference", Content: "Set max_attempts in wren.yaml."},
-		engine.Document{SourceID: "web", URL: "https://example.com/a", Title: "Configuration reference", Content: "web page"},
-		engine.Document{Key: "other.md", Title: "Configuration   reference\n", Content: "another key", Format: engine.FormatMarkdown},
+		record.Document{Title: "Configuration reference", Content: "Set max_attempts in wren.yaml."},
+		record.Document{SourceID: "web", URL: "https://example.com/a", Title: "Configuration reference", Content: "web page"},
+		record.Document{Key: "other.md", Title: "Configuration   reference\n", Content: "another key", Format: record.FormatMarkdown},
 	)
 	want := []struct{ source, key string }{
-		{engine.UploadsSourceID, "Configuration reference"},
+		{record.UploadsSourceID, "Configuration reference"},
 		{"web", "https://example.com/a"},
-		{engine.UploadsSourceID, "other.md"},
+		{record.UploadsSourceID, "other.md"},
 	}
 	slugs := map[string]bool{}
 	for i, d := range docs {
-		if d.SourceID != want[i].source || d.Key != want[i].key || d.ID != engine.DocumentID(want[i].source, want[i].key) {
+		if d.SourceID != want[i].source || d.Key != want[i].key || d.ID != record.DocumentID(want[i].source, want[i].key) {
 			t.Errorf("doc %d: source %q key %q id %q", i, d.SourceID, d.Key, d.ID)
 		}
-		if !strings.HasPrefix(d.Slug, engine.Slugify("Configuration reference")) || !engine.ValidSlug(d.Slug) || slugs[d.Slug] {
+		if !strings.HasPrefix(d.Slug, record.Slugify("Configuration reference")) || !record.ValidSlug(d.Slug) || slugs[d.Slug] {
 			t.Errorf("doc %d: slug %q (taken %v)", i, d.Slug, slugs)
 		}
 		slugs[d.Slug] = true
@@ -39,10 +40,10 @@ func testDocumentIdentity(t *testing.T, h Harness) {
 			t.Errorf("doc %d: times %v %v", i, d.CreatedAt, d.UpdatedAt)
 		}
 	}
-	if docs[0].Slug != engine.Slugify("Configuration reference") {
+	if docs[0].Slug != record.Slugify("Configuration reference") {
 		t.Errorf("first slug %q", docs[0].Slug)
 	}
-	if docs[0].Format != engine.FormatText || docs[2].Format != engine.FormatMarkdown || docs[2].Title != "Configuration reference" {
+	if docs[0].Format != record.FormatText || docs[2].Format != record.FormatMarkdown || docs[2].Title != "Configuration reference" {
 		t.Errorf("format %q %q, title %q", docs[0].Format, docs[2].Format, docs[2].Title)
 	}
 	for _, d := range docs {
@@ -55,7 +56,7 @@ func testDocumentIdentity(t *testing.T, h Harness) {
 			t.Errorf("DocumentBySlug(%q): %v %+v", d.Slug, ok, bySlug)
 		}
 	}
-	if _, ok := s.Document(engine.DocumentID("web", "nope")); ok {
+	if _, ok := s.Document(record.DocumentID("web", "nope")); ok {
 		t.Error("unknown document found")
 	}
 	if _, ok := s.DocumentBySlug("nope"); ok {
@@ -63,9 +64,9 @@ func testDocumentIdentity(t *testing.T, h Harness) {
 	}
 	// A batch naming one document twice stores the last.
 	twice := mustPutDocuments(t, s,
-		engine.Document{SourceID: "web", Key: "k", Title: "First", Content: "first"},
-		engine.Document{SourceID: "web", Key: "k", Title: "Second", Content: "second"})
-	if got, _ := s.Document(engine.DocumentID("web", "k")); got.Content != "second" || len(s.SourceDocuments("web")) != 2 || len(twice) == 0 {
+		record.Document{SourceID: "web", Key: "k", Title: "First", Content: "first"},
+		record.Document{SourceID: "web", Key: "k", Title: "Second", Content: "second"})
+	if got, _ := s.Document(record.DocumentID("web", "k")); got.Content != "second" || len(s.SourceDocuments("web")) != 2 || len(twice) == 0 {
 		t.Errorf("a batch naming one document twice: %+v, %d documents", got, len(s.SourceDocuments("web")))
 	}
 }
@@ -75,22 +76,22 @@ func testDocumentIdentity(t *testing.T, h Harness) {
 // longer found.
 func testDocumentReplace(t *testing.T, h Harness) {
 	s := h.Open(t)
-	first := mustPutDocuments(t, s, engine.Document{Title: "Retries", Content: "Set max_attempts to limit retries.", CreatedAt: t0, UpdatedAt: t0})[0]
-	again := mustPutDocuments(t, s, engine.Document{Title: "Retries", Content: "Now about timezones.", UpdatedAt: t0.Add(time.Hour)})[0]
+	first := mustPutDocuments(t, s, record.Document{Title: "Retries", Content: "Set max_attempts to limit retries.", CreatedAt: t0, UpdatedAt: t0})[0]
+	again := mustPutDocuments(t, s, record.Document{Title: "Retries", Content: "Now about timezones.", UpdatedAt: t0.Add(time.Hour)})[0]
 	if again.ID != first.ID || again.Slug != first.Slug || !again.CreatedAt.Equal(t0) || !again.UpdatedAt.Equal(t0.Add(time.Hour)) {
 		t.Errorf("replace: %+v, first %+v", again, first)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "max_attempts", Private: true}); len(r.Documents) != 0 || r.TotalDocuments != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "max_attempts", Private: true}); len(r.Documents) != 0 || r.TotalDocuments != 0 {
 		t.Errorf("old text still found: %v", docKeys(r))
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "timezones", Private: true}); len(r.Documents) != 1 || r.Documents[0].ID != first.ID {
+	if r := search(t, s, query.SearchRequest{Query: "timezones", Private: true}); len(r.Documents) != 1 || r.Documents[0].ID != first.ID {
 		t.Errorf("new text not found: %v", docKeys(r))
 	}
 	if _, total := s.Documents(0, 10, true); total != 1 {
 		t.Errorf("%d documents after a replace", total)
 	}
 	// A new title on the same key keeps the slug.
-	renamed := mustPutDocuments(t, s, engine.Document{Key: "Retries", Title: "Backoff", Content: "x"})[0]
+	renamed := mustPutDocuments(t, s, record.Document{Key: "Retries", Title: "Backoff", Content: "x"})[0]
 	if renamed.ID != first.ID || renamed.Slug != first.Slug {
 		t.Errorf("retitled: %+v", renamed)
 	}
@@ -103,18 +104,18 @@ func testDocumentReplace(t *testing.T, h Harness) {
 // unknown source, or with invalid text are ErrInvalid and not stored.
 func testDocumentsInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
-	for name, d := range map[string]engine.Document{
+	for name, d := range map[string]record.Document{
 		"no identity":          {Content: "x"},
 		"blank title":          {Title: "   ", Content: "x"},
 		"unknown source":       {SourceID: "nope", Title: "x"},
 		"invalid UTF-8":        {Title: "x", Content: "\xff"},
 		"control in url":       {Title: "x", URL: "https://a\n"},
 		"invalid UTF-8 title":  {Title: "\xff"},
-		"too long title":       {Title: strings.Repeat("x", engine.MaxNameBytes+1)},
+		"too long title":       {Title: strings.Repeat("x", record.MaxNameBytes+1)},
 		"control char in url2": {Title: "x", URL: "a\x00b"},
 	} {
-		_, err := s.PutDocuments([]engine.Document{{Title: "fine"}, d})
-		wantErr(t, name, err, engine.ErrInvalid)
+		_, err := s.PutDocuments([]record.Document{{Title: "fine"}, d})
+		wantErr(t, name, err, record.ErrInvalid)
 	}
 	if _, total := s.Documents(0, 10, true); total != 0 {
 		t.Errorf("invalid batches stored %d documents", total)
@@ -125,10 +126,10 @@ func testDocumentsInvalid(t *testing.T, h Harness) {
 // id, with the total; SourceDocuments lists one source's by key.
 func testDocumentsPaging(t *testing.T, h Harness) {
 	s := h.Open(t)
-	mustPutSource(t, s, engine.Source{ID: "web", Name: "Web", Type: "web", Enabled: true})
-	var in []engine.Document
+	mustPutSource(t, s, record.Source{ID: "web", Name: "Web", Type: "web", Enabled: true})
+	var in []record.Document
 	for i := 0; i < 12; i++ {
-		in = append(in, engine.Document{SourceID: "web", Key: fmt.Sprintf("k%02d", (i*5)%12), Title: fmt.Sprint("Doc ", i),
+		in = append(in, record.Document{SourceID: "web", Key: fmt.Sprintf("k%02d", (i*5)%12), Title: fmt.Sprint("Doc ", i),
 			Content: "body", UpdatedAt: t0.Add(time.Duration(i%6) * time.Hour)})
 	}
 	mustPutDocuments(t, s, in...)
@@ -172,7 +173,7 @@ func testDocumentsPaging(t *testing.T, h Harness) {
 	if !slices.IsSorted(keys) || len(keys) != 12 {
 		t.Errorf("SourceDocuments keys %v", keys)
 	}
-	if got := s.SourceDocuments(engine.UploadsSourceID); len(got) != 0 {
+	if got := s.SourceDocuments(record.UploadsSourceID); len(got) != 0 {
 		t.Errorf("uploads holds %d", len(got))
 	}
 	if st := s.SourceStats("web", true); st.Documents != 12 {
@@ -185,8 +186,8 @@ func testDocumentsPaging(t *testing.T, h Harness) {
 func testDeleteDocument(t *testing.T, h Harness) {
 	s := h.Open(t)
 	docs := mustPutDocuments(t, s,
-		engine.Document{Title: "Keep", Content: "backoff stays"},
-		engine.Document{Title: "Drop", Content: "backoff goes"})
+		record.Document{Title: "Keep", Content: "backoff stays"},
+		record.Document{Title: "Drop", Content: "backoff goes"})
 	if err := s.DeleteDocument(docs[1].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -196,16 +197,16 @@ func testDeleteDocument(t *testing.T, h Harness) {
 	if _, ok := s.DocumentBySlug(docs[1].Slug); ok {
 		t.Error("deleted document found by slug")
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "backoff", Private: true}); !slices.Equal(docKeys(r), []string{"Keep"}) || r.TotalDocuments != 1 {
+	if r := search(t, s, query.SearchRequest{Query: "backoff", Private: true}); !slices.Equal(docKeys(r), []string{"Keep"}) || r.TotalDocuments != 1 {
 		t.Errorf("search after delete: %v %d", docKeys(r), r.TotalDocuments)
 	}
 	if list, total := s.Documents(0, 10, true); total != 1 || list[0].ID != docs[0].ID {
 		t.Errorf("list after delete: %d", total)
 	}
-	wantErr(t, "delete again", s.DeleteDocument(docs[1].ID), engine.ErrNotFound)
-	wantErr(t, "delete unknown", s.DeleteDocument("nope"), engine.ErrNotFound)
+	wantErr(t, "delete again", s.DeleteDocument(docs[1].ID), record.ErrNotFound)
+	wantErr(t, "delete unknown", s.DeleteDocument("nope"), record.ErrNotFound)
 	// Its slug is free again.
-	if again := mustPutDocuments(t, s, engine.Document{Title: "Drop", Content: "back"}); again[0].Slug != docs[1].Slug {
+	if again := mustPutDocuments(t, s, record.Document{Title: "Drop", Content: "back"}); again[0].Slug != docs[1].Slug {
 		t.Errorf("slug after delete and put: %q, was %q", again[0].Slug, docs[1].Slug)
 	}
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // testEmptyStore: a new store holds the built-in uploads source, public
@@ -16,10 +17,10 @@ import (
 func testEmptyStore(t *testing.T, h Harness) {
 	s := h.Open(t)
 	srcs := s.Sources()
-	if len(srcs) != 1 || srcs[0].ID != engine.UploadsSourceID {
+	if len(srcs) != 1 || srcs[0].ID != record.UploadsSourceID {
 		t.Fatalf("sources of an empty store: %+v", srcs)
 	}
-	up, ok := s.Source(engine.UploadsSourceID)
+	up, ok := s.Source(record.UploadsSourceID)
 	if !ok || !up.Enabled || up.Hidden() {
 		t.Errorf("uploads source: %v %+v", ok, up)
 	}
@@ -51,13 +52,13 @@ func configJSON(t *testing.T, c map[string]any) string {
 func testPutSource(t *testing.T, h Harness) {
 	s := h.Open(t)
 	before := time.Now().Add(-time.Second)
-	in := engine.Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true, Schedule: "1h",
+	in := record.Source{ID: "acme", Name: "Acme Slack", Type: "slack", Enabled: true, Schedule: "1h",
 		Config: map[string]any{"token": "xoxb-1", "n": 3.0, "list": []any{"a", "b"}}, Cursor: "c-1"}
 	out := mustPutSource(t, s, in)
 	if out.CreatedAt.Before(before) || out.UpdatedAt.Before(before) {
 		t.Errorf("stamps: created %v updated %v", out.CreatedAt, out.UpdatedAt)
 	}
-	if out.Visibility != engine.VisibilityPublic {
+	if out.Visibility != record.VisibilityPublic {
 		t.Errorf("default visibility %q", out.Visibility)
 	}
 	got, ok := s.Source("acme")
@@ -70,8 +71,8 @@ func testPutSource(t *testing.T, h Harness) {
 	}
 
 	// A second put replaces the record and keeps the creation time.
-	mustPutSource(t, s, engine.Source{ID: "zeta", Name: "Zeta", Type: "web"})
-	again := mustPutSource(t, s, engine.Source{ID: "acme", Name: "Acme Renamed", Type: "slack", CreatedAt: t0})
+	mustPutSource(t, s, record.Source{ID: "zeta", Name: "Zeta", Type: "web"})
+	again := mustPutSource(t, s, record.Source{ID: "acme", Name: "Acme Renamed", Type: "slack", CreatedAt: t0})
 	if !again.CreatedAt.Equal(out.CreatedAt) || again.UpdatedAt.Before(out.UpdatedAt) {
 		t.Errorf("replaced: created %v (was %v), updated %v (was %v)", again.CreatedAt, out.CreatedAt, again.UpdatedAt, out.UpdatedAt)
 	}
@@ -79,14 +80,14 @@ func testPutSource(t *testing.T, h Harness) {
 		t.Errorf("replaced source reads %+v", got)
 	}
 	// A new source may bring its creation time.
-	if c := mustPutSource(t, s, engine.Source{ID: "old", Name: "Old", Type: "web", CreatedAt: t0}); !c.CreatedAt.Equal(t0) {
+	if c := mustPutSource(t, s, record.Source{ID: "old", Name: "Old", Type: "web", CreatedAt: t0}); !c.CreatedAt.Equal(t0) {
 		t.Errorf("given creation time %v, stored %v", t0, c.CreatedAt)
 	}
 	var ids []string
 	for _, src := range s.Sources() {
 		ids = append(ids, src.ID)
 	}
-	if want := []string{"acme", "old", engine.UploadsSourceID, "zeta"}; !slices.Equal(ids, want) {
+	if want := []string{"acme", "old", record.UploadsSourceID, "zeta"}; !slices.Equal(ids, want) {
 		t.Errorf("Sources: %v, want %v", ids, want)
 	}
 }
@@ -94,7 +95,7 @@ func testPutSource(t *testing.T, h Harness) {
 // testPutSourceInvalid: malformed sources are ErrInvalid and not stored.
 func testPutSourceInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
-	for name, src := range map[string]engine.Source{
+	for name, src := range map[string]record.Source{
 		"empty id":           {ID: "", Name: "X", Type: "web"},
 		"upper-case id":      {ID: "Acme", Name: "X", Type: "web"},
 		"id with a space":    {ID: "a b", Name: "X", Type: "web"},
@@ -107,7 +108,7 @@ func testPutSourceInvalid(t *testing.T, h Harness) {
 		"bad channel vis":    {ID: "x", Name: "X", Type: "web", ChannelVisibility: map[string]string{"c": "open"}},
 		"invalid UTF-8 name": {ID: "x", Name: "\xff", Type: "web"},
 	} {
-		if _, err := s.PutSource(src); !errors.Is(err, engine.ErrInvalid) {
+		if _, err := s.PutSource(src); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%s: error %v, want ErrInvalid", name, err)
 		}
 	}
@@ -115,7 +116,7 @@ func testPutSourceInvalid(t *testing.T, h Harness) {
 		t.Errorf("invalid sources were stored: %+v", s.Sources())
 	}
 	for _, id := range []string{"a", "a-b_c.d", "0", strings.Repeat("z", 64)} {
-		if _, err := s.PutSource(engine.Source{ID: id, Name: "X", Type: "web"}); err != nil {
+		if _, err := s.PutSource(record.Source{ID: id, Name: "X", Type: "web"}); err != nil {
 			t.Errorf("valid id %q: %v", id, err)
 		}
 	}
@@ -125,14 +126,14 @@ func testPutSourceInvalid(t *testing.T, h Harness) {
 // creation time do not change.
 func testUpdateSource(t *testing.T, h Harness) {
 	s := h.Open(t)
-	orig := mustPutSource(t, s, engine.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, Config: map[string]any{"k": "v"}})
-	out, err := s.UpdateSource("acme", func(src *engine.Source) error {
+	orig := mustPutSource(t, s, record.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, Config: map[string]any{"k": "v"}})
+	out, err := s.UpdateSource("acme", func(src *record.Source) error {
 		if src.Name != "Acme" || src.Config["k"] != "v" {
 			t.Errorf("fn got %+v", src)
 		}
 		src.Name, src.Cursor = "Acme 2", "page-2"
 		src.ID, src.CreatedAt = "other", t0 // ignored
-		src.LastCrawl = &engine.CrawlInfo{JobID: "j1", Status: "ok", StartedAt: t0, FinishedAt: t0.Add(time.Minute), Messages: 7}
+		src.LastCrawl = &record.CrawlInfo{JobID: "j1", Status: "ok", StartedAt: t0, FinishedAt: t0.Add(time.Minute), Messages: 7}
 		return nil
 	})
 	if err != nil {
@@ -151,31 +152,31 @@ func testUpdateSource(t *testing.T, h Harness) {
 	}
 
 	boom := errors.New("boom")
-	if _, err := s.UpdateSource("acme", func(src *engine.Source) error { src.Name = "lost"; return boom }); !errors.Is(err, boom) {
+	if _, err := s.UpdateSource("acme", func(src *record.Source) error { src.Name = "lost"; return boom }); !errors.Is(err, boom) {
 		t.Errorf("fn's error: %v", err)
 	}
 	if got, _ := s.Source("acme"); got.Name != "Acme 2" {
 		t.Errorf("a failed update was stored: %q", got.Name)
 	}
-	_, err = s.UpdateSource("acme", func(src *engine.Source) error { src.Name = ""; return nil })
-	wantErr(t, "update to an empty name", err, engine.ErrInvalid)
-	_, err = s.UpdateSource("nope", func(*engine.Source) error { t.Error("fn called for an unknown source"); return nil })
-	wantErr(t, "update of an unknown source", err, engine.ErrNotFound)
+	_, err = s.UpdateSource("acme", func(src *record.Source) error { src.Name = ""; return nil })
+	wantErr(t, "update to an empty name", err, record.ErrInvalid)
+	_, err = s.UpdateSource("nope", func(*record.Source) error { t.Error("fn called for an unknown source"); return nil })
+	wantErr(t, "update of an unknown source", err, record.ErrNotFound)
 }
 
 // testSourceCopies: what a read returns is the caller's to change.
 func testSourceCopies(t *testing.T, h Harness) {
 	s := h.Open(t)
-	in := engine.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, Config: map[string]any{"k": "v"},
-		OptOuts: []string{"eve"}, ExcludedChannels: []string{"x"}, ChannelVisibility: map[string]string{"c": engine.VisibilityPrivate}}
+	in := record.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, Config: map[string]any{"k": "v"},
+		OptOuts: []string{"eve"}, ExcludedChannels: []string{"x"}, ChannelVisibility: map[string]string{"c": record.VisibilityPrivate}}
 	mustPutSource(t, s, in)
 	in.Config["k"], in.OptOuts[0] = "changed", "changed" // the caller's own values
 	got, _ := s.Source("acme")
 	got.Config["k"], got.OptOuts[0], got.ExcludedChannels[0] = "changed", "changed", "changed"
-	got.ChannelVisibility["c"] = engine.VisibilityPublic
+	got.ChannelVisibility["c"] = record.VisibilityPublic
 	again, _ := s.Source("acme")
 	if again.Config["k"] != "v" || again.OptOuts[0] != "eve" || again.ExcludedChannels[0] != "x" ||
-		again.ChannelVisibility["c"] != engine.VisibilityPrivate {
+		again.ChannelVisibility["c"] != record.VisibilityPrivate {
 		t.Errorf("changing a read changed the store: %+v", again)
 	}
 	for _, src := range s.Sources() {
@@ -194,12 +195,12 @@ func testSourceCopies(t *testing.T, h Harness) {
 func testDeleteSourceCascades(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, "ana: alpha one", "bo: alpha two")
-	mustPutSource(t, s, engine.Source{ID: "other", Name: "Other", Type: "discord", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "other", ID: "o1", Name: "lounge"})
-	mustPutMessages(t, s, engine.Message{SourceID: "other", ChannelID: "o1", ID: "o-1", Author: "ana", Content: "alpha elsewhere", Timestamp: t0})
+	mustPutSource(t, s, record.Source{ID: "other", Name: "Other", Type: "discord", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "other", ID: "o1", Name: "lounge"})
+	mustPutMessages(t, s, record.Message{SourceID: "other", ChannelID: "o1", ID: "o-1", Author: "ana", Content: "alpha elsewhere", Timestamp: t0})
 	docs := mustPutDocuments(t, s,
-		engine.Document{SourceID: "chat", Key: "a.md", Title: "Alpha doc", Content: "alpha"},
-		engine.Document{Key: "b.md", Title: "Alpha upload", Content: "alpha"})
+		record.Document{SourceID: "chat", Key: "a.md", Title: "Alpha doc", Content: "alpha"},
+		record.Document{Key: "b.md", Title: "Alpha upload", Content: "alpha"})
 
 	if err := s.DeleteSource("chat"); err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func testDeleteSourceCascades(t *testing.T, h Harness) {
 	if _, ok := s.Source("chat"); ok {
 		t.Error("deleted source found")
 	}
-	r := search(t, s, engine.SearchRequest{Query: "alpha", Private: true})
+	r := search(t, s, query.SearchRequest{Query: "alpha", Private: true})
 	if got := msgIDs(r); !slices.Equal(got, []string{"o-1"}) || r.TotalMessages != 1 {
 		t.Errorf("messages after delete: %v (total %d)", got, r.TotalMessages)
 	}
@@ -234,7 +235,7 @@ func testDeleteSourceCascades(t *testing.T, h Harness) {
 	if got := s.SourceDocuments("chat"); len(got) != 0 {
 		t.Errorf("SourceDocuments after delete: %+v", got)
 	}
-	if st := s.SourceStats("chat", true); st != (engine.SourceStats{}) {
+	if st := s.SourceStats("chat", true); st != (record.SourceStats{}) {
 		t.Errorf("stats after delete: %+v", st)
 	}
 	if c := s.Counts(true); c.Sources != 2 || c.Channels != 1 || c.Messages != 1 || c.Documents != 1 {
@@ -244,7 +245,7 @@ func testDeleteSourceCascades(t *testing.T, h Harness) {
 		t.Errorf("document list after delete: %d", total)
 	}
 	_, _, err := s.SourceChannels("chat")
-	wantErr(t, "SourceChannels of a deleted source", err, engine.ErrNotFound)
+	wantErr(t, "SourceChannels of a deleted source", err, record.ErrNotFound)
 
 	// The same source again starts empty and gets the same slugs back.
 	seedChat(t, s, "ana: beta")
@@ -254,7 +255,7 @@ func testDeleteSourceCascades(t *testing.T, h Harness) {
 	if st := s.SourceStats("chat", true); st.Channels != 2 || st.Messages != 1 || st.Documents != 0 {
 		t.Errorf("stats of the recreated source: %+v", st)
 	}
-	if again := mustPutDocuments(t, s, engine.Document{SourceID: "chat", Key: "a.md", Title: "Alpha doc", Content: "alpha"}); again[0].Slug != docs[0].Slug {
+	if again := mustPutDocuments(t, s, record.Document{SourceID: "chat", Key: "a.md", Title: "Alpha doc", Content: "alpha"}); again[0].Slug != docs[0].Slug {
 		t.Errorf("document slug not free again: %q, was %q", again[0].Slug, docs[0].Slug)
 	}
 }
@@ -263,14 +264,14 @@ func testDeleteSourceCascades(t *testing.T, h Harness) {
 // uploads source cannot be deleted.
 func testDeleteSourceErrors(t *testing.T, h Harness) {
 	s := h.Open(t)
-	wantErr(t, "delete an unknown source", s.DeleteSource("nope"), engine.ErrNotFound)
-	wantErr(t, "delete uploads", s.DeleteSource(engine.UploadsSourceID), engine.ErrInvalid)
-	if _, ok := s.Source(engine.UploadsSourceID); !ok {
+	wantErr(t, "delete an unknown source", s.DeleteSource("nope"), record.ErrNotFound)
+	wantErr(t, "delete uploads", s.DeleteSource(record.UploadsSourceID), record.ErrInvalid)
+	if _, ok := s.Source(record.UploadsSourceID); !ok {
 		t.Error("uploads source gone")
 	}
-	mustPutSource(t, s, engine.Source{ID: "x", Name: "X", Type: "web"})
+	mustPutSource(t, s, record.Source{ID: "x", Name: "X", Type: "web"})
 	if err := s.DeleteSource("x"); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "delete twice", s.DeleteSource("x"), engine.ErrNotFound)
+	wantErr(t, "delete twice", s.DeleteSource("x"), record.ErrNotFound)
 }

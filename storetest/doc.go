@@ -21,6 +21,6 @@
 //		})
 //	}
 //
-// Errors are compared with errors.Is against engine.ErrNotFound and
-// engine.ErrInvalid, so another store wraps those sentinels.
+// Errors are compared with errors.Is against record.ErrNotFound and
+// record.ErrInvalid, so another store wraps those sentinels.
 package storetest

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // seedMessages stores source "s" with channel "c" (slug "general") and
@@ -15,15 +16,15 @@ import (
 // (t0 + i minutes when minutes is nil).
 func seedMessages(t *testing.T, s Store, minutes []int, texts ...string) {
 	t.Helper()
-	mustPutSource(t, s, engine.Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "c", Name: "general"})
-	var batch []engine.Message
+	mustPutSource(t, s, record.Source{ID: "s", Name: "S", Type: "discord", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "c", Name: "general"})
+	var batch []record.Message
 	for i, text := range texts {
 		ts := t0.Add(time.Duration(i) * time.Minute)
 		if minutes != nil {
 			ts = t0.Add(time.Duration(minutes[i]) * time.Minute)
 		}
-		batch = append(batch, engine.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprint("m", i), Author: "a", Content: text, Timestamp: ts})
+		batch = append(batch, record.Message{SourceID: "s", ChannelID: "c", ID: fmt.Sprint("m", i), Author: "a", Content: text, Timestamp: ts})
 	}
 	mustPutMessages(t, s, batch...)
 }
@@ -35,7 +36,7 @@ func testSearchAnalysis(t *testing.T, h Harness) {
 	seedChat(t, s, chatMessages...)
 	f := func(q string, want ...string) {
 		t.Helper()
-		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
+		wantSet(t, s, query.SearchRequest{Query: q}, want...)
 	}
 	f("signature", "100", "105")
 	f("SIGNATURE", "100", "105")
@@ -48,7 +49,7 @@ func testSearchAnalysis(t *testing.T, h Harness) {
 	f("hmac", "103")
 	f("sha256", "103")
 	f("nothingmatchesthis")
-	r := search(t, s, engine.SearchRequest{Query: "the"})
+	r := search(t, s, query.SearchRequest{Query: "the"})
 	if r.TotalMessages != 4 || len(r.Messages) == 0 || r.Messages[0].ID != "104" {
 		t.Errorf("a query of stop words only: %v (total %d); 104 says \"the\" twice", msgIDs(r), r.TotalMessages)
 	}
@@ -77,7 +78,7 @@ func testSearchRanking(t *testing.T, h Harness) {
 	)
 	order := func(q string, first, second string) {
 		t.Helper()
-		ids := msgIDs(search(t, s, engine.SearchRequest{Query: q}))
+		ids := msgIDs(search(t, s, query.SearchRequest{Query: q}))
 		i, j := slices.Index(ids, first), slices.Index(ids, second)
 		if i < 0 || j < 0 || i > j {
 			t.Errorf("%q: %v; want %s before %s", q, ids, first, second)
@@ -88,7 +89,7 @@ func testSearchRanking(t *testing.T, h Harness) {
 	order("grafana", "m7", "m8")
 	order("terraform provider", "m9", "m10")
 	order("terraform provider", "m9", "m12")
-	r := search(t, s, engine.SearchRequest{Query: "terraform provider"})
+	r := search(t, s, query.SearchRequest{Query: "terraform provider"})
 	if r.TotalMessages != 3 {
 		t.Errorf("any term matches: total %d, want 3", r.TotalMessages)
 	}
@@ -103,12 +104,12 @@ func testSearchRanking(t *testing.T, h Harness) {
 func testSearchTies(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedMessages(t, s, []int{5, 50, 20, 35}, "same words here", "same words here", "same words here", "same words here")
-	wantMessages(t, s, engine.SearchRequest{Query: "same words"}, "m1", "m3", "m2", "m0")
+	wantMessages(t, s, query.SearchRequest{Query: "same words"}, "m1", "m3", "m2", "m0")
 	mustPutDocuments(t, s,
-		engine.Document{Key: "a", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(time.Hour)},
-		engine.Document{Key: "b", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(3 * time.Hour)},
-		engine.Document{Key: "c", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(2 * time.Hour)})
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: "identical"})); !slices.Equal(got, []string{"b", "c", "a"}) {
+		record.Document{Key: "a", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(time.Hour)},
+		record.Document{Key: "b", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(3 * time.Hour)},
+		record.Document{Key: "c", Title: "Note", Content: "identical text", UpdatedAt: t0.Add(2 * time.Hour)})
+	if got := docKeys(search(t, s, query.SearchRequest{Query: "identical"})); !slices.Equal(got, []string{"b", "c", "a"}) {
 		t.Errorf("tied documents %v, want newest first [b c a]", got)
 	}
 
@@ -116,16 +117,16 @@ func testSearchTies(t *testing.T, h Harness) {
 	// written in, ranked or not — both stores order them alike.
 	same := t0.Add(100 * time.Minute)
 	for _, id := range []string{"t2", "t0", "t3", "t1"} {
-		mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "c", ID: id, Author: "twin", Content: "twin pair", Timestamp: same})
+		mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "c", ID: id, Author: "twin", Content: "twin pair", Timestamp: same})
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "twin pair"}, "t0", "t1", "t2", "t3")
-	wantMessages(t, s, engine.SearchRequest{Query: "from:twin"}, "t0", "t1", "t2", "t3")
-	wantMessages(t, s, engine.SearchRequest{Query: "twin pair", Limit: 2, Offset: 1}, "t1", "t2")
+	wantMessages(t, s, query.SearchRequest{Query: "twin pair"}, "t0", "t1", "t2", "t3")
+	wantMessages(t, s, query.SearchRequest{Query: "from:twin"}, "t0", "t1", "t2", "t3")
+	wantMessages(t, s, query.SearchRequest{Query: "twin pair", Limit: 2, Offset: 1}, "t1", "t2")
 	for _, k := range []string{"q", "p", "r"} {
-		mustPutDocuments(t, s, engine.Document{Key: k, Title: "Twin", Content: "twin pages", UpdatedAt: same})
+		mustPutDocuments(t, s, record.Document{Key: k, Title: "Twin", Content: "twin pages", UpdatedAt: same})
 	}
-	for _, q := range []string{"twin pages", "source:" + engine.UploadsSourceID} {
-		r := search(t, s, engine.SearchRequest{Query: q})
+	for _, q := range []string{"twin pages", "source:" + record.UploadsSourceID} {
+		r := search(t, s, query.SearchRequest{Query: q})
 		var ids []string
 		for _, d := range r.Documents {
 			if d.UpdatedAt.Equal(same) {
@@ -143,13 +144,13 @@ func testSearchTies(t *testing.T, h Harness) {
 func testSearchTitles(t *testing.T, h Harness) {
 	s := h.Open(t)
 	mustPutDocuments(t, s,
-		engine.Document{Key: "title", Title: "Configuration reference", Content: "Set max_attempts in wren.yaml to limit retries.", UpdatedAt: t0},
-		engine.Document{Key: "body", Title: "Retries", Content: "Backoff doubles after each failed configuration attempt.", UpdatedAt: t0.Add(time.Hour)})
-	r := search(t, s, engine.SearchRequest{Query: "configuration"})
+		record.Document{Key: "title", Title: "Configuration reference", Content: "Set max_attempts in wren.yaml to limit retries.", UpdatedAt: t0},
+		record.Document{Key: "body", Title: "Retries", Content: "Backoff doubles after each failed configuration attempt.", UpdatedAt: t0.Add(time.Hour)})
+	r := search(t, s, query.SearchRequest{Query: "configuration"})
 	if got := docKeys(r); !slices.Equal(got, []string{"title", "body"}) || r.TotalDocuments != 2 {
 		t.Errorf("title should outrank body: %v (total %d)", got, r.TotalDocuments)
 	}
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: "wren.yaml"})); !slices.Equal(got, []string{"title"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: "wren.yaml"})); !slices.Equal(got, []string{"title"}) {
 		t.Errorf("file name: %v", got)
 	}
 }
@@ -160,11 +161,11 @@ func testSearchPhrases(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
 	mustPutDocuments(t, s,
-		engine.Document{Key: "a", Title: "Upgrade notes", Content: "The webhook signature does not match when the body changes."},
-		engine.Document{Key: "b", Title: "Other", Content: "A match does not mean a signature."})
+		record.Document{Key: "a", Title: "Upgrade notes", Content: "The webhook signature does not match when the body changes."},
+		record.Document{Key: "b", Title: "Other", Content: "A match does not mean a signature."})
 	f := func(q string, want ...string) {
 		t.Helper()
-		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
+		wantSet(t, s, query.SearchRequest{Query: q}, want...)
 	}
 	f(`"signature does not match"`, "100")
 	f(`"does match"`)
@@ -173,7 +174,7 @@ func testSearchPhrases(t *testing.T, h Harness) {
 	f(`"raw body" signature`, "101") // a phrase is required, words rank
 	f(`"cron job" "dst change"`, "104")
 	f(`"cron job" "dst job"`)
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: `"signature does not match"`})); !slices.Equal(got, []string{"a"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: `"signature does not match"`})); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("document phrase: %v", got)
 	}
 }
@@ -183,11 +184,11 @@ func testSearchExclusions(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
 	mustPutDocuments(t, s,
-		engine.Document{Key: "a", Title: "Signature guide", Content: "how proxies break a signature"},
-		engine.Document{Key: "b", Title: "Signature notes", Content: "verify the raw body"})
+		record.Document{Key: "a", Title: "Signature guide", Content: "how proxies break a signature"},
+		record.Document{Key: "b", Title: "Signature notes", Content: "verify the raw body"})
 	f := func(q string, want ...string) {
 		t.Helper()
-		wantSet(t, s, engine.SearchRequest{Query: q}, want...)
+		wantSet(t, s, query.SearchRequest{Query: q}, want...)
 	}
 	f("signature -proxies", "100")
 	f("signature -PROXY", "100") // analysed as words are
@@ -195,10 +196,10 @@ func testSearchExclusions(t *testing.T, h Harness) {
 	f(`body -"body raw"`, "101", "105")
 	f("signature -signature")
 	f("webhook -hmac -upgrading")
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: "signature -proxies"})); !slices.Equal(got, []string{"b"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: "signature -proxies"})); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("document exclusion: %v", got)
 	}
-	if got := docKeys(search(t, s, engine.SearchRequest{Query: `signature -"raw body"`})); !slices.Equal(got, []string{"a"}) {
+	if got := docKeys(search(t, s, query.SearchRequest{Query: `signature -"raw body"`})); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("document phrase exclusion: %v", got)
 	}
 }
@@ -209,41 +210,41 @@ func testSearchExclusions(t *testing.T, h Harness) {
 func testSearchFilters(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	mustPutSource(t, s, engine.Source{ID: "other", Name: "Other", Type: "slack", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "other", ID: "x", Name: "random"})
-	mustPutMessages(t, s, engine.Message{SourceID: "other", ChannelID: "x", ID: "o1", Author: "dee", AuthorName: "Dee Dee",
+	mustPutSource(t, s, record.Source{ID: "other", Name: "Other", Type: "slack", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "other", ID: "x", Name: "random"})
+	mustPutMessages(t, s, record.Message{SourceID: "other", ChannelID: "x", ID: "o1", Author: "dee", AuthorName: "Dee Dee",
 		Content: "signature elsewhere", Timestamp: at(10)})
 	mustPutDocuments(t, s,
-		engine.Document{SourceID: "chat", Key: "chat-doc", Title: "Signature FAQ", Content: "x", UpdatedAt: at(2)},
-		engine.Document{Key: "upload", Title: "Signature upload", Content: "x", UpdatedAt: at(8)})
-	f := func(req engine.SearchRequest, want ...string) {
+		record.Document{SourceID: "chat", Key: "chat-doc", Title: "Signature FAQ", Content: "x", UpdatedAt: at(2)},
+		record.Document{Key: "upload", Title: "Signature upload", Content: "x", UpdatedAt: at(8)})
+	f := func(req query.SearchRequest, want ...string) {
 		t.Helper()
 		wantSet(t, s, req, want...)
 	}
-	q := func(q string) engine.SearchRequest { return engine.SearchRequest{Query: q} }
+	q := func(q string) query.SearchRequest { return query.SearchRequest{Query: q} }
 	f(q("signature"), "100", "105", "o1")
 	f(q("signature source:chat"), "100", "105")
-	f(engine.SearchRequest{Query: "signature", Source: "other"}, "o1")
+	f(query.SearchRequest{Query: "signature", Source: "other"}, "o1")
 	f(q("signature source:nope"))
 	f(q("signature channel:help"), "105")
 	f(q("signature in:help"), "105")
-	f(engine.SearchRequest{Query: "signature", Channel: "general"}, "100")
+	f(query.SearchRequest{Query: "signature", Channel: "general"}, "100")
 	f(q("signature channel:nope"))
 	f(q("signature from:bo"))
 	f(q("body from:BO"), "101")
 	f(q("body author:bo"), "101")
-	f(engine.SearchRequest{Query: "body", From: "ana"}, "105")
+	f(query.SearchRequest{Query: "body", From: "ana"}, "105")
 	f(q("signature from:dee"), "o1")
 	f(q(`signature from:"dee dee"`), "o1")                    // the display name
 	f(q("signature after:2026-03-01T17:00:00Z"), "105", "o1") // inclusive: 105 is at 17:00
 	f(q("signature before:2026-03-01T17:00:00Z"), "100")      // exclusive
 	f(q("signature after:2026-03-02"))
 	f(q("signature before:2026-03-01"))
-	f(engine.SearchRequest{Query: "signature", Before: at(1)}, "100")
-	f(engine.SearchRequest{Query: "signature", After: at(5), Before: at(6)}, "105")
-	f(engine.SearchRequest{Query: "signature source:chat", After: at(1), From: "ana", Channel: "help"}, "105")
+	f(query.SearchRequest{Query: "signature", Before: at(1)}, "100")
+	f(query.SearchRequest{Query: "signature", After: at(5), Before: at(6)}, "105")
+	f(query.SearchRequest{Query: "signature source:chat", After: at(1), From: "ana", Channel: "help"}, "105")
 
-	docs := func(req engine.SearchRequest, want ...string) {
+	docs := func(req query.SearchRequest, want ...string) {
 		t.Helper()
 		got := docKeys(search(t, s, req))
 		slices.Sort(got)
@@ -260,7 +261,7 @@ func testSearchFilters(t *testing.T, h Harness) {
 	docs(q("signature channel:general"))
 	docs(q("signature from:ana"))
 	docs(q("signature after:2026-03-01T16:00:00Z"), "upload") // by UpdatedAt
-	docs(engine.SearchRequest{Query: "signature", Before: at(3)}, "chat-doc")
+	docs(query.SearchRequest{Query: "signature", Before: at(3)}, "chat-doc")
 }
 
 // testSearchFilterOnly: a query of filters only lists what they match,
@@ -268,10 +269,10 @@ func testSearchFilters(t *testing.T, h Harness) {
 func testSearchFilterOnly(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	wantMessages(t, s, engine.SearchRequest{Query: "from:ana"}, "105", "102", "100")
-	wantMessages(t, s, engine.SearchRequest{Query: "channel:general"}, "104", "102", "100")
-	wantMessages(t, s, engine.SearchRequest{Source: "chat", After: at(3)}, "105", "104", "103")
-	r := search(t, s, engine.SearchRequest{Query: "source:chat", Limit: 2})
+	wantMessages(t, s, query.SearchRequest{Query: "from:ana"}, "105", "102", "100")
+	wantMessages(t, s, query.SearchRequest{Query: "channel:general"}, "104", "102", "100")
+	wantMessages(t, s, query.SearchRequest{Source: "chat", After: at(3)}, "105", "104", "103")
+	r := search(t, s, query.SearchRequest{Query: "source:chat", Limit: 2})
 	if r.TotalMessages != 6 || !slices.Equal(msgIDs(r), []string{"105", "104"}) {
 		t.Errorf("source filter only: %v total %d", msgIDs(r), r.TotalMessages)
 	}
@@ -288,23 +289,23 @@ func testSearchPaging(t *testing.T, h Harness) {
 		minutes = append(minutes, (i*37)%130)
 	}
 	seedMessages(t, s, minutes, texts...)
-	var docs []engine.Document
+	var docs []record.Document
 	for i := 0; i < 15; i++ {
-		docs = append(docs, engine.Document{Key: fmt.Sprint("d", i), Title: fmt.Sprint("Deploy guide ", i),
+		docs = append(docs, record.Document{Key: fmt.Sprint("d", i), Title: fmt.Sprint("Deploy guide ", i),
 			Content: strings.Repeat("deploy ", i%3+1), UpdatedAt: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	mustPutDocuments(t, s, docs...)
 
-	whole := search(t, s, engine.SearchRequest{Query: "deploy", Limit: engine.MaxSearchLimit})
-	if whole.TotalMessages != 130 || len(whole.Messages) != engine.MaxSearchLimit || whole.TotalDocuments != 15 || len(whole.Documents) != 15 {
+	whole := search(t, s, query.SearchRequest{Query: "deploy", Limit: query.MaxSearchLimit})
+	if whole.TotalMessages != 130 || len(whole.Messages) != query.MaxSearchLimit || whole.TotalDocuments != 15 || len(whole.Documents) != 15 {
 		t.Fatalf("whole: %d of %d messages, %d of %d documents", len(whole.Messages), whole.TotalMessages, len(whole.Documents), whole.TotalDocuments)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "deploy", Limit: engine.MaxSearchLimit + 50}); len(r.Messages) > engine.MaxSearchLimit {
+	if r := search(t, s, query.SearchRequest{Query: "deploy", Limit: query.MaxSearchLimit + 50}); len(r.Messages) > query.MaxSearchLimit {
 		t.Errorf("limit above the maximum gave %d", len(r.Messages))
 	}
 	var paged, pagedDocs []string
-	for off := 0; off < engine.MaxSearchLimit; off += 7 {
-		r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: off, Limit: min(7, engine.MaxSearchLimit-off)})
+	for off := 0; off < query.MaxSearchLimit; off += 7 {
+		r := search(t, s, query.SearchRequest{Query: "deploy", Offset: off, Limit: min(7, query.MaxSearchLimit-off)})
 		if r.TotalMessages != 130 || r.TotalDocuments != 15 {
 			t.Errorf("totals at offset %d: %d %d", off, r.TotalMessages, r.TotalDocuments)
 		}
@@ -317,14 +318,14 @@ func testSearchPaging(t *testing.T, h Harness) {
 	if !slices.Equal(pagedDocs, docKeys(whole)) {
 		t.Errorf("document pages differ from the whole:\n pages %v\n whole %v", pagedDocs, docKeys(whole))
 	}
-	r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: 125, Limit: 10})
+	r := search(t, s, query.SearchRequest{Query: "deploy", Offset: 125, Limit: 10})
 	if len(r.Messages) != 5 || len(r.Documents) != 0 || r.TotalMessages != 130 || r.TotalDocuments != 15 {
 		t.Errorf("last page: %d messages, %d documents, totals %d %d", len(r.Messages), len(r.Documents), r.TotalMessages, r.TotalDocuments)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: 500, Limit: 10}); len(r.Messages) != 0 || r.TotalMessages != 130 {
+	if r := search(t, s, query.SearchRequest{Query: "deploy", Offset: 500, Limit: 10}); len(r.Messages) != 0 || r.TotalMessages != 130 {
 		t.Errorf("past the end: %d, total %d", len(r.Messages), r.TotalMessages)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "deploy", Offset: -4, Limit: 3}); !slices.Equal(msgIDs(r), msgIDs(whole)[:3]) {
+	if r := search(t, s, query.SearchRequest{Query: "deploy", Offset: -4, Limit: 3}); !slices.Equal(msgIDs(r), msgIDs(whole)[:3]) {
 		t.Errorf("negative offset: %v", msgIDs(r))
 	}
 }
@@ -334,8 +335,8 @@ func testSearchPaging(t *testing.T, h Harness) {
 func testSearchHitFields(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	docs := mustPutDocuments(t, s, engine.Document{Title: "Webhook guide", URL: "https://docs.example/webhooks", Content: "Verify the webhook signature."})
-	r := search(t, s, engine.SearchRequest{Query: "webhook signature"})
+	docs := mustPutDocuments(t, s, record.Document{Title: "Webhook guide", URL: "https://docs.example/webhooks", Content: "Verify the webhook signature."})
+	r := search(t, s, query.SearchRequest{Query: "webhook signature"})
 	if r.TotalMessages != 3 || len(r.Messages) != 3 {
 		t.Fatalf("hits %v, total %d", msgIDs(r), r.TotalMessages)
 	}
@@ -369,9 +370,9 @@ func testSearchHighlights(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, "ana: <b>Signatures</b> & webhooks: see getUserById")
 	mustPutDocuments(t, s,
-		engine.Document{Title: "near", Content: "needle early " + strings.Repeat("filler ", 100)},
-		engine.Document{Title: "md", Format: engine.FormatMarkdown, Content: "# Heading\n\nThe **needle** & <thread>"})
-	r := search(t, s, engine.SearchRequest{Query: "signature getuserbyid"})
+		record.Document{Title: "near", Content: "needle early " + strings.Repeat("filler ", 100)},
+		record.Document{Title: "md", Format: record.FormatMarkdown, Content: "# Heading\n\nThe **needle** & <thread>"})
+	r := search(t, s, query.SearchRequest{Query: "signature getuserbyid"})
 	if len(r.Messages) != 1 {
 		t.Fatalf("hits %v", msgIDs(r))
 	}
@@ -384,10 +385,10 @@ func testSearchHighlights(t *testing.T, h Harness) {
 	if strings.Contains(hl, "<b>") || strings.Contains(hl, "<mark>webhooks</mark>") {
 		t.Errorf("highlight %q: unescaped or marks a word not searched", hl)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: `"see getuserbyid"`}); len(r.Messages) != 1 || !strings.Contains(r.Messages[0].Highlight, "<mark>getUserById</mark>") {
+	if r := search(t, s, query.SearchRequest{Query: `"see getuserbyid"`}); len(r.Messages) != 1 || !strings.Contains(r.Messages[0].Highlight, "<mark>getUserById</mark>") {
 		t.Errorf("phrase highlight: %+v", r.Messages)
 	}
-	r = search(t, s, engine.SearchRequest{Query: "needle"})
+	r = search(t, s, query.SearchRequest{Query: "needle"})
 	if len(r.Documents) != 2 {
 		t.Fatalf("documents %v", docKeys(r))
 	}
@@ -406,19 +407,19 @@ func testSearchHighlights(t *testing.T, h Harness) {
 func testSearchInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, chatMessages...)
-	for name, req := range map[string]engine.SearchRequest{
+	for name, req := range map[string]query.SearchRequest{
 		"empty":               {},
 		"blank":               {Query: "   "},
 		"too many phrases":    {Query: strings.Repeat(`"the" `, 17)},
 		"too many exclusions": {Query: strings.Repeat("-x ", 33)},
 		"bad date":            {Query: "signature after:yesterday"},
-		"too long":            {Query: strings.Repeat("x", engine.MaxQueryBytes+1)},
+		"too long":            {Query: strings.Repeat("x", query.MaxQueryBytes+1)},
 		"invalid UTF-8":       {Query: "bad \xff"},
 	} {
 		_, err := s.Search(req)
-		wantErr(t, name, err, engine.ErrInvalid)
+		wantErr(t, name, err, record.ErrInvalid)
 	}
-	r := search(t, s, engine.SearchRequest{Query: "!!! ???"})
+	r := search(t, s, query.SearchRequest{Query: "!!! ???"})
 	if len(r.Messages) != 0 || len(r.Documents) != 0 || r.TotalMessages != 0 {
 		t.Errorf("punctuation found %v", msgIDs(r))
 	}
@@ -432,29 +433,29 @@ func testSearchInvalid(t *testing.T, h Harness) {
 func testSearchFollowsWrites(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedChat(t, s, "ana: original wording here")
-	m := engine.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "edited wording now", Timestamp: t0}
+	m := record.Message{SourceID: "chat", ChannelID: "c1", ID: "100", Author: "ana", Content: "edited wording now", Timestamp: t0}
 	mustPutMessages(t, s, m)
-	wantMessages(t, s, engine.SearchRequest{Query: "original"})
-	wantMessages(t, s, engine.SearchRequest{Query: "edited"}, "100")
+	wantMessages(t, s, query.SearchRequest{Query: "original"})
+	wantMessages(t, s, query.SearchRequest{Query: "edited"}, "100")
 	m.ID, m.Content = "101", "edited again"
 	mustPutMessages(t, s, m)
-	if r := search(t, s, engine.SearchRequest{Query: "edited"}); r.TotalMessages != 2 {
+	if r := search(t, s, query.SearchRequest{Query: "edited"}); r.TotalMessages != 2 {
 		t.Errorf("after a new message: total %d", r.TotalMessages)
 	}
 	if _, err := s.DeleteMessages("chat", []string{"100"}); err != nil {
 		t.Fatal(err)
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "edited"}, "101")
+	wantMessages(t, s, query.SearchRequest{Query: "edited"}, "101")
 	// A channel renamed: hits name it anew.
-	mustPutChannels(t, s, engine.Channel{SourceID: "chat", ID: "c1", Name: "lobby"})
-	if r := search(t, s, engine.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].ChannelName != "lobby" || r.Messages[0].ChannelSlug != "general" {
+	mustPutChannels(t, s, record.Channel{SourceID: "chat", ID: "c1", Name: "lobby"})
+	if r := search(t, s, query.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].ChannelName != "lobby" || r.Messages[0].ChannelSlug != "general" {
 		t.Errorf("after a rename: %+v", r.Messages)
 	}
 	// A source renamed: hits name it anew.
-	if _, err := s.UpdateSource("chat", func(src *engine.Source) error { src.Name = "Renamed"; return nil }); err != nil {
+	if _, err := s.UpdateSource("chat", func(src *record.Source) error { src.Name = "Renamed"; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].SourceName != "Renamed" {
+	if r := search(t, s, query.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].SourceName != "Renamed" {
 		t.Errorf("after a source rename: %+v", r.Messages)
 	}
 }

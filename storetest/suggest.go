@@ -5,7 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // titleSuggestions returns the channel names and document titles s
@@ -13,23 +14,23 @@ import (
 // names its record.
 func titleSuggestions(t *testing.T, s Store, q string, private bool) []string {
 	t.Helper()
-	res, err := s.Suggest(engine.SuggestRequest{Query: q, Private: private})
+	res, err := s.Suggest(query.SuggestRequest{Query: q, Private: private})
 	if err != nil {
 		t.Fatalf("suggest %q: %v", q, err)
 	}
-	if len(res) > engine.MaxSuggestions {
+	if len(res) > query.MaxSuggestions {
 		t.Fatalf("suggest %q: %d suggestions", q, len(res))
 	}
 	var out []string
 	for _, x := range res {
 		switch x.Kind {
-		case engine.SuggestWord:
+		case query.SuggestWord:
 			continue
-		case engine.SuggestChannel:
+		case query.SuggestChannel:
 			if c, ok := s.ChannelBySlug(x.Slug); !ok || c.Name != x.Text {
 				t.Errorf("suggest %q: channel %q has slug %q of %+v", q, x.Text, x.Slug, c)
 			}
-		case engine.SuggestDocument:
+		case query.SuggestDocument:
 			if d, ok := s.DocumentBySlug(x.Slug); !ok || d.Title != x.Text {
 				t.Errorf("suggest %q: document %q has slug %q of %+v", q, x.Text, x.Slug, d)
 			}
@@ -70,7 +71,7 @@ func testSuggestTitles(t *testing.T, h Harness) {
 		}
 	}
 	// Hiding a channel takes its name out at once.
-	if _, err := s.SetChannelVisibility("s", "pub", engine.VisibilityPrivate); err != nil {
+	if _, err := s.SetChannelVisibility("s", "pub", record.VisibilityPrivate); err != nil {
 		t.Fatal(err)
 	}
 	if got := titleSuggestions(t, s, "gen", false); len(got) != 0 {
@@ -79,15 +80,15 @@ func testSuggestTitles(t *testing.T, h Harness) {
 }
 
 // testSuggestInvalid: a query too long or a limit out of bounds is
-// engine.ErrInvalid.
+// record.ErrInvalid.
 func testSuggestInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
-	for _, req := range []engine.SuggestRequest{
-		{Query: string(make([]byte, engine.MaxSuggestQueryBytes+1))},
-		{Query: "a", Limit: engine.MaxSuggestions + 1},
+	for _, req := range []query.SuggestRequest{
+		{Query: string(make([]byte, query.MaxSuggestQueryBytes+1))},
+		{Query: "a", Limit: query.MaxSuggestions + 1},
 		{Query: "a", Limit: -1},
 	} {
-		if _, err := s.Suggest(req); !errors.Is(err, engine.ErrInvalid) {
+		if _, err := s.Suggest(req); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%d bytes, limit %d: %v", len(req.Query), req.Limit, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package record
 
 import "time"
 
@@ -155,3 +155,17 @@ const (
 	FormatText     = "text"
 	FormatMarkdown = "markdown"
 )
+
+// ChannelInfo is a channel as an operator sees it.
+type ChannelInfo struct {
+	Channel
+	Visibility string // the operator's choice: public, private or inherit
+	Messages   int
+}
+
+// Counts summarises what the engine holds: Channels counts conversations,
+// Threads the threads in them.
+type Counts struct {
+	Sources, Channels, Threads, Messages, Documents int
+	MessageTerms, DocumentTerms                     int
+}

@@ -1,10 +1,13 @@
-package engine
+package query
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sift-search/sift/record"
 )
 
 // MaxQueryBytes bounds the query string.
@@ -30,10 +33,11 @@ type ParsedQuery struct {
 
 // Empty reports whether q neither searches nor filters anything.
 func (q *ParsedQuery) Empty() bool {
-	return strings.TrimSpace(q.Text) == "" && len(q.Phrases) == 0 && !q.hasFilter()
+	return strings.TrimSpace(q.Text) == "" && len(q.Phrases) == 0 && !q.HasFilter()
 }
 
-func (q *ParsedQuery) hasFilter() bool {
+// HasFilter reports whether q filters by source, channel, author or date.
+func (q *ParsedQuery) HasFilter() bool {
 	return q.Source != "" || q.Channel != "" || q.From != "" || !q.After.IsZero() || !q.Before.IsZero()
 }
 
@@ -209,3 +213,8 @@ func bareWord(s string, i int) (string, int) {
 }
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// invalidf returns a record.ErrInvalid with a message for the caller.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", record.ErrInvalid, fmt.Sprintf(format, args...))
+}

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // seedPrivate stores source "s" with a public channel "pub" (general), a
@@ -18,9 +19,9 @@ import (
 // and b.md).
 func seedPrivate(t *testing.T, s Store) {
 	t.Helper()
-	mustPutSource(t, s, engine.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
-	mustPutSource(t, s, engine.Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate})
-	chans := []engine.Channel{
+	mustPutSource(t, s, record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
+	mustPutSource(t, s, record.Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate})
+	chans := []record.Channel{
 		{SourceID: "s", ID: "pub", Name: "general"},
 		{SourceID: "s", ID: "dm", Name: "dm-ana", Private: true},
 		{SourceID: "s", ID: "pubthread", Name: "pub thread", ParentID: "pub", Kind: "thread"},
@@ -28,22 +29,22 @@ func seedPrivate(t *testing.T, s Store) {
 		{SourceID: "p", ID: "room", Name: "room"},
 	}
 	mustPutChannels(t, s, chans...)
-	var msgs []engine.Message
+	var msgs []record.Message
 	for i, c := range chans {
-		msgs = append(msgs, engine.Message{SourceID: c.SourceID, ChannelID: c.ID, ID: fmt.Sprint("m", i), Author: []string{"ana", "bo"}[i%2],
+		msgs = append(msgs, record.Message{SourceID: c.SourceID, ChannelID: c.ID, ID: fmt.Sprint("m", i), Author: []string{"ana", "bo"}[i%2],
 			Content: "marker" + c.ID + " shared words about deployment", Timestamp: t0.Add(time.Duration(i) * time.Minute)})
 	}
 	mustPutMessages(t, s, msgs...)
 	mustPutDocuments(t, s,
-		engine.Document{SourceID: "s", Key: "a.md", Title: "Public doc", Content: "markerpubdoc shared words about deployment"},
-		engine.Document{SourceID: "p", Key: "b.md", Title: "Private doc", Content: "markerprivdoc shared words about deployment"})
+		record.Document{SourceID: "s", Key: "a.md", Title: "Public doc", Content: "markerpubdoc shared words about deployment"},
+		record.Document{SourceID: "p", Key: "b.md", Title: "Private doc", Content: "markerprivdoc shared words about deployment"})
 }
 
 // visible returns the channel ids and document keys a search for
 // "shared" finds, sorted, checking the totals against the hits.
 func visible(t *testing.T, s Store, private bool) []string {
 	t.Helper()
-	r := search(t, s, engine.SearchRequest{Query: "shared", Private: private})
+	r := search(t, s, query.SearchRequest{Query: "shared", Private: private})
 	var out []string
 	for _, m := range r.Messages {
 		out = append(out, m.ChannelID)
@@ -83,10 +84,10 @@ func testVisibilityDefaults(t *testing.T, h Harness) {
 			t.Errorf("channel %s: Hidden %v, want %v", c.id, ch.Hidden, c.hidden)
 		}
 	}
-	if d, _ := s.Document(engine.DocumentID("p", "b.md")); !d.Hidden {
+	if d, _ := s.Document(record.DocumentID("p", "b.md")); !d.Hidden {
 		t.Error("the private source's document is not Hidden")
 	}
-	if d, _ := s.Document(engine.DocumentID("s", "a.md")); d.Hidden {
+	if d, _ := s.Document(record.DocumentID("s", "a.md")); d.Hidden {
 		t.Error("the public source's document is Hidden")
 	}
 	if src, _ := s.Source("p"); !src.Hidden() {
@@ -103,13 +104,13 @@ func testVisibilityDefaults(t *testing.T, h Harness) {
 		t.Errorf("private Channels: %d", n)
 	}
 	// Filters do not open what is hidden.
-	if r := search(t, s, engine.SearchRequest{Query: "shared", Source: "p"}); len(r.Messages)+len(r.Documents) != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "shared", Source: "p"}); len(r.Messages)+len(r.Documents) != 0 {
 		t.Errorf("source filter on a private source: %v %v", msgIDs(r), docKeys(r))
 	}
-	wantMessages(t, s, engine.SearchRequest{Query: "from:bo"})
-	wantMessages(t, s, engine.SearchRequest{Query: "from:ana"}, "m2", "m0")
-	wantMessages(t, s, engine.SearchRequest{Query: "from:ana", Private: true}, "m4", "m2", "m0")
-	if r := search(t, s, engine.SearchRequest{Query: "channel:dm-ana"}); len(r.Messages) != 0 || r.TotalMessages != 0 {
+	wantMessages(t, s, query.SearchRequest{Query: "from:bo"})
+	wantMessages(t, s, query.SearchRequest{Query: "from:ana"}, "m2", "m0")
+	wantMessages(t, s, query.SearchRequest{Query: "from:ana", Private: true}, "m4", "m2", "m0")
+	if r := search(t, s, query.SearchRequest{Query: "channel:dm-ana"}); len(r.Messages) != 0 || r.TotalMessages != 0 {
 		t.Errorf("channel filter on a hidden channel: %v", msgIDs(r))
 	}
 }
@@ -122,37 +123,37 @@ func testVisibilityDefaults(t *testing.T, h Harness) {
 func testVisibilityCounts(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedPrivate(t, s)
-	mustPutSource(t, s, engine.Source{ID: "e", Name: "Empty", Type: "web", Enabled: true})
-	mustPutSource(t, s, engine.Source{ID: "off", Name: "Off", Type: "slack"})
-	mustPutChannels(t, s, engine.Channel{SourceID: "off", ID: "o", Name: "off-topic"})
-	mustPutMessages(t, s, engine.Message{SourceID: "off", ChannelID: "o", ID: "o1", Content: "switched off", Timestamp: t0})
-	mustPutDocuments(t, s, engine.Document{SourceID: "off", Key: "o.md", Title: "Off", Content: "switched off"})
+	mustPutSource(t, s, record.Source{ID: "e", Name: "Empty", Type: "web", Enabled: true})
+	mustPutSource(t, s, record.Source{ID: "off", Name: "Off", Type: "slack"})
+	mustPutChannels(t, s, record.Channel{SourceID: "off", ID: "o", Name: "off-topic"})
+	mustPutMessages(t, s, record.Message{SourceID: "off", ChannelID: "o", ID: "o1", Content: "switched off", Timestamp: t0})
+	mustPutDocuments(t, s, record.Document{SourceID: "off", Key: "o.md", Title: "Off", Content: "switched off"})
 	// A thread of a private DM stored before the DM: it is the DM's.
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "early", Name: "early thread", ParentID: "dm2", Kind: "thread"})
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "dm2", Name: "dm-bo", Private: true})
-	mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "early", ID: "e1", Content: "early words", Timestamp: t0})
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "early", Name: "early thread", ParentID: "dm2", Kind: "thread"})
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "dm2", Name: "dm-bo", Private: true})
+	mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "early", ID: "e1", Content: "early words", Timestamp: t0})
 
-	want := func(what string, got, want engine.Counts) {
+	want := func(what string, got, want record.Counts) {
 		t.Helper()
 		if got.MessageTerms, got.DocumentTerms = 0, 0; got != want {
 			t.Errorf("%s: %+v, want %+v", what, got, want)
 		}
 	}
-	want("public counts", s.Counts(false), engine.Counts{Sources: 1, Channels: 1, Threads: 1, Messages: 2, Documents: 1})
-	want("private counts", s.Counts(true), engine.Counts{Sources: 5, Channels: 5, Threads: 3, Messages: 7, Documents: 3})
+	want("public counts", s.Counts(false), record.Counts{Sources: 1, Channels: 1, Threads: 1, Messages: 2, Documents: 1})
+	want("private counts", s.Counts(true), record.Counts{Sources: 5, Channels: 5, Threads: 3, Messages: 7, Documents: 3})
 	for _, c := range []struct {
 		source  string
 		private bool
-		want    engine.SourceStats
+		want    record.SourceStats
 	}{
-		{"s", false, engine.SourceStats{Channels: 1, Threads: 1, Messages: 2, Documents: 1}},
-		{"s", true, engine.SourceStats{Channels: 3, Threads: 3, Messages: 5, Documents: 1}},
-		{"p", false, engine.SourceStats{}},
-		{"p", true, engine.SourceStats{Channels: 1, Messages: 1, Documents: 1}},
-		{"off", false, engine.SourceStats{}},
-		{"off", true, engine.SourceStats{Channels: 1, Messages: 1, Documents: 1}},
-		{"e", false, engine.SourceStats{}},
-		{engine.UploadsSourceID, false, engine.SourceStats{}},
+		{"s", false, record.SourceStats{Channels: 1, Threads: 1, Messages: 2, Documents: 1}},
+		{"s", true, record.SourceStats{Channels: 3, Threads: 3, Messages: 5, Documents: 1}},
+		{"p", false, record.SourceStats{}},
+		{"p", true, record.SourceStats{Channels: 1, Messages: 1, Documents: 1}},
+		{"off", false, record.SourceStats{}},
+		{"off", true, record.SourceStats{Channels: 1, Messages: 1, Documents: 1}},
+		{"e", false, record.SourceStats{}},
+		{record.UploadsSourceID, false, record.SourceStats{}},
 	} {
 		if got := s.SourceStats(c.source, c.private); got != c.want {
 			t.Errorf("stats of %s (private %v): %+v, want %+v", c.source, c.private, got, c.want)
@@ -166,12 +167,12 @@ func testVisibilityCounts(t *testing.T, h Harness) {
 	}
 	// A channel of the private source made public makes the source show;
 	// so does a document in the empty one.
-	if _, err := s.SetChannelVisibility("p", "room", engine.VisibilityPublic); err != nil {
+	if _, err := s.SetChannelVisibility("p", "room", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
-	mustPutDocuments(t, s, engine.Document{SourceID: "e", Key: "e.md", Title: "E", Content: "no longer empty"})
+	mustPutDocuments(t, s, record.Document{SourceID: "e", Key: "e.md", Title: "E", Content: "no longer empty"})
 	want("public counts with p's room public and a page in e", s.Counts(false),
-		engine.Counts{Sources: 3, Channels: 2, Threads: 1, Messages: 3, Documents: 2})
+		record.Counts{Sources: 3, Channels: 2, Threads: 1, Messages: 3, Documents: 2})
 }
 
 // testVisibilityOverrides: an operator's choice on a channel overrides
@@ -190,49 +191,49 @@ func testVisibilityOverrides(t *testing.T, h Harness) {
 			t.Errorf("SetChannelVisibility returned %+v", ci)
 		}
 	}
-	set("s", "dm", engine.VisibilityPublic)
+	set("s", "dm", record.VisibilityPublic)
 	wantVisible(t, s, "a.md", "dm", "dmthread", "pub", "pubthread")
-	if ci, err := s.SetChannelVisibility("s", "dm", engine.VisibilityPublic); err != nil || ci.Hidden || ci.Messages != 1 {
+	if ci, err := s.SetChannelVisibility("s", "dm", record.VisibilityPublic); err != nil || ci.Hidden || ci.Messages != 1 {
 		t.Errorf("public DM info: %+v %v", ci, err)
 	}
-	set("s", "dmthread", engine.VisibilityPrivate)
+	set("s", "dmthread", record.VisibilityPrivate)
 	wantVisible(t, s, "a.md", "dm", "pub", "pubthread")
-	set("p", "room", engine.VisibilityPublic) // a channel shows; the private source's documents do not
+	set("p", "room", record.VisibilityPublic) // a channel shows; the private source's documents do not
 	wantVisible(t, s, "a.md", "dm", "pub", "pubthread", "room")
-	set("s", "pub", engine.VisibilityPrivate)
+	set("s", "pub", record.VisibilityPrivate)
 	wantVisible(t, s, "a.md", "dm", "room")
 	for _, c := range [][2]string{{"s", "dm"}, {"s", "dmthread"}, {"p", "room"}, {"s", "pub"}} {
-		set(c[0], c[1], engine.VisibilityInherit)
+		set(c[0], c[1], record.VisibilityInherit)
 	}
 	wantVisible(t, s, "a.md", "pub", "pubthread")
 	// The choices are on the source's record.
-	set("s", "dm", engine.VisibilityPublic)
-	if src, _ := s.Source("s"); !maps.Equal(src.ChannelVisibility, map[string]string{"dm": engine.VisibilityPublic}) {
+	set("s", "dm", record.VisibilityPublic)
+	if src, _ := s.Source("s"); !maps.Equal(src.ChannelVisibility, map[string]string{"dm": record.VisibilityPublic}) {
 		t.Errorf("source record: %v", src.ChannelVisibility)
 	}
 	infos, _, _ := s.SourceChannels("s")
 	for _, ci := range infos {
-		want := engine.VisibilityInherit
+		want := record.VisibilityInherit
 		if ci.ID == "dm" {
-			want = engine.VisibilityPublic
+			want = record.VisibilityPublic
 		}
 		if ci.Visibility != want {
 			t.Errorf("SourceChannels %s: %q, want %q", ci.ID, ci.Visibility, want)
 		}
 	}
 	// A private source made public shows its documents and channels.
-	if _, err := s.UpdateSource("p", func(src *engine.Source) error { src.Visibility = engine.VisibilityPublic; return nil }); err != nil {
+	if _, err := s.UpdateSource("p", func(src *record.Source) error { src.Visibility = record.VisibilityPublic; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	wantVisible(t, s, "a.md", "b.md", "dm", "dmthread", "pub", "pubthread", "room")
 	// A private thread of a public channel stays private when its parent is opened.
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "mods", Name: "moderators", ParentID: "pub", Kind: "thread", Private: true})
-	mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "mods", ID: "x", Content: "shared secret", Timestamp: t0})
-	set("s", "pub", engine.VisibilityPublic)
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "mods", Name: "moderators", ParentID: "pub", Kind: "thread", Private: true})
+	mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "mods", ID: "x", Content: "shared secret", Timestamp: t0})
+	set("s", "pub", record.VisibilityPublic)
 	if got := visible(t, s, false); slices.Contains(got, "mods") {
 		t.Errorf("opening the parent opened the private thread: %v", got)
 	}
-	set("s", "mods", engine.VisibilityPublic)
+	set("s", "mods", record.VisibilityPublic)
 	if got := visible(t, s, false); !slices.Contains(got, "mods") {
 		t.Errorf("the operator's public thread is hidden: %v", got)
 	}
@@ -243,12 +244,12 @@ func testVisibilityOverrides(t *testing.T, h Harness) {
 func testVisibilityDisabled(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedPrivate(t, s)
-	if _, err := s.SetChannelVisibility("s", "pub", engine.VisibilityPublic); err != nil {
+	if _, err := s.SetChannelVisibility("s", "pub", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
 	enable := func(on bool) {
 		t.Helper()
-		if _, err := s.UpdateSource("s", func(src *engine.Source) error { src.Enabled = on; return nil }); err != nil {
+		if _, err := s.UpdateSource("s", func(src *record.Source) error { src.Enabled = on; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -257,7 +258,7 @@ func testVisibilityDisabled(t *testing.T, h Harness) {
 	if ch, _ := s.ChannelBySlug("general"); !ch.Hidden {
 		t.Error("a channel of a disabled source is not Hidden")
 	}
-	if d, _ := s.Document(engine.DocumentID("s", "a.md")); !d.Hidden {
+	if d, _ := s.Document(record.DocumentID("s", "a.md")); !d.Hidden {
 		t.Error("a document of a disabled source is not Hidden")
 	}
 	if c := s.Counts(false); c.Messages != 0 || c.Documents != 0 || c.Channels != 0 || c.Threads != 0 || c.Sources != 0 {
@@ -273,16 +274,16 @@ func testVisibilityNewContent(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedPrivate(t, s)
 	mustPutMessages(t, s,
-		engine.Message{SourceID: "s", ChannelID: "dm", ID: "late-dm", Content: "shared late", Timestamp: t0},
-		engine.Message{SourceID: "s", ChannelID: "pub", ID: "late-pub", Content: "shared late", Timestamp: t0})
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "newthread", Name: "new thread", ParentID: "dm", Kind: "thread"})
-	mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "newthread", ID: "late-thread", Content: "shared late", Timestamp: t0})
-	mustPutDocuments(t, s, engine.Document{SourceID: "p", Key: "c.md", Title: "Later", Content: "shared late"})
-	r := search(t, s, engine.SearchRequest{Query: "late"})
+		record.Message{SourceID: "s", ChannelID: "dm", ID: "late-dm", Content: "shared late", Timestamp: t0},
+		record.Message{SourceID: "s", ChannelID: "pub", ID: "late-pub", Content: "shared late", Timestamp: t0})
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "newthread", Name: "new thread", ParentID: "dm", Kind: "thread"})
+	mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "newthread", ID: "late-thread", Content: "shared late", Timestamp: t0})
+	mustPutDocuments(t, s, record.Document{SourceID: "p", Key: "c.md", Title: "Later", Content: "shared late"})
+	r := search(t, s, query.SearchRequest{Query: "late"})
 	if got := msgIDs(r); !slices.Equal(got, []string{"late-pub"}) || len(r.Documents) != 0 {
 		t.Errorf("public search for new content: %v %v", got, docKeys(r))
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "late", Private: true}); r.TotalMessages != 3 || r.TotalDocuments != 1 {
+	if r := search(t, s, query.SearchRequest{Query: "late", Private: true}); r.TotalMessages != 3 || r.TotalDocuments != 1 {
 		t.Errorf("private search for new content: %d %d", r.TotalMessages, r.TotalDocuments)
 	}
 }
@@ -292,14 +293,14 @@ func testVisibilityNewContent(t *testing.T, h Harness) {
 func testSetVisibilityInvalid(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedPrivate(t, s)
-	_, err := s.SetChannelVisibility("s", "nope", engine.VisibilityPublic)
-	wantErr(t, "unknown channel", err, engine.ErrNotFound)
-	_, err = s.SetChannelVisibility("nope", "pub", engine.VisibilityPublic)
-	wantErr(t, "unknown source", err, engine.ErrNotFound)
-	_, err = s.SetChannelVisibility("s", "room", engine.VisibilityPublic)
-	wantErr(t, "another source's channel", err, engine.ErrNotFound)
+	_, err := s.SetChannelVisibility("s", "nope", record.VisibilityPublic)
+	wantErr(t, "unknown channel", err, record.ErrNotFound)
+	_, err = s.SetChannelVisibility("nope", "pub", record.VisibilityPublic)
+	wantErr(t, "unknown source", err, record.ErrNotFound)
+	_, err = s.SetChannelVisibility("s", "room", record.VisibilityPublic)
+	wantErr(t, "another source's channel", err, record.ErrNotFound)
 	_, err = s.SetChannelVisibility("s", "dm", "open")
-	wantErr(t, "unknown visibility", err, engine.ErrInvalid)
+	wantErr(t, "unknown visibility", err, record.ErrInvalid)
 	wantVisible(t, s, "a.md", "pub", "pubthread")
 }
 
@@ -314,8 +315,8 @@ func testExcludeChannel(t *testing.T, h Harness) {
 	if err := s.ExcludeChannel("s", "pub"); err != nil {
 		t.Errorf("excluding twice: %v", err)
 	}
-	wantErr(t, "excluding an unknown channel", s.ExcludeChannel("s", "nope"), engine.ErrNotFound)
-	wantErr(t, "excluding in an unknown source", s.ExcludeChannel("nope", "pub"), engine.ErrNotFound)
+	wantErr(t, "excluding an unknown channel", s.ExcludeChannel("s", "nope"), record.ErrNotFound)
+	wantErr(t, "excluding in an unknown source", s.ExcludeChannel("nope", "pub"), record.ErrNotFound)
 	gone := func() {
 		t.Helper()
 		for _, id := range []string{"pub", "pubthread"} {
@@ -342,17 +343,17 @@ func testExcludeChannel(t *testing.T, h Harness) {
 		t.Errorf("source record: %v", src.ExcludedChannels)
 	}
 	// A re-import is kept out, without an error.
-	if _, err := s.PutChannels([]engine.Channel{
+	if _, err := s.PutChannels([]record.Channel{
 		{SourceID: "s", ID: "pub", Name: "general"},
 		{SourceID: "s", ID: "pubthread", Name: "pub thread", ParentID: "pub", Kind: "thread"},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.PutMessagesCounted([]engine.Message{
+	c, err := s.PutMessagesCounted([]record.Message{
 		{SourceID: "s", ChannelID: "pub", ID: "m0", Author: "ana", Content: "shared again", Timestamp: t0},
 		{SourceID: "s", ChannelID: "pubthread", ID: "m2", Author: "ana", Content: "shared again", Timestamp: t0},
 	})
-	if err != nil || c != (engine.PutCounts{KeptOut: 2}) {
+	if err != nil || c != (record.PutCounts{KeptOut: 2}) {
 		t.Errorf("re-import: %+v %v", c, err)
 	}
 	gone()
@@ -369,13 +370,13 @@ func testRestoreChannel(t *testing.T, h Harness) {
 	if err := s.RestoreChannel("s", "pub"); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "restoring twice", s.RestoreChannel("s", "pub"), engine.ErrNotFound)
-	wantErr(t, "restoring a channel never excluded", s.RestoreChannel("s", "dm"), engine.ErrNotFound)
+	wantErr(t, "restoring twice", s.RestoreChannel("s", "pub"), record.ErrNotFound)
+	wantErr(t, "restoring a channel never excluded", s.RestoreChannel("s", "dm"), record.ErrNotFound)
 	if _, ok := s.ChannelByID("s", "pub"); ok {
 		t.Error("restoring brought the channel back without a write")
 	}
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "pub", Name: "general"})
-	if n := mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "pub", ID: "m0", Author: "ana", Content: "shared again", Timestamp: t0}); n != 1 {
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "pub", Name: "general"})
+	if n := mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "pub", ID: "m0", Author: "ana", Content: "shared again", Timestamp: t0}); n != 1 {
 		t.Errorf("write after restore stored %d", n)
 	}
 	if src, _ := s.Source("s"); len(src.ExcludedChannels) != 0 {
@@ -388,7 +389,7 @@ func testRestoreChannel(t *testing.T, h Harness) {
 func testOptOut(t *testing.T, h Harness) {
 	s := h.Open(t)
 	seedPrivate(t, s)
-	mustPutMessages(t, s, engine.Message{SourceID: "p", ChannelID: "room", ID: "bo-p", Author: "bo", Content: "elsewhere", Timestamp: t0})
+	mustPutMessages(t, s, record.Message{SourceID: "p", ChannelID: "room", ID: "bo-p", Author: "bo", Content: "elsewhere", Timestamp: t0})
 	// bo wrote m1 (the DM) and m3 (its thread) in s, and bo-p in p.
 	if n, err := s.OptOut("s", "BO"); err != nil || n != 2 {
 		t.Fatalf("opt-out removed %d: %v", n, err)
@@ -397,19 +398,19 @@ func testOptOut(t *testing.T, h Harness) {
 		t.Errorf("opting out twice removed %d: %v", n, err)
 	}
 	_, err := s.OptOut("nope", "bo")
-	wantErr(t, "opt-out of an unknown source", err, engine.ErrNotFound)
+	wantErr(t, "opt-out of an unknown source", err, record.ErrNotFound)
 	if got := visible(t, s, true); !slices.Equal(got, []string{"a.md", "b.md", "pub", "pubthread", "room"}) {
 		t.Errorf("after opt-out: %v", got)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "from:bo", Private: true}); !slices.Equal(msgIDs(r), []string{"bo-p"}) {
+	if r := search(t, s, query.SearchRequest{Query: "from:bo", Private: true}); !slices.Equal(msgIDs(r), []string{"bo-p"}) {
 		t.Errorf("bo's messages in another source should stay: %v", msgIDs(r))
 	}
 	// Their later messages are kept out; others' are stored.
-	c, err := s.PutMessagesCounted([]engine.Message{
+	c, err := s.PutMessagesCounted([]record.Message{
 		{SourceID: "s", ChannelID: "pub", ID: "n1", Author: "Bo", Content: "shared again", Timestamp: t0},
 		{SourceID: "s", ChannelID: "pub", ID: "n2", Author: "ana", Content: "shared again", Timestamp: t0},
 	})
-	if err != nil || c != (engine.PutCounts{New: 1, KeptOut: 1}) {
+	if err != nil || c != (record.PutCounts{New: 1, KeptOut: 1}) {
 		t.Errorf("writes after opt-out: %+v %v", c, err)
 	}
 	if src, _ := s.Source("s"); !slices.Equal(src.OptOuts, []string{"BO"}) {
@@ -424,10 +425,10 @@ func testOptOut(t *testing.T, h Harness) {
 // is renamed, and stays so when written again.
 func testOptOutThreads(t *testing.T, h Harness) {
 	s := h.Open(t)
-	mustPutSource(t, s, engine.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
-	mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "c", Name: "general"},
-		engine.Channel{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "ana"})
-	mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "c", ID: "c-1", Author: "ana", Content: "my secret plan", Timestamp: t0})
+	mustPutSource(t, s, record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
+	mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "c", Name: "general"},
+		record.Channel{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "ana"})
+	mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "c", ID: "c-1", Author: "ana", Content: "my secret plan", Timestamp: t0})
 	if _, err := s.OptOut("s", "ana"); err != nil {
 		t.Fatal(err)
 	}
@@ -436,14 +437,14 @@ func testOptOutThreads(t *testing.T, h Harness) {
 		t.Fatalf("thread still named after the opted-out author")
 	}
 	renamed := c.Name
-	got := mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "Ana"})
+	got := mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "c-1", Name: "my secret plan", ParentID: "c", Kind: "thread", NameAuthor: "Ana"})
 	if got[0].Name != renamed || got[0].NameAuthor != "" {
 		t.Errorf("written again: %+v", got[0])
 	}
 	if c := mustChannel(t, s, "s", "c-1"); c.Name != renamed || c.NameAuthor != "" {
 		t.Errorf("stored as %+v", c)
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "secret", Private: true}); len(r.Messages) != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "secret", Private: true}); len(r.Messages) != 0 {
 		t.Errorf("the opted-out author's message is found: %v", msgIDs(r))
 	}
 }
@@ -459,11 +460,11 @@ func testOptIn(t *testing.T, h Harness) {
 	if err := s.OptIn("s", "Bo"); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "opting in twice", s.OptIn("s", "bo"), engine.ErrNotFound)
+	wantErr(t, "opting in twice", s.OptIn("s", "bo"), record.ErrNotFound)
 	if got := visible(t, s, true); slices.Contains(got, "dm") {
 		t.Errorf("opting in brought deleted messages back: %v", got)
 	}
-	if n := mustPutMessages(t, s, engine.Message{SourceID: "s", ChannelID: "dm", ID: "m1", Author: "bo", Content: "shared again", Timestamp: t0}); n != 1 {
+	if n := mustPutMessages(t, s, record.Message{SourceID: "s", ChannelID: "dm", ID: "m1", Author: "bo", Content: "shared again", Timestamp: t0}); n != 1 {
 		t.Errorf("write after opt-in stored %d", n)
 	}
 	if src, _ := s.Source("s"); len(src.OptOuts) != 0 {
@@ -494,7 +495,7 @@ func testSettings(t *testing.T, h Harness) {
 		"newline in value":  {"site_name": "a\nb"},
 	} {
 		_, err := s.UpdateSettings(bad)
-		wantErr(t, name, err, engine.ErrInvalid)
+		wantErr(t, name, err, record.ErrInvalid)
 	}
 	got = s.Settings()
 	if !maps.Equal(got, want) {
@@ -513,17 +514,17 @@ func testSettings(t *testing.T, h Harness) {
 func testSlugsIgnorePrivate(t *testing.T, h Harness) {
 	slugs := func(withPrivate bool) (channel, doc string) {
 		s := h.Open(t)
-		mustPutSource(t, s, engine.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
-		mustPutSource(t, s, engine.Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: engine.VisibilityPrivate})
+		mustPutSource(t, s, record.Source{ID: "s", Name: "S", Type: "slack", Enabled: true})
+		mustPutSource(t, s, record.Source{ID: "p", Name: "P", Type: "upload", Enabled: true, Visibility: record.VisibilityPrivate})
 		if withPrivate {
-			mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "dm", Name: "handbook", Private: true},
-				engine.Channel{SourceID: "p", ID: "room", Name: "handbook"})
-			mustPutDocuments(t, s, engine.Document{SourceID: "p", Key: "h.md", Title: "Handbook", Content: "private text"})
+			mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "dm", Name: "handbook", Private: true},
+				record.Channel{SourceID: "p", ID: "room", Name: "handbook"})
+			mustPutDocuments(t, s, record.Document{SourceID: "p", Key: "h.md", Title: "Handbook", Content: "private text"})
 		}
-		mustPutChannels(t, s, engine.Channel{SourceID: "s", ID: "pub", Name: "handbook"})
-		mustPutDocuments(t, s, engine.Document{SourceID: "s", Key: "h.md", Title: "Handbook", Content: "public text"})
+		mustPutChannels(t, s, record.Channel{SourceID: "s", ID: "pub", Name: "handbook"})
+		mustPutDocuments(t, s, record.Document{SourceID: "s", Key: "h.md", Title: "Handbook", Content: "public text"})
 		ch := mustChannel(t, s, "s", "pub")
-		d, _ := s.Document(engine.DocumentID("s", "h.md"))
+		d, _ := s.Document(record.DocumentID("s", "h.md"))
 		if withPrivate {
 			for _, id := range []string{"dm"} {
 				if c := mustChannel(t, s, "s", id); c.Slug == "handbook" || !strings.HasPrefix(c.Slug, "handbook-") {

@@ -7,21 +7,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // fillHistory writes a varied history through every kind of write.
 func fillHistory(t *testing.T, s Store) {
 	t.Helper()
 	seedPrivate(t, s)
-	mustPutSource(t, s, engine.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Schedule: "1h",
+	mustPutSource(t, s, record.Source{ID: "chat", Name: "Chat", Type: "discord", Enabled: true, Schedule: "1h",
 		Config: map[string]any{"token": "x", "n": 1.5}, Cursor: "cursor-1"})
-	mustPutChannels(t, s, engine.Channel{SourceID: "chat", ID: "c0", Name: "room zero", Topic: "topic", URL: "https://chat.example/c0"})
+	mustPutChannels(t, s, record.Channel{SourceID: "chat", ID: "c0", Name: "room zero", Topic: "topic", URL: "https://chat.example/c0"})
 	snap, _ := s.(Snapshotter)
 	for r := 0; r < 4; r++ {
-		var batch []engine.Message
+		var batch []record.Message
 		for i := 0; i < 10; i++ {
-			batch = append(batch, engine.Message{SourceID: "chat", ChannelID: "c0", ID: fmt.Sprint(r, "-", i),
+			batch = append(batch, record.Message{SourceID: "chat", ChannelID: "c0", ID: fmt.Sprint(r, "-", i),
 				Author: []string{"ana", "bo"}[i%2], AuthorName: "Name " + fmt.Sprint(i%2),
 				Content: fmt.Sprintf("alpha beta %d gamma%d round %d", i, i%4, r), ReplyTo: fmt.Sprint(r, "-", max(i-1, 0)),
 				Timestamp: t0.Add(time.Duration(r*10+i) * time.Minute)})
@@ -34,15 +35,15 @@ func fillHistory(t *testing.T, s Store) {
 			batch[5].Content, batch[5].EditedAt = "edited alpha", t0.Add(time.Hour)
 			mustPutMessages(t, s, batch[5])
 		}
-		mustPutDocuments(t, s, engine.Document{Title: fmt.Sprint("doc ", r%2), Content: fmt.Sprint("alpha document round ", r),
-			Format: engine.FormatMarkdown, URL: fmt.Sprint("https://docs.example/", r%2)})
+		mustPutDocuments(t, s, record.Document{Title: fmt.Sprint("doc ", r%2), Content: fmt.Sprint("alpha document round ", r),
+			Format: record.FormatMarkdown, URL: fmt.Sprint("https://docs.example/", r%2)})
 		if r == 1 && snap != nil {
 			if err := snap.Snapshot(); err != nil {
 				t.Fatalf("Snapshot: %v", err)
 			}
 		}
 	}
-	if err := s.DeleteDocument(engine.DocumentID(engine.UploadsSourceID, "https://docs.example/0")); err != nil {
+	if err := s.DeleteDocument(record.DocumentID(record.UploadsSourceID, "https://docs.example/0")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ExcludeChannel("s", "pub"); err != nil {
@@ -51,14 +52,14 @@ func fillHistory(t *testing.T, s Store) {
 	if _, err := s.OptOut("chat", "bo"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetChannelVisibility("s", "dm", engine.VisibilityPublic); err != nil {
+	if _, err := s.SetChannelVisibility("s", "dm", record.VisibilityPublic); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.UpdateSettings(map[string]string{"site_name": "Acme"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateSource("chat", func(src *engine.Source) error {
-		src.LastCrawl = &engine.CrawlInfo{JobID: "j1", Status: "ok", StartedAt: t0, FinishedAt: t0.Add(time.Minute), Messages: 40}
+	if _, err := s.UpdateSource("chat", func(src *record.Source) error {
+		src.LastCrawl = &record.CrawlInfo{JobID: "j1", Status: "ok", StartedAt: t0, FinishedAt: t0.Add(time.Minute), Messages: 40}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -107,14 +108,14 @@ func fingerprint(t *testing.T, s Store) string {
 	fmt.Fprintf(&b, "counts %+v %+v\n", countsNoTerms(s.Counts(false)), countsNoTerms(s.Counts(true)))
 	for _, q := range []string{"alpha", "beta gamma1", `"alpha beta"`, "from:ana", "doc", "shared", "edited -round"} {
 		for _, private := range []bool{false, true} {
-			r := search(t, s, engine.SearchRequest{Query: q, Private: private})
+			r := search(t, s, query.SearchRequest{Query: q, Private: private})
 			fmt.Fprintf(&b, "q %s %v -> %v %v %d %d\n", q, private, msgIDs(r), docKeys(r), r.TotalMessages, r.TotalDocuments)
 		}
 	}
 	return b.String()
 }
 
-func countsNoTerms(c engine.Counts) engine.Counts {
+func countsNoTerms(c record.Counts) record.Counts {
 	c.MessageTerms, c.DocumentTerms = 0, 0
 	return c
 }
@@ -149,16 +150,16 @@ func testReopenThenWrite(t *testing.T, h Harness) {
 	for _, c := range s.Channels("", true) {
 		used[c.Slug] = true
 	}
-	nc := mustPutChannels(t, s, engine.Channel{SourceID: "chat", ID: "c9", Name: "room zero"})
+	nc := mustPutChannels(t, s, record.Channel{SourceID: "chat", ID: "c9", Name: "room zero"})
 	if used[nc[0].Slug] {
 		t.Errorf("a new channel took slug %q after reopening", nc[0].Slug)
 	}
-	c, err := s.PutMessagesCounted([]engine.Message{
+	c, err := s.PutMessagesCounted([]record.Message{
 		{SourceID: "s", ChannelID: "pub", ID: "again", Author: "ana", Content: "excluded", Timestamp: t0},
 		{SourceID: "chat", ChannelID: "c0", ID: "by-bo", Author: "BO", Content: "opted out", Timestamp: t0},
 		{SourceID: "chat", ChannelID: "c0", ID: "0-3", Author: "ana", Content: "deleted, written again", Timestamp: t0},
 	})
-	if err != nil || c != (engine.PutCounts{New: 1, KeptOut: 2}) {
+	if err != nil || c != (record.PutCounts{New: 1, KeptOut: 2}) {
 		t.Errorf("writes after reopening: %+v %v", c, err)
 	}
 	if n, err := s.DeleteMessages("chat", []string{"1-3"}); err != nil || n != 0 {
@@ -171,7 +172,7 @@ func testReopenThenWrite(t *testing.T, h Harness) {
 	if _, ok := s.Source("chat"); ok {
 		t.Error("deleted source back after reopening")
 	}
-	if r := search(t, s, engine.SearchRequest{Query: "alpha", Private: true}); r.TotalMessages != 0 {
+	if r := search(t, s, query.SearchRequest{Query: "alpha", Private: true}); r.TotalMessages != 0 {
 		t.Errorf("deleted source's messages back after reopening: %v", msgIDs(r))
 	}
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/record"
 )
 
 // t0 is the time the fixtures' histories start.
@@ -32,20 +33,20 @@ var chatMessages = []string{
 // "general" and c2 "help", and msgs as chatMessages describes.
 func seedChat(t *testing.T, s Store, msgs ...string) {
 	t.Helper()
-	mustPutSource(t, s, engine.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true})
+	mustPutSource(t, s, record.Source{ID: "chat", Name: "Acme Chat", Type: "discord", Enabled: true})
 	mustPutChannels(t, s,
-		engine.Channel{SourceID: "chat", ID: "c1", Name: "general"},
-		engine.Channel{SourceID: "chat", ID: "c2", Name: "help"})
-	var batch []engine.Message
+		record.Channel{SourceID: "chat", ID: "c1", Name: "general"},
+		record.Channel{SourceID: "chat", ID: "c2", Name: "help"})
+	var batch []record.Message
 	for i, m := range msgs {
 		author, text, _ := strings.Cut(m, ": ")
-		batch = append(batch, engine.Message{SourceID: "chat", ChannelID: []string{"c1", "c2"}[i%2], ID: fmt.Sprint(100 + i),
+		batch = append(batch, record.Message{SourceID: "chat", ChannelID: []string{"c1", "c2"}[i%2], ID: fmt.Sprint(100 + i),
 			Author: author, Content: text, Timestamp: at(i)})
 	}
 	mustPutMessages(t, s, batch...)
 }
 
-func mustPutSource(t *testing.T, s Store, src engine.Source) engine.Source {
+func mustPutSource(t *testing.T, s Store, src record.Source) record.Source {
 	t.Helper()
 	out, err := s.PutSource(src)
 	if err != nil {
@@ -54,7 +55,7 @@ func mustPutSource(t *testing.T, s Store, src engine.Source) engine.Source {
 	return out
 }
 
-func mustPutChannels(t *testing.T, s Store, chs ...engine.Channel) []engine.Channel {
+func mustPutChannels(t *testing.T, s Store, chs ...record.Channel) []record.Channel {
 	t.Helper()
 	out, err := s.PutChannels(chs)
 	if err != nil {
@@ -66,7 +67,7 @@ func mustPutChannels(t *testing.T, s Store, chs ...engine.Channel) []engine.Chan
 	return out
 }
 
-func mustPutMessages(t *testing.T, s Store, msgs ...engine.Message) int {
+func mustPutMessages(t *testing.T, s Store, msgs ...record.Message) int {
 	t.Helper()
 	n, err := s.PutMessages(msgs)
 	if err != nil {
@@ -75,7 +76,7 @@ func mustPutMessages(t *testing.T, s Store, msgs ...engine.Message) int {
 	return n
 }
 
-func mustPutDocuments(t *testing.T, s Store, docs ...engine.Document) []engine.Document {
+func mustPutDocuments(t *testing.T, s Store, docs ...record.Document) []record.Document {
 	t.Helper()
 	out, err := s.PutDocuments(docs)
 	if err != nil {
@@ -84,7 +85,7 @@ func mustPutDocuments(t *testing.T, s Store, docs ...engine.Document) []engine.D
 	return out
 }
 
-func mustChannel(t *testing.T, s Store, sourceID, id string) engine.Channel {
+func mustChannel(t *testing.T, s Store, sourceID, id string) record.Channel {
 	t.Helper()
 	c, ok := s.ChannelByID(sourceID, id)
 	if !ok {
@@ -94,10 +95,10 @@ func mustChannel(t *testing.T, s Store, sourceID, id string) engine.Channel {
 }
 
 // search runs req (limit 100 unless given) and fails the test on an error.
-func search(t *testing.T, s Store, req engine.SearchRequest) *engine.SearchResult {
+func search(t *testing.T, s Store, req query.SearchRequest) *query.SearchResult {
 	t.Helper()
 	if req.Limit == 0 {
-		req.Limit = engine.MaxSearchLimit
+		req.Limit = query.MaxSearchLimit
 	}
 	r, err := s.Search(req)
 	if err != nil {
@@ -109,7 +110,7 @@ func search(t *testing.T, s Store, req engine.SearchRequest) *engine.SearchResul
 	return r
 }
 
-func msgIDs(r *engine.SearchResult) []string {
+func msgIDs(r *query.SearchResult) []string {
 	out := []string{}
 	for _, m := range r.Messages {
 		out = append(out, m.ID)
@@ -117,7 +118,7 @@ func msgIDs(r *engine.SearchResult) []string {
 	return out
 }
 
-func docKeys(r *engine.SearchResult) []string {
+func docKeys(r *query.SearchResult) []string {
 	out := []string{}
 	for _, d := range r.Documents {
 		out = append(out, d.Key)
@@ -126,7 +127,7 @@ func docKeys(r *engine.SearchResult) []string {
 }
 
 // wantMessages checks the ids of the message hits of req, in order.
-func wantMessages(t *testing.T, s Store, req engine.SearchRequest, want ...string) {
+func wantMessages(t *testing.T, s Store, req query.SearchRequest, want ...string) {
 	t.Helper()
 	if want == nil {
 		want = []string{}
@@ -137,7 +138,7 @@ func wantMessages(t *testing.T, s Store, req engine.SearchRequest, want ...strin
 }
 
 // wantSet checks the ids of the message hits of req, in any order.
-func wantSet(t *testing.T, s Store, req engine.SearchRequest, want ...string) {
+func wantSet(t *testing.T, s Store, req query.SearchRequest, want ...string) {
 	t.Helper()
 	got := msgIDs(search(t, s, req))
 	slices.Sort(got)

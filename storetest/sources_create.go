@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/record"
 )
 
-func mustCreateSource(t *testing.T, s Store, src engine.Source) engine.Source {
+func mustCreateSource(t *testing.T, s Store, src record.Source) record.Source {
 	t.Helper()
 	out, err := s.CreateSource(src)
 	if err != nil {
@@ -22,14 +22,14 @@ func mustCreateSource(t *testing.T, s Store, src engine.Source) engine.Source {
 }
 
 // testCreateSourceDerivesID: without an id, a source's id is the slug of
-// its name (engine.Slugify), or "source" when the name has none, and the
+// its name (record.Slugify), or "source" when the name has none, and the
 // first of it, it-2, it-3… that no source has; it stays within the id's
 // limits. Invalid sources are ErrInvalid and not stored.
 func testCreateSourceDerivesID(t *testing.T, h Harness) {
 	s := h.Open(t)
 	before := time.Now().Add(-time.Second)
-	first := mustCreateSource(t, s, engine.Source{Name: "Acme Discord", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}})
-	if first.ID != "acme-discord" || first.CreatedAt.Before(before) || first.UpdatedAt.Before(before) || first.Visibility != engine.VisibilityPublic {
+	first := mustCreateSource(t, s, record.Source{Name: "Acme Discord", Type: "discord", Enabled: true, Config: map[string]any{"guildId": "1"}})
+	if first.ID != "acme-discord" || first.CreatedAt.Before(before) || first.UpdatedAt.Before(before) || first.Visibility != record.VisibilityPublic {
 		t.Errorf("created %+v", first)
 	}
 	if got, ok := s.Source("acme-discord"); !ok || got.Name != "Acme Discord" || got.Type != "discord" || !got.Enabled ||
@@ -37,7 +37,7 @@ func testCreateSourceDerivesID(t *testing.T, h Harness) {
 		t.Errorf("read back %v %+v", ok, got)
 	}
 	for _, want := range []string{"acme-discord-2", "acme-discord-3"} {
-		if got := mustCreateSource(t, s, engine.Source{Name: "Acme Discord", Type: "discord"}); got.ID != want {
+		if got := mustCreateSource(t, s, record.Source{Name: "Acme Discord", Type: "discord"}); got.ID != want {
 			t.Errorf("the same name again: id %q, want %q", got.ID, want)
 		}
 	}
@@ -49,40 +49,40 @@ func testCreateSourceDerivesID(t *testing.T, h Harness) {
 		{"Café", "cafe"},
 		{"Café Help & FAQ", "cafe-help-faq"},
 		{"  Wren -- Site!  ", "wren-site"},
-		{"Uploads", engine.UploadsSourceID + "-2"}, // the built-in source has the id
+		{"Uploads", record.UploadsSourceID + "-2"}, // the built-in source has the id
 		{"!!!", "source"},
 		{"東京", "source-2"},
 	} {
-		if got := mustCreateSource(t, s, engine.Source{Name: c.name, Type: "web"}); got.ID != c.want {
+		if got := mustCreateSource(t, s, record.Source{Name: c.name, Type: "web"}); got.ID != c.want {
 			t.Errorf("name %q: id %q, want %q", c.name, got.ID, c.want)
 		}
 	}
-	if engine.Slugify("Café Help & FAQ") != "cafe-help-faq" {
+	if record.Slugify("Café Help & FAQ") != "cafe-help-faq" {
 		t.Errorf("Slugify and CreateSource disagree")
 	}
 
 	// Ids put with PutSource count as taken; a deleted source's id is free.
-	mustPutSource(t, s, engine.Source{ID: "docs", Name: "X", Type: "web"})
-	if got := mustCreateSource(t, s, engine.Source{Name: "Docs", Type: "web"}); got.ID != "docs-2" {
+	mustPutSource(t, s, record.Source{ID: "docs", Name: "X", Type: "web"})
+	if got := mustCreateSource(t, s, record.Source{Name: "Docs", Type: "web"}); got.ID != "docs-2" {
 		t.Errorf("name of a put id: %q, want docs-2", got.ID)
 	}
 	if err := s.DeleteSource("acme-discord"); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustCreateSource(t, s, engine.Source{Name: "Acme Discord", Type: "discord"}); got.ID != "acme-discord" {
+	if got := mustCreateSource(t, s, record.Source{Name: "Acme Discord", Type: "discord"}); got.ID != "acme-discord" {
 		t.Errorf("after deleting acme-discord: id %q", got.ID)
 	}
 
 	// A long name gives a valid id, and so does the same name again.
 	long := strings.Repeat("lengthy words ", 20)
-	a := mustCreateSource(t, s, engine.Source{Name: long, Type: "web"})
-	b := mustCreateSource(t, s, engine.Source{Name: long, Type: "web"})
-	if !engine.ValidSourceID(a.ID) || !engine.ValidSourceID(b.ID) || !strings.HasPrefix(a.ID, "lengthy-words-") || b.ID != a.ID+"-2" {
+	a := mustCreateSource(t, s, record.Source{Name: long, Type: "web"})
+	b := mustCreateSource(t, s, record.Source{Name: long, Type: "web"})
+	if !record.ValidSourceID(a.ID) || !record.ValidSourceID(b.ID) || !strings.HasPrefix(a.ID, "lengthy-words-") || b.ID != a.ID+"-2" {
 		t.Errorf("ids of a long name: %q, %q", a.ID, b.ID)
 	}
 
 	n := len(s.Sources())
-	for what, src := range map[string]engine.Source{
+	for what, src := range map[string]record.Source{
 		"no name":         {Type: "web"},
 		"blank name":      {Name: "  ", Type: "web"},
 		"no type":         {Name: "Acme"},
@@ -90,7 +90,7 @@ func testCreateSourceDerivesID(t *testing.T, h Harness) {
 		"bad visibility":  {Name: "Acme", Type: "web", Visibility: "secret"},
 		"invalid id":      {ID: "Acme", Name: "Acme", Type: "web"},
 	} {
-		if _, err := s.CreateSource(src); !errors.Is(err, engine.ErrInvalid) {
+		if _, err := s.CreateSource(src); !errors.Is(err, record.ErrInvalid) {
 			t.Errorf("%s: error %v, want ErrInvalid", what, err)
 		}
 	}
@@ -100,7 +100,7 @@ func testCreateSourceDerivesID(t *testing.T, h Harness) {
 
 	if h.Reopen != nil {
 		s = h.Reopen(t, s)
-		if got := mustCreateSource(t, s, engine.Source{Name: "Acme Discord", Type: "discord"}); got.ID != "acme-discord-4" {
+		if got := mustCreateSource(t, s, record.Source{Name: "Acme Discord", Type: "discord"}); got.ID != "acme-discord-4" {
 			t.Errorf("after a reopen: id %q, want acme-discord-4", got.ID)
 		}
 	}
@@ -111,14 +111,14 @@ func testCreateSourceDerivesID(t *testing.T, h Harness) {
 // created, put or built in.
 func testCreateSourceConflict(t *testing.T, h Harness) {
 	s := h.Open(t)
-	orig := mustCreateSource(t, s, engine.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, Config: map[string]any{"k": "v"}})
+	orig := mustCreateSource(t, s, record.Source{ID: "acme", Name: "Acme", Type: "slack", Enabled: true, Config: map[string]any{"k": "v"}})
 	if orig.ID != "acme" {
 		t.Fatalf("a given id became %q", orig.ID)
 	}
-	mustPutSource(t, s, engine.Source{ID: "put", Name: "Put", Type: "web"})
-	for _, id := range []string{"acme", "put", engine.UploadsSourceID} {
-		_, err := s.CreateSource(engine.Source{ID: id, Name: "Other", Type: "web"})
-		wantErr(t, "create "+id+" again", err, engine.ErrConflict)
+	mustPutSource(t, s, record.Source{ID: "put", Name: "Put", Type: "web"})
+	for _, id := range []string{"acme", "put", record.UploadsSourceID} {
+		_, err := s.CreateSource(record.Source{ID: id, Name: "Other", Type: "web"})
+		wantErr(t, "create "+id+" again", err, record.ErrConflict)
 		if err != nil && !strings.Contains(err.Error(), id) {
 			t.Errorf("the conflict does not name the id: %v", err)
 		}
@@ -128,7 +128,7 @@ func testCreateSourceConflict(t *testing.T, h Harness) {
 		!got.CreatedAt.Equal(orig.CreatedAt) || !got.UpdatedAt.Equal(orig.UpdatedAt) {
 		t.Errorf("a refused creation changed the source: %+v, was %+v", got, orig)
 	}
-	if up, _ := s.Source(engine.UploadsSourceID); up.Name == "Other" {
+	if up, _ := s.Source(record.UploadsSourceID); up.Name == "Other" {
 		t.Error("a refused creation replaced the uploads source")
 	}
 	if len(s.Sources()) != 3 {
@@ -138,7 +138,7 @@ func testCreateSourceConflict(t *testing.T, h Harness) {
 	if err := s.DeleteSource("acme"); err != nil {
 		t.Fatal(err)
 	}
-	if again := mustCreateSource(t, s, engine.Source{ID: "acme", Name: "Acme again", Type: "web"}); again.Name != "Acme again" {
+	if again := mustCreateSource(t, s, record.Source{ID: "acme", Name: "Acme again", Type: "web"}); again.Name != "Acme again" {
 		t.Errorf("recreated %+v", again)
 	}
 }
@@ -153,7 +153,7 @@ func testCreateSourceConcurrent(t *testing.T, h Harness) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			src, err := s.CreateSource(engine.Source{Name: "Wren site", Type: "web", Config: map[string]any{"i": float64(i)}})
+			src, err := s.CreateSource(record.Source{Name: "Wren site", Type: "web", Config: map[string]any{"i": float64(i)}})
 			ids[i], errs[i] = src.ID, err
 		})
 	}
@@ -182,13 +182,13 @@ func testCreateSourceConcurrent(t *testing.T, h Harness) {
 	var mu sync.Mutex
 	for i := range n {
 		wg.Go(func() {
-			_, err := s.CreateSource(engine.Source{ID: "dup", Name: fmt.Sprint("Dup ", i), Type: "web"})
+			_, err := s.CreateSource(record.Source{ID: "dup", Name: fmt.Sprint("Dup ", i), Type: "web"})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				created++
-			case errors.Is(err, engine.ErrConflict):
+			case errors.Is(err, record.ErrConflict):
 				conflicts++
 			default:
 				t.Errorf("creation of dup: %v", err)

@@ -1,0 +1,70 @@
+package query
+
+import (
+	"time"
+
+	"github.com/sift-search/sift/record"
+)
+
+// Bounds of SearchRequest paging.
+const (
+	MaxSearchLimit  = 100
+	MaxSearchOffset = 10000
+)
+
+// SearchRequest is a full-text search. Filters given here apply together
+// with those written in the query.
+type SearchRequest struct {
+	Query   string
+	Limit   int // per list; 1..MaxSearchLimit
+	Offset  int // 0..MaxSearchOffset
+	Source  string
+	Channel string // slug
+	From    string // author name or display name, any case
+	After   time.Time
+	Before  time.Time
+	// Private includes what callers without credentials may not see.
+	Private bool
+	// NoTypos turns typo tolerance off (typos=false): words match only as
+	// written (and stemmed).
+	NoTypos bool
+	// Exhaustive ranks without pruning (index.Query.Exhaustive): the
+	// reference for tests and benchmarks, never set by the API.
+	Exhaustive bool
+}
+
+// MessageHit is a found message with its channel and source.
+type MessageHit struct {
+	record.Message
+	ChannelName string
+	ChannelSlug string
+	SourceName  string
+	SourceType  string
+	Score       float64
+	Highlight   string // HTML: escaped plain text (see mdtext) with <mark> around matches
+}
+
+// DocumentHit is a found document.
+type DocumentHit struct {
+	record.Document
+	Score     float64
+	Highlight string // HTML, as MessageHit's; of the plain text of Markdown
+}
+
+// SearchResult holds both ranked lists and how many matched in all.
+type SearchResult struct {
+	Messages       []MessageHit
+	Documents      []DocumentHit
+	TotalMessages  int
+	TotalDocuments int
+	// Corrections name the query words found in no record the caller may
+	// see, and the words their typo-tolerant matches were found as.
+	Corrections []Correction
+}
+
+// Correction is a query word searched as the words it is one or two
+// typos away from.
+type Correction struct {
+	Word    string   `json:"word"`    // as the query has it (folded)
+	Matches []string `json:"matches"` // words of the index it was matched as, most frequent first
+}
