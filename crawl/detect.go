@@ -200,3 +200,28 @@ func visibleName(s string, maxRunes int, fallback string) string {
 	}
 	return name
 }
+
+// DetectFile names the export format of a file (see DetectFormat); a file
+// of no format Sift reads is an ErrFormat.
+func DetectFile(file io.ReaderAt) (string, error) {
+	head := make([]byte, DetectBytes)
+	n, err := file.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	format := DetectFormat(head[:n])
+	if format == "" {
+		return "", formatErr("not a DiscordChatExporter JSON file, a Slack export zip or a Telegram result.json")
+	}
+	return format, nil
+}
+
+// ReadExport detects the format of an export file and parses all of it,
+// for sourceID.
+func ReadExport(file io.ReaderAt, size int64, sourceID string) (*Export, error) {
+	format, err := DetectFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExport(format, file, size, sourceID)
+}

@@ -1,6 +1,3 @@
-// Package crawl brings content into the engine from outside: platform
-// connectors, the web crawler and importers of chat exports. It writes
-// through the engine's public API only.
 package crawl
 
 import (

@@ -18,7 +18,7 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
-// Imports as jobs (runner.go): every message of the file accounted for,
+// Imports as jobs (import_run.go): every message of the file accounted for,
 // recorded on the source, and a Discord file checked against its guild.
 
 // exportFile writes data to a file and opens it, as the CLI and the
