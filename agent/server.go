@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	apibounds "github.com/sift-search/sift/httpapi/bounds"
 )
 
 // Backend answers the tools. Each method returns the HTTP API's message
@@ -29,30 +31,14 @@ type Backend interface {
 	ListSources(ctx context.Context, a ListSourcesArgs) (*SourceList, error)
 }
 
-// bound is an integer argument's range and default, as the HTTP API has it.
-type bound struct{ lo, hi, def int }
-
-// bounds of the integer arguments, per tool (the HTTP API's; a test holds
-// them to httpapi's).
-var bounds = map[string]map[string]bound{
-	"search":          {"limit": {1, 100, 20}, "offset": {0, 10000, 0}},
-	"semantic_search": {"limit": {1, 20, 10}, "max_chars": {200, 10000, 2000}},
-	"read_document":   {"offset": {0, 1 << 30, 0}, "length": {1, 100000, 20000}},
-	"read_channel":    {"limit": {1, 200, 50}},
+// bounds of the integer arguments, per tool: the HTTP API's, defined
+// once in httpapi/bounds.
+var bounds = map[string]map[string]apibounds.Int{
+	"search":          {"limit": apibounds.SearchLimit, "offset": apibounds.SearchOffset},
+	"semantic_search": {"limit": apibounds.SemanticLimit, "max_chars": apibounds.SemanticMaxChars},
+	"read_document":   {"offset": apibounds.ReadOffset, "length": apibounds.ReadLength},
+	"read_channel":    {"limit": apibounds.ReadLimit},
 }
-
-// Bound returns the range and default of a tool's integer argument.
-func Bound(tool, arg string) (lo, hi, def int, ok bool) {
-	b, ok := bounds[tool][arg]
-	return b.lo, b.hi, b.def, ok
-}
-
-const (
-	maxQueryBytes    = 2048
-	maxQuestionChars = 4000
-	maxHistoryItems  = 100
-	maxTurnChars     = 16000
-)
 
 // NewServer returns an MCP server with Sift's tools over b.
 func NewServer(b Backend, version string) *mcp.Server {
@@ -160,8 +146,8 @@ func applyBounds(tool string, s *jsonschema.Schema) {
 		if p == nil {
 			panic(fmt.Sprintf("BUG: %s has no argument %s", tool, name))
 		}
-		p.Minimum, p.Maximum = new(float64(b.lo)), new(float64(b.hi))
-		p.Default = json.RawMessage(fmt.Sprint(b.def))
+		p.Minimum, p.Maximum = new(float64(b.Min)), new(float64(b.Max))
+		p.Default = json.RawMessage(fmt.Sprint(b.Default))
 	}
 	str := func(name string, minLen, maxLen int) {
 		if p := s.Properties[name]; p != nil {
@@ -170,21 +156,21 @@ func applyBounds(tool string, s *jsonschema.Schema) {
 	}
 	switch tool {
 	case "search", "semantic_search":
-		str("q", 1, maxQueryBytes)
+		str("q", 1, apibounds.QueryBytes)
 		if tool == "semantic_search" {
 			s.Properties["hyde"].Default = json.RawMessage("true")
 		}
 	case "ask":
-		str("question", 1, maxQuestionChars)
+		str("question", 1, apibounds.QuestionChars)
 		h := s.Properties["messages"]
-		h.MaxItems = new(maxHistoryItems)
+		h.MaxItems = new(apibounds.HistoryItems)
 		turn := h.Items
 		turn.Properties["role"].Enum = []any{"user", "assistant"}
-		turn.Properties["content"].MaxLength = new(maxTurnChars)
+		turn.Properties["content"].MaxLength = new(apibounds.TurnChars)
 	case "read_document":
-		str("document", 1, 256)
+		str("document", 1, apibounds.NameBytes)
 	case "read_channel":
-		str("channel", 1, 256)
+		str("channel", 1, apibounds.NameBytes)
 	}
 }
 
@@ -202,7 +188,7 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 	case errors.As(err, &te) && te.Field != "":
 		name := te.Field
 		if b, ok := bounds[tool][name]; ok {
-			return fmt.Errorf("%s must be an integer from %d to %d", name, b.lo, b.hi)
+			return fmt.Errorf("%s must be an integer from %d to %d", name, b.Min, b.Max)
 		}
 		return fmt.Errorf("%s: expected %s, got a JSON %s", name, jsonKind(te.Type.Kind().String()), te.Value)
 	default:

@@ -11,18 +11,17 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/agent"
 	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/insights"
 )
 
-// Bounds of a question.
+// Bounds of a question, besides those in httpapi/bounds.
 const (
-	maxAskBody       = 256 << 10
-	maxQuestionChars = 4000
-	maxHistoryItems  = 100 // accepted; the model sees the last ask.MaxTurns
-	maxTurnChars     = 16000
-	askTimeout       = 5 * time.Minute
-	sseKeepAlive     = 15 * time.Second
+	maxAskBody   = 256 << 10
+	askTimeout   = 5 * time.Minute
+	sseKeepAlive = 15 * time.Second
 )
 
 type askRequestJSON struct {
@@ -88,22 +87,36 @@ func parseAsk(ctx *fasthttp.RequestCtx) (ask.Request, error) {
 	if err := decodeOne(body, &in); err != nil {
 		return req, paramErr("body: not a JSON object of the Ask request form ({\"question\": \"…\", \"messages\": […]}): %v", err)
 	}
-	if in.Question == nil || strings.TrimSpace(*in.Question) == "" {
+	a := agent.AskArgs{Messages: make([]agent.Turn, len(in.Messages))}
+	if in.Question != nil {
+		a.Question = *in.Question
+	}
+	for i, m := range in.Messages {
+		a.Messages[i] = agent.Turn{Role: m.Role, Content: m.Content}
+	}
+	return askArgs(a)
+}
+
+// askArgs checks a question and its conversation and turns them into the
+// asker's request.
+func askArgs(a agent.AskArgs) (ask.Request, error) {
+	var req ask.Request
+	if strings.TrimSpace(a.Question) == "" {
 		return req, paramErr("question: required, a non-empty string")
 	}
-	if !utf8.ValidString(*in.Question) || utf8.RuneCountInString(*in.Question) > maxQuestionChars {
-		return req, paramErr("question: at most %d characters of UTF-8", maxQuestionChars)
+	if !utf8.ValidString(a.Question) || utf8.RuneCountInString(a.Question) > bounds.QuestionChars {
+		return req, paramErr("question: at most %d characters of UTF-8", bounds.QuestionChars)
 	}
-	if len(in.Messages) > maxHistoryItems {
-		return req, paramErr("messages: at most %d items (the model sees the last %d)", maxHistoryItems, ask.MaxTurns)
+	if len(a.Messages) > bounds.HistoryItems {
+		return req, paramErr("messages: at most %d items (the model sees the last %d)", bounds.HistoryItems, ask.MaxTurns)
 	}
-	req.Question = *in.Question
-	for i, m := range in.Messages {
+	req.Question = a.Question
+	for i, m := range a.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
 			return req, paramErr("messages[%d].role: user or assistant, not %q", i, m.Role)
 		}
-		if !utf8.ValidString(m.Content) || utf8.RuneCountInString(m.Content) > maxTurnChars {
-			return req, paramErr("messages[%d].content: at most %d characters of UTF-8", i, maxTurnChars)
+		if !utf8.ValidString(m.Content) || utf8.RuneCountInString(m.Content) > bounds.TurnChars {
+			return req, paramErr("messages[%d].content: at most %d characters of UTF-8", i, bounds.TurnChars)
 		}
 		req.History = append(req.History, ask.Turn{Role: m.Role, Content: m.Content})
 	}
@@ -148,17 +161,11 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 			return
 		}
 		defer release()
-		actx, cancel := context.WithTimeout(s.base, askTimeout)
-		defer cancel()
-		var col collector
-		start := time.Now()
-		usage, err := s.asker.Ask(actx, req, &col)
+		col, usage, err := s.askFor(s.base, req, caller{private: req.Private, endpoint: endpointName(ctx), via: insights.Ask})
 		if err != nil {
 			s.askFailed(ctx, err)
 			return
 		}
-		s.stats.record(endpointName(ctx), req.Question, len(col.sources), time.Since(start))
-		s.noteAsk(insights.Ask, req.Question, req.Private, len(col.sources), col.answer.String() == ask.NoAnswer)
 		out := askResponseJSON{Answer: col.answer.String(), Sources: form.sources(col.sources), Stale: col.stale}
 		if !form.v1 {
 			out.Usage = &usage

@@ -9,13 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/agent"
-	"github.com/sift-search/sift/ask"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/record"
 )
@@ -195,12 +194,11 @@ func (b mcpBackend) access(ctx context.Context) (private bool, err error) {
 	return acc.private, nil
 }
 
-// queryRequest is a request carrying v as its query, for the handlers'
-// parameter parsing.
-func queryRequest(v url.Values) *fasthttp.RequestCtx {
-	var rc fasthttp.RequestCtx
-	rc.Request.SetRequestURI("/?" + v.Encode())
-	return &rc
+// caller is the backend functions' caller of a tool call, once the rate
+// limit let it run.
+func (b mcpBackend) caller(ctx context.Context, tool string) (caller, error) {
+	private, err := b.access(ctx)
+	return caller{private: private, endpoint: "MCP " + tool, via: insights.MCP}, err
 }
 
 // toolErr is err in the words the HTTP API would answer it with; the cause
@@ -219,23 +217,17 @@ func (b mcpBackend) toolErr(ctx context.Context, err error) error {
 }
 
 func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.SearchResult, error) {
-	private, err := b.access(ctx)
+	c, err := b.caller(ctx, "search")
 	if err != nil {
 		return nil, err
 	}
-	req, err := searchRequest(queryRequest(a.Values()))
+	req, err := searchArgs(a)
 	if err != nil {
 		return nil, b.toolErr(ctx, err)
 	}
-	req.Private = private
-	start := time.Now()
-	res, err := b.s.eng.Search(req)
+	res, err := b.s.searchFor(req, c)
 	if err != nil {
 		return nil, b.toolErr(ctx, err)
-	}
-	b.s.stats.record("MCP search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
-	if req.Offset == 0 {
-		b.s.noteSearch(insights.MCP, req.Query, private, res.TotalMessages+res.TotalDocuments)
 	}
 	base := b.s.opts.BaseURL
 	out := &agent.SearchResult{Messages: make([]agent.MessageHit, 0, len(res.Messages)), Documents: make([]agent.DocumentHit, 0, len(res.Documents))}
@@ -263,23 +255,18 @@ func (b mcpBackend) Search(ctx context.Context, a agent.SearchArgs) (*agent.Sear
 }
 
 func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*agent.SemanticResult, error) {
-	private, err := b.access(ctx)
+	c, err := b.caller(ctx, "semantic_search")
 	if err != nil {
 		return nil, err
 	}
-	req, err := semanticRequest(queryRequest(a.Values()))
+	req, err := semanticArgs(a)
 	if err != nil {
 		return nil, b.toolErr(ctx, err)
 	}
-	req.Private = private
-	sctx, cancel := context.WithTimeout(ctx, semanticTimeout)
-	defer cancel()
-	res, err := b.s.semantic.Search(sctx, req)
+	res, err := b.s.semanticFor(ctx, req, c)
 	if err != nil {
 		return nil, b.toolErr(ctx, err)
 	}
-	b.s.stats.record("MCP semantic_search", req.Query, len(res.Hits), res.Took)
-	b.s.noteSearch(insights.MCP, req.Query, private, len(res.Hits))
 	out := &agent.SemanticResult{Query: req.Query, Results: make([]agent.SemanticHit, 0, len(res.Hits)), Stale: res.Stale}
 	for _, h := range res.Hits {
 		out.Results = append(out.Results, agent.SemanticHit{
@@ -291,35 +278,25 @@ func (b mcpBackend) SemanticSearch(ctx context.Context, a agent.SemanticArgs) (*
 }
 
 func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult, error) {
-	private, err := b.access(ctx)
+	c, err := b.caller(ctx, "ask")
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(a)
-	if err != nil {
-		return nil, fmt.Errorf("encode question: %w", err)
-	}
-	var rc fasthttp.RequestCtx
-	rc.Request.Header.SetContentType("application/json")
-	rc.Request.SetBody(body)
-	req, err := parseAsk(&rc)
-	if errors.Is(err, errTooLarge) {
+	if body, err := json.Marshal(a); err != nil || len(body) > maxAskBody {
+		// The arguments are bounded as POST /api/ask's body is.
 		return nil, fmt.Errorf("the Ask request body exceeds %d bytes", maxAskBody)
 	}
+	req, err := askArgs(a)
 	if err != nil {
 		return nil, b.toolErr(ctx, err)
 	}
-	req.Private = private
 	release, err := b.s.asker.Admit()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	actx, cancel := context.WithTimeout(ctx, askTimeout)
-	defer cancel()
-	var col collector
-	start := time.Now()
-	if _, err := b.s.asker.Ask(actx, req, &col); err != nil {
+	col, _, err := b.s.askFor(ctx, req, c)
+	if err != nil {
 		if status, _ := errorStatus(err); status == fasthttp.StatusInternalServerError {
 			acc, _ := ctx.Value(mcpAccessKey{}).(mcpAccess)
 			b.s.log.Error("mcp ask failed", "request_id", acc.requestID, "err", redact(err.Error()))
@@ -327,8 +304,6 @@ func (b mcpBackend) Ask(ctx context.Context, a agent.AskArgs) (*agent.AskResult,
 		}
 		return nil, b.toolErr(ctx, err)
 	}
-	b.s.stats.record("MCP ask", req.Question, len(col.sources), time.Since(start))
-	b.s.noteAsk(insights.MCP, req.Question, private, len(col.sources), col.answer.String() == ask.NoAnswer)
 	out := &agent.AskResult{Answer: col.answer.String(), Sources: make([]agent.AskSource, 0, len(col.sources)), Stale: col.stale}
 	for i, src := range (askForm{}).sources(col.sources) {
 		out.Sources = append(out.Sources, agent.AskSource{N: i + 1, Type: src.Type, Score: src.Score,
@@ -342,15 +317,13 @@ func (b mcpBackend) ReadDocument(ctx context.Context, a agent.ReadDocumentArgs) 
 	if err != nil {
 		return nil, err
 	}
-	offset, length := 0, 0 // 0: readDocument's default
-	if a.Offset != nil {
-		offset = *a.Offset
+	offset, err := boundArg("offset", a.Offset, bounds.ReadOffset)
+	if err != nil {
+		return nil, b.toolErr(ctx, err)
 	}
-	if a.Length != nil {
-		if err := checkRange("length", *a.Length, 1, maxReadLength); err != nil {
-			return nil, b.toolErr(ctx, err)
-		}
-		length = *a.Length
+	length, err := boundArg("length", a.Length, bounds.ReadLength)
+	if err != nil {
+		return nil, b.toolErr(ctx, err)
 	}
 	w, err := b.s.readDocument(a.Document, offset, length, private)
 	if err != nil {
@@ -365,11 +338,8 @@ func (b mcpBackend) ReadChannel(ctx context.Context, a agent.ReadChannelArgs) (*
 		return nil, err
 	}
 	q := channelWindowQuery{Around: a.Around, Before: a.Before, After: a.After}
-	if a.Limit != nil {
-		if err := checkRange("limit", *a.Limit, 1, maxReadLimit); err != nil {
-			return nil, b.toolErr(ctx, err)
-		}
-		q.Limit = *a.Limit
+	if q.Limit, err = boundArg("limit", a.Limit, bounds.ReadLimit); err != nil {
+		return nil, b.toolErr(ctx, err)
 	}
 	w, err := b.s.readChannel(a.Channel, q, private)
 	if err != nil {

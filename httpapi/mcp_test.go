@@ -13,8 +13,8 @@ import (
 
 	"github.com/sift-search/sift/agent"
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/internal/demo"
-	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -132,25 +132,25 @@ func TestMCPListTools(t *testing.T) {
 	if want := []string{"ask", "list_sources", "read_channel", "read_document", "search", "semantic_search"}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
-	// The schemas carry the HTTP API's bounds.
+	// The schemas state the bounds the handlers check (httpapi/bounds).
 	for _, c := range []struct {
-		tool, arg   string
-		lo, hi, def int
+		tool, arg string
+		b         bounds.Int
 	}{
-		{"search", "limit", 1, query.MaxSearchLimit, 20},
-		{"search", "offset", 0, query.MaxSearchOffset, 0},
-		{"semantic_search", "limit", 1, semanticLimitMax, semanticLimitDefault},
-		{"semantic_search", "max_chars", maxCharsMin, maxCharsMax, maxCharsDefault},
-		{"read_document", "offset", 0, maxReadOffset, 0},
-		{"read_document", "length", 1, maxReadLength, defaultReadLength},
-		{"read_channel", "limit", 1, maxReadLimit, defaultReadLimit},
+		{"search", "limit", bounds.SearchLimit},
+		{"search", "offset", bounds.SearchOffset},
+		{"semantic_search", "limit", bounds.SemanticLimit},
+		{"semantic_search", "max_chars", bounds.SemanticMaxChars},
+		{"read_document", "offset", bounds.ReadOffset},
+		{"read_document", "length", bounds.ReadLength},
+		{"read_channel", "limit", bounds.ReadLimit},
 	} {
 		p, _ := schemas[c.tool][c.arg].(map[string]any)
-		if p == nil || p["minimum"] != float64(c.lo) || p["maximum"] != float64(c.hi) || p["default"] != float64(c.def) {
-			t.Errorf("%s.%s schema %v, want %d to %d, default %d", c.tool, c.arg, p, c.lo, c.hi, c.def)
+		if p == nil || p["minimum"] != float64(c.b.Min) || p["maximum"] != float64(c.b.Max) || p["default"] != float64(c.b.Default) {
+			t.Errorf("%s.%s schema %v, want %d to %d, default %d", c.tool, c.arg, p, c.b.Min, c.b.Max, c.b.Default)
 		}
 	}
-	if p := schemas["ask"]["question"].(map[string]any); p["maxLength"] != float64(maxQuestionChars) {
+	if p := schemas["ask"]["question"].(map[string]any); p["maxLength"] != float64(bounds.QuestionChars) {
 		t.Errorf("ask.question schema %v", p)
 	}
 }
@@ -313,8 +313,8 @@ func TestMCPBadArguments(t *testing.T) {
 		{tool: "ask", args: map[string]any{"question": " "}, http: "POST /api/ask", body: map[string]any{"question": " "}},
 		{tool: "ask", args: map[string]any{"question": "x", "messages": []any{map[string]any{"role": "system", "content": "y"}}},
 			http: "POST /api/ask", body: map[string]any{"question": "x", "messages": []any{map[string]any{"role": "system", "content": "y"}}}},
-		{tool: "ask", args: map[string]any{"question": strings.Repeat("é", maxQuestionChars+1)},
-			http: "POST /api/ask", body: map[string]any{"question": strings.Repeat("é", maxQuestionChars+1)}},
+		{tool: "ask", args: map[string]any{"question": strings.Repeat("é", bounds.QuestionChars+1)},
+			http: "POST /api/ask", body: map[string]any{"question": strings.Repeat("é", bounds.QuestionChars+1)}},
 		{tool: "read_document", args: map[string]any{"document": "no-such-document"}, http: "/api/documents/no-such-document"},
 		{tool: "read_document", args: map[string]any{"document": "retries-and-backoff", "length": 0}, http: "/api/documents/retries-and-backoff?length=0"},
 		{tool: "read_document", args: map[string]any{"document": "retries-and-backoff", "offset": -1}, http: "/api/documents/retries-and-backoff?offset=-1"},

@@ -8,8 +8,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sift-search/sift/query"
 	"github.com/valyala/fasthttp"
+
+	"github.com/sift-search/sift/httpapi/bounds"
+	"github.com/sift-search/sift/query"
 )
 
 // Query parameters are validated here: out-of-bounds values are rejected
@@ -30,33 +32,63 @@ func intParam(ctx *fasthttp.RequestCtx, name string, def, lo, hi int) (int, erro
 
 // stringParam reads a text parameter of at most maxBytes of valid UTF-8.
 func stringParam(ctx *fasthttp.RequestCtx, name string, maxBytes int, required bool) (string, error) {
-	raw := ctx.QueryArgs().Peek(name)
-	if len(raw) == 0 {
-		if required {
-			return "", paramErr("%s is required", name)
-		}
-		return "", nil
+	v := string(ctx.QueryArgs().Peek(name))
+	if err := checkText(name, v, maxBytes, required); err != nil {
+		return "", err
 	}
-	if len(raw) > maxBytes {
-		return "", paramErr("%s is too long: %d bytes, at most %d", name, len(raw), maxBytes)
+	return v, nil
+}
+
+// checkText is stringParam's check, for a value that arrives typed.
+func checkText(name, v string, maxBytes int, required bool) error {
+	switch {
+	case v == "" && required:
+		return paramErr("%s is required", name)
+	case len(v) > maxBytes:
+		return paramErr("%s is too long: %d bytes, at most %d", name, len(v), maxBytes)
+	case !utf8.ValidString(v):
+		return paramErr("%s is not valid UTF-8", name)
 	}
-	if !utf8.Valid(raw) {
-		return "", paramErr("%s is not valid UTF-8", name)
-	}
-	return string(raw), nil
+	return nil
 }
 
 // dateParam reads an RFC 3339 time or a date.
 func dateParam(ctx *fasthttp.RequestCtx, name string) (time.Time, error) {
-	s, err := stringParam(ctx, name, 64, false)
-	if err != nil || s == "" {
+	return parseDate(name, string(ctx.QueryArgs().Peek(name)))
+}
+
+// parseDate reads an RFC 3339 time or a date; "" is the zero time.
+func parseDate(name, v string) (time.Time, error) {
+	if err := checkText(name, v, 64, false); err != nil || v == "" {
 		return time.Time{}, err
 	}
-	t, err := query.ParseDate(s)
+	t, err := query.ParseDate(v)
 	if err != nil {
 		return time.Time{}, paramErr("%s must be a date such as 2024-01-31 or 2024-01-31T15:04:05Z", name)
 	}
 	return t, nil
+}
+
+// optIntParam reads an integer parameter of bounds b: nil when absent, an
+// error naming b when not an integer. Its range is checked by boundArg.
+func optIntParam(ctx *fasthttp.RequestCtx, name string, b bounds.Int) (*int, error) {
+	raw := ctx.QueryArgs().Peek(name)
+	if raw == nil {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(string(raw))
+	if err != nil {
+		return nil, paramErr("%s must be an integer from %d to %d", name, b.Min, b.Max)
+	}
+	return &n, nil
+}
+
+// boundArg is an integer argument within b, b's default when nil.
+func boundArg(name string, v *int, b bounds.Int) (int, error) {
+	if v == nil {
+		return b.Default, nil
+	}
+	return *v, checkRange(name, *v, b.Min, b.Max)
 }
 
 // decodeOne decodes body, which must hold exactly one JSON value, into v.

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/agent"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
@@ -16,17 +17,6 @@ import (
 // in windows of characters, a channel's messages around a message or a
 // time. readDocument and readChannel hold the logic, so the MCP tools call
 // them in-process with the same bounds and error words as the HTTP API.
-
-// Bounds of the reading API's parameters.
-const (
-	defaultReadLength = 20000
-	maxReadLength     = 100000
-	maxReadOffset     = 1 << 30
-	defaultReadLimit  = 50
-	maxReadLimit      = 200
-	maxAnchorBytes    = 256
-	maxRefBytes       = 256
-)
 
 // docWindow is the answer of GET /api/documents/{idOrSlug}: a window of a
 // document's content. Offsets and lengths count characters (Unicode code
@@ -60,12 +50,12 @@ func checkRange(name string, v, lo, hi int) error {
 // a document callers without credentials may not see is not found.
 func (s *Server) readDocument(ref string, offset, length int, private bool) (docWindow, error) {
 	if length == 0 {
-		length = defaultReadLength
+		length = bounds.ReadLength.Default
 	}
-	if err := checkRange("offset", offset, 0, maxReadOffset); err != nil {
+	if err := checkRange("offset", offset, bounds.ReadOffset.Min, bounds.ReadOffset.Max); err != nil {
 		return docWindow{}, err
 	}
-	if err := checkRange("length", length, 1, maxReadLength); err != nil {
+	if err := checkRange("length", length, bounds.ReadLength.Min, bounds.ReadLength.Max); err != nil {
 		return docWindow{}, err
 	}
 	d, ok := s.findDocument(ref)
@@ -94,7 +84,7 @@ func (s *Server) readDocument(ref string, offset, length int, private bool) (doc
 
 // findDocument looks a document up by id, then by slug.
 func (s *Server) findDocument(ref string) (record.Document, bool) {
-	if ref == "" || len(ref) > maxRefBytes {
+	if ref == "" || len(ref) > bounds.NameBytes {
 		return record.Document{}, false
 	}
 	if d, ok := s.eng.Document(ref); ok {
@@ -188,8 +178,8 @@ func (s *Server) windowMessage(ch *record.Channel, m *record.Message, private bo
 
 // windowQuery validates q and turns it into the engine's query.
 func windowQuery(q channelWindowQuery) (record.WindowQuery, error) {
-	wq := record.WindowQuery{Limit: cmp.Or(q.Limit, defaultReadLimit)}
-	if err := checkRange("limit", wq.Limit, 1, maxReadLimit); err != nil {
+	wq := record.WindowQuery{Limit: cmp.Or(q.Limit, bounds.ReadLimit.Default)}
+	if err := checkRange("limit", wq.Limit, bounds.ReadLimit.Min, bounds.ReadLimit.Max); err != nil {
 		return wq, err
 	}
 	var err error
@@ -214,8 +204,8 @@ func parseAnchor(name, v string) (record.Anchor, error) {
 	switch {
 	case v == "":
 		return record.Anchor{}, nil
-	case len(v) > maxAnchorBytes:
-		return record.Anchor{}, paramErr("%s is too long: %d bytes, at most %d", name, len(v), maxAnchorBytes)
+	case len(v) > bounds.AnchorBytes:
+		return record.Anchor{}, paramErr("%s is too long: %d bytes, at most %d", name, len(v), bounds.AnchorBytes)
 	case !utf8.ValidString(v):
 		return record.Anchor{}, paramErr("%s is not valid UTF-8", name)
 	}
@@ -230,12 +220,12 @@ func parseAnchor(name, v string) (record.Anchor, error) {
 
 // getDocument serves GET /api/documents/{id}: id or slug, offset, length.
 func (s *Server) getDocument(ctx *fasthttp.RequestCtx) {
-	offset, err := intParam(ctx, "offset", 0, 0, maxReadOffset)
+	offset, err := intParam(ctx, "offset", bounds.ReadOffset.Default, bounds.ReadOffset.Min, bounds.ReadOffset.Max)
 	if err != nil {
 		writeErr(ctx, err)
 		return
 	}
-	length, err := intParam(ctx, "length", defaultReadLength, 1, maxReadLength)
+	length, err := intParam(ctx, "length", bounds.ReadLength.Default, bounds.ReadLength.Min, bounds.ReadLength.Max)
 	if err != nil {
 		writeErr(ctx, err)
 		return
@@ -254,12 +244,12 @@ func (s *Server) channelMessages(ctx *fasthttp.RequestCtx) {
 	var q channelWindowQuery
 	var err error
 	for name, dst := range map[string]*string{"around": &q.Around, "before": &q.Before, "after": &q.After} {
-		if *dst, err = stringParam(ctx, name, maxAnchorBytes, false); err != nil {
+		if *dst, err = stringParam(ctx, name, bounds.AnchorBytes, false); err != nil {
 			writeErr(ctx, err)
 			return
 		}
 	}
-	if q.Limit, err = intParam(ctx, "limit", defaultReadLimit, 1, maxReadLimit); err != nil {
+	if q.Limit, err = intParam(ctx, "limit", bounds.ReadLimit.Default, bounds.ReadLimit.Min, bounds.ReadLimit.Max); err != nil {
 		writeErr(ctx, err)
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/record"
 )
 
@@ -329,7 +330,7 @@ func TestReadingInProcess(t *testing.T) {
 	}
 	for _, err := range []error{
 		func() error { _, err := ts.srv.readDocument(d.ID, -1, 0, false); return err }(),
-		func() error { _, err := ts.srv.readDocument(d.ID, 0, maxReadLength+1, false); return err }(),
+		func() error { _, err := ts.srv.readDocument(d.ID, 0, bounds.ReadLength.Max+1, false); return err }(),
 		func() error { _, err := ts.srv.readChannel(slug, channelWindowQuery{Limit: -1}, false); return err }(),
 		func() error {
 			_, err := ts.srv.readChannel(slug, channelWindowQuery{Around: "m01", After: "m02"}, false)
@@ -417,14 +418,14 @@ func FuzzReadingParams(f *testing.F) {
 		if st, _ := errorStatus(err); err != nil && st != 400 && st != 404 {
 			t.Fatalf("readDocument(%q, %d, %d): %v", ref, offset, length, err)
 		}
-		if err == nil && (w.Length < 0 || w.Length > maxReadLength || utf8.RuneCountInString(w.Content) != w.Length || w.Offset+w.Length > w.TotalLength) {
+		if err == nil && (w.Length < 0 || w.Length > bounds.ReadLength.Max || utf8.RuneCountInString(w.Content) != w.Length || w.Offset+w.Length > w.TotalLength) {
 			t.Fatalf("readDocument(%q, %d, %d): window %d+%d of %d", ref, offset, length, w.Offset, w.Length, w.TotalLength)
 		}
 		c, err := ts.srv.readChannel(slug, channelWindowQuery{Around: around, Before: before, After: after, Limit: limit}, false)
 		if st, _ := errorStatus(err); err != nil && st != 400 && st != 404 {
 			t.Fatalf("readChannel(%q, %q, %q, %d): %v", around, before, after, limit, err)
 		}
-		if err == nil && (len(c.Messages) > max(limit, defaultReadLimit) || c.Messages == nil) {
+		if err == nil && (len(c.Messages) > max(limit, bounds.ReadLimit.Default) || c.Messages == nil) {
 			t.Fatalf("readChannel(%q, %q, %q, %d): %d messages", around, before, after, limit, len(c.Messages))
 		}
 	})

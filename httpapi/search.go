@@ -8,6 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/agent"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/query"
 )
@@ -50,30 +52,54 @@ type searchJSON struct {
 
 // searchRequest reads and validates the parameters of GET /api/search.
 func searchRequest(ctx *fasthttp.RequestCtx) (query.SearchRequest, error) {
-	var req query.SearchRequest
+	a, err := parseSearch(ctx)
+	if err != nil {
+		return query.SearchRequest{}, err
+	}
+	return searchArgs(a)
+}
+
+// parseSearch reads the parameters of GET /api/search as given; they
+// are the search tool's arguments.
+func parseSearch(ctx *fasthttp.RequestCtx) (agent.SearchArgs, error) {
+	args := ctx.QueryArgs()
+	a := agent.SearchArgs{Q: string(args.Peek("q")), Source: string(args.Peek("source")), Channel: string(args.Peek("channel")),
+		From: string(args.Peek("from")), After: string(args.Peek("after")), Before: string(args.Peek("before"))}
 	var err error
-	if req.Query, err = stringParam(ctx, "q", query.MaxQueryBytes, true); err != nil {
+	if a.Limit, err = optIntParam(ctx, "limit", bounds.SearchLimit); err != nil {
+		return a, err
+	}
+	if a.Offset, err = optIntParam(ctx, "offset", bounds.SearchOffset); err != nil {
+		return a, err
+	}
+	typos, err := boolParam(ctx, "typos", true)
+	a.Typos = &typos
+	return a, err
+}
+
+// searchArgs checks a search's arguments and turns them into the store's
+// request.
+func searchArgs(a agent.SearchArgs) (query.SearchRequest, error) {
+	req := query.SearchRequest{Query: a.Q, Source: a.Source, Channel: a.Channel, From: a.From, NoTypos: a.Typos != nil && !*a.Typos}
+	var err error
+	if err = checkText("q", a.Q, bounds.QueryBytes, true); err != nil {
 		return req, err
 	}
-	if req.Limit, err = intParam(ctx, "limit", 20, 1, query.MaxSearchLimit); err != nil {
+	if req.Limit, err = boundArg("limit", a.Limit, bounds.SearchLimit); err != nil {
 		return req, err
 	}
-	if req.Offset, err = intParam(ctx, "offset", 0, 0, query.MaxSearchOffset); err != nil {
+	if req.Offset, err = boundArg("offset", a.Offset, bounds.SearchOffset); err != nil {
 		return req, err
 	}
-	for name, dst := range map[string]*string{"source": &req.Source, "channel": &req.Channel, "from": &req.From} {
-		if *dst, err = stringParam(ctx, name, 256, false); err != nil {
+	for name, v := range map[string]string{"source": a.Source, "channel": a.Channel, "from": a.From} {
+		if err = checkText(name, v, bounds.NameBytes, false); err != nil {
 			return req, err
 		}
 	}
-	if req.After, err = dateParam(ctx, "after"); err != nil {
+	if req.After, err = parseDate("after", a.After); err != nil {
 		return req, err
 	}
-	if req.Before, err = dateParam(ctx, "before"); err != nil {
-		return req, err
-	}
-	typos, err := boolParam(ctx, "typos", true)
-	req.NoTypos = !typos
+	req.Before, err = parseDate("before", a.Before)
 	return req, err
 }
 
@@ -110,16 +136,10 @@ func (s *Server) search(ctx *fasthttp.RequestCtx) {
 		writeErr(ctx, err)
 		return
 	}
-	req.Private = s.privileged(ctx)
-	start := time.Now()
-	res, err := s.eng.Search(req)
+	res, err := s.searchFor(req, caller{private: s.privileged(ctx), endpoint: "GET /api/search", via: insights.API})
 	if err != nil {
 		writeErr(ctx, err)
 		return
-	}
-	s.stats.record("GET /api/search", req.Query, res.TotalMessages+res.TotalDocuments, time.Since(start))
-	if req.Offset == 0 {
-		s.noteSearch(insights.API, req.Query, req.Private, res.TotalMessages+res.TotalDocuments)
 	}
 	out := searchJSON{
 		Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents)),

@@ -9,21 +9,17 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/sift-search/sift/agent"
+	"github.com/sift-search/sift/httpapi/bounds"
 	"github.com/sift-search/sift/insights"
-	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/semantic"
 )
 
-// Bounds of GET /api/semantic-search (SPEC).
+// Bounds of GET /api/semantic-search (SPEC), besides those in httpapi/bounds.
 const (
-	semanticLimitDefault = 10
-	semanticLimitMax     = 20
-	maxCharsDefault      = 2000
-	maxCharsMin          = 200
-	maxCharsMax          = 10000
-	boostBare            = 2
-	maxBoostEntries      = 64
-	semanticTimeout      = 30 * time.Second // bounds a search's model-server calls
+	boostBare       = 2
+	maxBoostEntries = 64
+	semanticTimeout = 30 * time.Second // bounds a search's model-server calls
 )
 
 // Boost multipliers lie in [boostMin, boostMax].
@@ -88,32 +84,51 @@ func parseBoost(s string) (map[string]float64, error) {
 
 // semanticRequest reads and validates the parameters of GET /api/semantic-search.
 func semanticRequest(ctx *fasthttp.RequestCtx) (semantic.Request, error) {
-	req := semantic.Request{HyDE: true}
+	a, err := parseSemantic(ctx)
+	if err != nil {
+		return semantic.Request{}, err
+	}
+	return semanticArgs(a)
+}
+
+// parseSemantic reads the parameters of GET /api/semantic-search as
+// given; they are the semantic_search tool's arguments.
+func parseSemantic(ctx *fasthttp.RequestCtx) (agent.SemanticArgs, error) {
+	args := ctx.QueryArgs()
+	hyde := string(args.Peek("hyde")) != "0"
+	a := agent.SemanticArgs{Q: string(args.Peek("q")), Boost: string(args.Peek("boost")), Source: string(args.Peek("source")), HyDE: &hyde}
 	var err error
-	if req.Query, err = stringParam(ctx, "q", query.MaxQueryBytes, true); err != nil {
+	if a.Limit, err = optIntParam(ctx, "limit", bounds.SemanticLimit); err != nil {
+		return a, err
+	}
+	a.MaxChars, err = optIntParam(ctx, "max_chars", bounds.SemanticMaxChars)
+	return a, err
+}
+
+// semanticArgs checks a semantic search's arguments and turns them into
+// the index's request.
+func semanticArgs(a agent.SemanticArgs) (semantic.Request, error) {
+	req := semantic.Request{Query: a.Q, HyDE: a.HyDE == nil || *a.HyDE}
+	var err error
+	if err = checkText("q", a.Q, bounds.QueryBytes, true); err != nil {
 		return req, err
 	}
-	if req.Limit, err = intParam(ctx, "limit", semanticLimitDefault, 1, semanticLimitMax); err != nil {
+	if req.Limit, err = boundArg("limit", a.Limit, bounds.SemanticLimit); err != nil {
 		return req, err
 	}
-	if req.MaxChars, err = intParam(ctx, "max_chars", maxCharsDefault, maxCharsMin, maxCharsMax); err != nil {
+	if req.MaxChars, err = boundArg("max_chars", a.MaxChars, bounds.SemanticMaxChars); err != nil {
 		return req, err
 	}
-	boost, err := stringParam(ctx, "boost", 4096, false)
-	if err != nil {
+	if err = checkText("boost", a.Boost, 4096, false); err != nil {
 		return req, err
 	}
-	if req.Boost, err = parseBoost(boost); err != nil {
+	if req.Boost, err = parseBoost(a.Boost); err != nil {
 		return req, err
 	}
-	if string(ctx.QueryArgs().Peek("hyde")) == "0" {
-		req.HyDE = false
-	}
-	sources, err := stringParam(ctx, "source", 4096, false)
-	if err != nil {
+	if err = checkText("source", a.Source, 4096, false); err != nil {
 		return req, err
 	}
-	for _, s := range strings.Split(sources, ",") {
+	for _, s := range strings.Split(a.Source, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			req.Sources = append(req.Sources, s)
 		}
@@ -133,11 +148,8 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	// fasthttp's RequestCtx is recycled after the handler and cancelled only
-	// at shutdown: the search gets a context of its own, bounded.
-	sctx, cancel := context.WithTimeout(context.Background(), semanticTimeout)
-	defer cancel()
-	req.Private = s.privileged(ctx)
-	res, err := s.semantic.Search(sctx, req)
+	// at shutdown: the search gets a context of its own.
+	res, err := s.semanticFor(context.Background(), req, caller{private: s.privileged(ctx), endpoint: "GET /api/semantic-search", via: insights.Semantic})
 	if err != nil {
 		writeErr(ctx, err)
 		return
@@ -151,8 +163,6 @@ func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
 		})
 	}
 	took := time.Since(start)
-	s.stats.record("GET /api/semantic-search", req.Query, len(res.Hits), took)
-	s.noteSearch(insights.Semantic, req.Query, req.Private, len(res.Hits))
 	out.DurationMs = math.Round(float64(took.Microseconds())) / 1000
 	writeJSON(ctx, fasthttp.StatusOK, out)
 }
