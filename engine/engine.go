@@ -76,7 +76,7 @@ type Engine struct {
 	changed uint64        // the last write of content (not insights: insights.go); guarded by writeMu
 	seqSeen atomic.Uint64 // seq, for readers that must not wait on writeMu
 	chgSeen atomic.Uint64 // changed, for readers
-	wa      *analyzer     // the writers' analyzer; guarded by writeMu
+	wa      *writer       // the writers' analyzer; guarded by writeMu
 
 	wal      *wal.Log // nil in memory
 	lockFile *os.File

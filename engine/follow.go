@@ -3,8 +3,8 @@ package engine
 import (
 	"sync"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/index"
-	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -212,30 +212,18 @@ func (v *View) Source(id string) *record.Source { return v.st.sources[id] }
 // Analyzer analyses text as the store's full-text indexes do, so a
 // follower's own index (the semantic layer's chunks) matches the same
 // words. It is not safe for concurrent use.
-type Analyzer struct{ a *analyzer }
+type Analyzer = analysis.Analyzer
 
 // NewAnalyzer returns an analyzer with large stem caches, for indexing.
-func NewAnalyzer() *Analyzer { return &Analyzer{newAnalyzer(0)} }
-
-// Document fills d from a title, each of whose words counts titleWeight,
-// and a body, as the store indexes a document.
-func (x *Analyzer) Document(d *index.Doc, title, body string, titleWeight uint8) {
-	x.a.analyzeDocument(d, &record.Document{Title: title, Content: body}, titleWeight)
-}
+func NewAnalyzer() *Analyzer { return analysis.New(0) }
 
 // QueryTerms analyses plain text (no search syntax) into the ranked terms
-// of a query as Search does: stop words left out unless there is nothing
-// else.
-func QueryTerms(text string) []index.Term {
-	a := searchAnalyzers.Get()
-	c := a.compile(&query.ParsedQuery{Text: text}, false)
-	searchAnalyzers.Put(a)
-	return c.q.Terms
-}
+// of a query as Search does.
+func QueryTerms(text string) []index.Term { return analysis.QueryTerms(text) }
 
 // AnalyzerVersion names the analyzer's output: a follower that saved an
 // index made by another rebuilds it.
-const AnalyzerVersion = analyzerVersion
+const AnalyzerVersion = analysis.Version
 
 // Facet keys a follower may tag its own index with.
 func SourceFacet(id string) string { return sourceFacet(id) }

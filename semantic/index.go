@@ -20,6 +20,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/index"
@@ -74,11 +75,11 @@ type Index struct {
 	feedMu    sync.Mutex
 	pos       uint64 // the feed is taken in up to here; guarded by feedMu
 	feed      []engine.Change
-	pendDocs  *roaring.Bitmap   // changed documents not yet marked dirty; guarded by feedMu
-	pendChans *roaring.Bitmap   // changed channels likewise
-	pendSince map[uint64]uint64 // pending ref (sinceKey) -> its first change taken in; guarded by feedMu
-	loaded    bool              // a snapshot's section was read; guarded by stepMu
-	an        *engine.Analyzer  // the indexer's; guarded by stepMu
+	pendDocs  *roaring.Bitmap    // changed documents not yet marked dirty; guarded by feedMu
+	pendChans *roaring.Bitmap    // changed channels likewise
+	pendSince map[uint64]uint64  // pending ref (sinceKey) -> its first change taken in; guarded by feedMu
+	loaded    bool               // a snapshot's section was read; guarded by stepMu
+	an        *analysis.Analyzer // the indexer's; guarded by stepMu
 
 	store   Store
 	started atomic.Bool

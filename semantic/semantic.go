@@ -14,6 +14,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/index"
@@ -150,7 +151,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		return nil, errors.New("semantic: the index follows no store")
 	}
 	limit := min(max(req.Limit, 1), MaxLimit)
-	terms := engine.QueryTerms(text)
+	terms := analysis.QueryTerms(text)
 
 	// Lexical candidates, and the vectors of the best of them for feedback.
 	x.mu.RLock()

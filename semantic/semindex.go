@@ -7,6 +7,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
@@ -347,9 +348,9 @@ func (x *Index) freshHidden(pcs []*pendingChunk) {
 }
 
 // analyzer returns the indexer's analyzer; the caller holds stepMu.
-func (x *Index) analyzer() *engine.Analyzer {
+func (x *Index) analyzer() *analysis.Analyzer {
 	if x.an == nil {
-		x.an = engine.NewAnalyzer()
+		x.an = analysis.New(0)
 	}
 	return x.an
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
@@ -41,7 +42,7 @@ func (x *Index) WriteSection(seq uint64, put func([]byte) error) error {
 	st := x.st
 	var e bin.Enc
 	e.U8(sectionFormat)
-	e.String(engine.AnalyzerVersion)
+	e.String(analysis.Version)
 	e.U8(x.opts.TitleWeight)
 	e.U64(seq)
 	e.Uvarint(uint64(len(st.chunks)))
@@ -127,7 +128,7 @@ func (x *Index) ReadSection(seq uint64, v *engine.View, next func() ([]byte, err
 	if st.chunkIdx, err = index.Decode(chunkIndexOptions(x.opts.Index), next); err != nil {
 		return nil, fmt.Errorf("chunk index: %w", err)
 	}
-	if analyzer != engine.AnalyzerVersion || titleWeight != x.opts.TitleWeight {
+	if analyzer != analysis.Version || titleWeight != x.opts.TitleWeight {
 		st.reindex(v, x.opts.Index, x.opts.TitleWeight)
 	} else if err := st.checkIndex(); err != nil {
 		return nil, err
@@ -248,7 +249,7 @@ func (st *state) checkIndex() error {
 // written by another analyzer or title weight.
 func (st *state) reindex(v *engine.View, opts index.Options, titleWeight uint8) {
 	st.chunkIdx = index.New(chunkIndexOptions(opts))
-	a := engine.NewAnalyzer()
+	a := analysis.New(0)
 	var d index.Doc
 	for i := range st.chunks {
 		c := &st.chunks[i]

@@ -11,6 +11,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate/entities/models"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/record"
@@ -53,8 +54,8 @@ func refusedBy(name string) string { return "refused:" + name }
 
 func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkRecord) *chunkObj {
 	record := encodeRecord(&rec)
-	words := engine.IndexTerms(nil, rec.Title, titleWeight)
-	words = engine.IndexTerms(words, rec.Body, 1)
+	words := analysis.IndexTerms(nil, rec.Title, titleWeight)
+	words = analysis.IndexTerms(words, rec.Body, 1)
 	c := &chunkObj{id: s.objID("chunk", owner, key), owner: owner, rec: rec,
 		hash: shortHash(record), textHash: shortHash(rec.embedText())}
 	c.props = map[string]any{"sourceId": rec.Source, "owner": ownerProp(owner), "kind": kind, "terms": strings.Join(words, " "),

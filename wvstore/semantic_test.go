@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/embed"
@@ -314,7 +315,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 	// A paraphrase sharing no word with the passage: only the vectors can
 	// find it (BM25 has no candidate among the documents).
 	if words := queryWords("database ran out"); slices.ContainsFunc(words, func(w string) bool {
-		return slices.Contains(engine.IndexTerms(nil, semDocs[1].Title+" "+semDocs[1].Content, 1), w)
+		return slices.Contains(analysis.IndexTerms(nil, semDocs[1].Title+" "+semDocs[1].Content, 1), w)
 	}) {
 		t.Fatalf("the paraphrase shares a word with the passage: %v", words)
 	}

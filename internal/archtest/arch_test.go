@@ -33,7 +33,7 @@ func deps(t *testing.T, pkg string) []string {
 func TestStoreImports(t *testing.T) {
 	forbidden := []string{module + "/semantic", module + "/embed", module + "/ann", "net/http",
 		module + "/httpapi", module + "/crawl", module + "/ask", module + "/agent", module + "/llm"}
-	for _, pkg := range []string{module + "/engine", module + "/index", module + "/storetest", module + "/record", module + "/query"} {
+	for _, pkg := range []string{module + "/engine", module + "/index", module + "/storetest", module + "/record", module + "/query", module + "/analysis"} {
 		for _, d := range deps(t, pkg) {
 			if slices.Contains(forbidden, d) {
 				t.Errorf("%s imports %s", pkg, d)
@@ -47,7 +47,7 @@ func TestStoreImports(t *testing.T) {
 func TestVocabularyImportsNoStore(t *testing.T) {
 	forbidden := []string{module + "/engine", module + "/wvstore", module + "/httpapi", "net/http",
 		"github.com/valyala/fasthttp", "html/template"}
-	for _, pkg := range []string{module + "/record", module + "/query", module + "/index"} {
+	for _, pkg := range []string{module + "/record", module + "/query", module + "/index", module + "/analysis"} {
 		for _, d := range deps(t, pkg) {
 			if slices.Contains(forbidden, d) || strings.HasPrefix(d, module+"/engine/") {
 				t.Errorf("%s imports %s", pkg, d)
