@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -90,7 +91,7 @@ func openCluster(cfg *config, sopts semantic.Options, log *slog.Logger) (*backen
 	host, _ := os.Hostname()
 	holder := host + ":" + strconv.Itoa(os.Getpid()) + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	lease := st.Lease("shared", holder, ttl)
-	b := &backend{store: st, sem: sem, close: func() error { return nil }}
+	b := &backend{store: clusterStore{st}, sem: sem, close: func() error { return nil }}
 	b.shared = func(ctx context.Context, jobs ...func(context.Context)) {
 		if indexer != nil {
 			jobs = append(jobs, indexer)
@@ -105,3 +106,9 @@ func openCluster(cfg *config, sopts semantic.Options, log *slog.Logger) (*backen
 	}
 	return b, nil
 }
+
+// clusterStore is the cluster store with the backup the HTTP API serves,
+// written as `sift backup` writes one (backupCluster).
+type clusterStore struct{ *wvstore.Store }
+
+func (c clusterStore) Backup(w io.Writer) (uint64, error) { return backupCluster(c.Store, w) }
