@@ -10,6 +10,10 @@ import (
 // version is rebuilt from its records.
 const Version = "sift-tokenizer-2"
 
+// DefaultTitleWeight is how much a title word counts by default against
+// a word of a document's body.
+const DefaultTitleWeight = 3
+
 // TitleGap separates title and body positions, so no phrase spans the two.
 const TitleGap = 16
 

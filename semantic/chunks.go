@@ -6,7 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 )
 
@@ -54,14 +54,14 @@ func chunkIndexOptions(o index.Options) index.Options {
 
 // windows cuts a channel's messages (refs in time order, with their texts)
 // into conversation windows.
-func windows(refs []uint32, texts []engine.MessageText) [][]uint32 {
+func windows(refs []uint32, texts []follow.MessageText) [][]uint32 {
 	var out [][]uint32
 	var cur []uint32
 	bytes := 0
 	gap := windowGap.Microseconds()
 	var last int64
 	start := 0 // of cur in texts
-	replies := func(r *engine.MessageText) bool {
+	replies := func(r *follow.MessageText) bool {
 		for j := start; r.ReplyTo != "" && j < start+len(cur); j++ {
 			if texts[j].ID == r.ReplyTo {
 				return true
@@ -87,7 +87,7 @@ func windows(refs []uint32, texts []engine.MessageText) [][]uint32 {
 }
 
 // chunkSource returns the source id of a chunk, or "" for a dead one.
-func chunkSource(v *engine.View, c *chunkRec) string {
+func chunkSource(v follow.View, c *chunkRec) string {
 	switch c.kind {
 	case chunkDoc:
 		if d := v.Document(c.owner); d != nil {
@@ -104,7 +104,7 @@ func chunkSource(v *engine.View, c *chunkRec) string {
 // chunkLive reports whether everything a chunk was made of still exists:
 // a search checks it, so a deletion hides a chunk at once, before the
 // indexer removes it.
-func chunkLive(v *engine.View, c *chunkRec) bool {
+func chunkLive(v follow.View, c *chunkRec) bool {
 	switch c.kind {
 	case chunkDoc:
 		return v.Document(c.owner) != nil
@@ -123,7 +123,7 @@ func chunkLive(v *engine.View, c *chunkRec) bool {
 
 // ownerHidden reports whether the store hides chunk c's document or
 // channel from callers without credentials, as of now.
-func ownerHidden(v *engine.View, c *chunkRec) bool {
+func ownerHidden(v follow.View, c *chunkRec) bool {
 	switch c.kind {
 	case chunkDoc:
 		return v.DocumentHidden(c.owner)
@@ -135,7 +135,7 @@ func ownerHidden(v *engine.View, c *chunkRec) bool {
 
 // refreshHidden recomputes the hidden set of every chunk, in st.hidden and
 // in the chunk index. The caller holds mu.
-func (st *state) refreshHidden(v *engine.View) {
+func (st *state) refreshHidden(v follow.View) {
 	st.hidden = roaring.New()
 	for i := range st.chunks {
 		c := &st.chunks[i]
@@ -150,7 +150,7 @@ func (st *state) refreshHidden(v *engine.View) {
 // chunkText is what a chunk is indexed and embedded as: a passage under its
 // document's title and heading, or a window's messages as "author: text"
 // lines under the channel's name. Deleted messages are left out.
-func chunkText(v *engine.View, c *chunkRec) (title, body string) {
+func chunkText(v follow.View, c *chunkRec) (title, body string) {
 	switch c.kind {
 	case chunkDoc:
 		d := v.Document(c.owner)
@@ -184,3 +184,6 @@ func chunkText(v *engine.View, c *chunkRec) (title, body string) {
 	}
 	return "", ""
 }
+
+// sourceFacet tags a chunk with its source in the chunk index.
+func sourceFacet(id string) string { return "s:" + id }

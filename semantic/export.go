@@ -6,7 +6,7 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/record"
 )
@@ -63,7 +63,7 @@ func SectionStarts(content string, spans []DocSpan) []int {
 
 // Windows cuts a channel's messages, in time order, into conversation
 // windows as the index does: each window is a run of indexes into texts.
-func Windows(texts []engine.MessageText) [][]int {
+func Windows(texts []follow.MessageText) [][]int {
 	refs := make([]uint32, len(texts))
 	for i := range refs {
 		refs[i] = uint32(i)
@@ -112,8 +112,8 @@ func TrainingWaits(lastWrite time.Time, live, trained int) bool {
 // lastWriteStore is a Store that knows only when it was last written.
 type lastWriteStore time.Time
 
-func (lastWriteStore) Changes(uint64, []engine.Change) []engine.Change { return nil }
-func (lastWriteStore) Read(func(*engine.View))                         {}
+func (lastWriteStore) Changes(uint64, []follow.Change) []follow.Change { return nil }
+func (lastWriteStore) Read(func(follow.View))                          {}
 func (t lastWriteStore) LastWrite() time.Time                          { return time.Time(t) }
 
 // FeedbackVector is the pseudo-relevance feedback of Search without a

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/textcut"
 	"github.com/sift-search/sift/record"
@@ -227,7 +227,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		useVectors = false
 	}
 	res := &Result{Vectors: useVectors, Stale: !fresh}
-	store.Read(func(v *engine.View) {
+	store.Read(func(v follow.View) {
 		ranked := x.fuse(v, cands, req, useVectors)
 		for _, r := range x.st.results(v, ranked, limit, req.Private) {
 			res.Hits = append(res.Hits, x.st.hit(v, r, req.MaxChars))
@@ -259,7 +259,7 @@ type result struct {
 // overlap it (directly or through one another), and the rest of the
 // section's chunks are left out, as are dead chunks, heading-only ones and,
 // unless private, those the store hides now. The caller holds mu.RLock.
-func (st *state) results(v *engine.View, ranked []*candidate, limit int, private bool) []result {
+func (st *state) results(v follow.View, ranked []*candidate, limit int, private bool) []result {
 	var out []result
 	var spans [][]result // per result: the chunks of its section, best first
 	for _, cd := range ranked {
@@ -335,7 +335,7 @@ func (st *state) sourceChunks(ids []string) *roaring.Bitmap {
 	}
 	out := roaring.New()
 	for _, id := range ids {
-		out.Or(st.chunkIdx.Facet(engine.SourceFacet(id)))
+		out.Or(st.chunkIdx.Facet(sourceFacet(id)))
 	}
 	return out
 }
@@ -436,7 +436,7 @@ func (b *breaker) trip(d time.Duration) bool {
 
 // fuse scores the candidates and returns them best first. The caller holds
 // mu.RLock.
-func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, vectors bool) []*candidate {
+func (x *Index) fuse(v follow.View, cands map[uint32]*candidate, req Request, vectors bool) []*candidate {
 	out := make([]*candidate, 0, len(cands))
 	for _, cd := range cands {
 		out = append(out, cd)
@@ -463,7 +463,7 @@ func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, v
 }
 
 // hit builds the hit of a live result. The caller holds mu.RLock.
-func (st *state) hit(v *engine.View, r result, maxChars int) Hit {
+func (st *state) hit(v follow.View, r result, maxChars int) Hit {
 	c := &st.chunks[r.cd.id]
 	h := Hit{Score: r.cd.score, SourceID: chunkSource(v, c)}
 	if src := v.Source(h.SourceID); src != nil {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/internal/fakeoai"
 )
 
@@ -180,7 +180,7 @@ func TestConversationWindows(t *testing.T) {
 		e.mu.RLock()
 		defer e.mu.RUnlock()
 		var out [][]string
-		e.Engine.Read(func(v *engine.View) {
+		e.Engine.Read(func(v follow.View) {
 			var n uint32
 			for r := range v.Channels() {
 				if c := v.Channel(r); c != nil && c.SourceID == "chat" && c.ID == "c1" {
@@ -387,7 +387,7 @@ func readSection(e testEngine, payloads [][]byte) (*Index, error) {
 	x := New(Options{})
 	var commit func()
 	var err error
-	e.Engine.Read(func(v *engine.View) {
+	e.Engine.Read(func(v follow.View) {
 		i := 0
 		commit, err = x.ReadSection(e.Seq(), v, func() ([]byte, error) {
 			if i == len(payloads) {
@@ -799,10 +799,10 @@ func TestOneResultPerSection(t *testing.T) {
 // window, unless the message replies to one of the window — a question
 // answered an hour later stays with its answer.
 func TestWindowKeepsReplies(t *testing.T) {
-	at := func(min int, id, replyTo string) engine.MessageText {
-		return engine.MessageText{Live: true, Micros: int64(min) * 60e6, Content: "x", ID: id, ReplyTo: replyTo}
+	at := func(min int, id, replyTo string) follow.MessageText {
+		return follow.MessageText{Live: true, Micros: int64(min) * 60e6, Content: "x", ID: id, ReplyTo: replyTo}
 	}
-	texts := []engine.MessageText{
+	texts := []follow.MessageText{
 		at(0, "q", ""), at(1, "a", ""),
 		at(60, "r", "q"),   // replies to the window's question after an hour
 		at(200, "s", "zz"), // replies to a message of no window here

@@ -10,7 +10,7 @@ import (
 	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 )
 
@@ -160,19 +160,19 @@ func (x *Index) takeChanges() Store {
 		return store
 	}
 	type shown struct {
-		change engine.Change
+		change follow.Change
 		hidden bool
 	}
 	var vis []shown
 	for _, c := range x.feed {
 		switch c.Kind {
-		case engine.DocumentChanged:
+		case follow.DocumentChanged:
 			x.pendDocs.Add(c.Ref)
 			x.notePending(c)
-		case engine.ChannelChanged:
+		case follow.ChannelChanged:
 			x.pendChans.Add(c.Ref)
 			x.notePending(c)
-		case engine.DocumentShown, engine.ChannelShown:
+		case follow.DocumentShown, follow.ChannelShown:
 			vis = append(vis, shown{change: c})
 		}
 	}
@@ -184,9 +184,9 @@ func (x *Index) takeChanges() Store {
 	// Read how the store shows them now (a later change comes through the
 	// feed again), then apply under mu: the store's lock is never taken
 	// before mu.
-	store.Read(func(v *engine.View) {
+	store.Read(func(v follow.View) {
 		for i := range vis {
-			if c := vis[i].change; c.Kind == engine.DocumentShown {
+			if c := vis[i].change; c.Kind == follow.DocumentShown {
 				vis[i].hidden = v.DocumentHidden(c.Ref)
 			} else {
 				vis[i].hidden = v.ChannelHidden(c.Ref)
@@ -198,7 +198,7 @@ func (x *Index) takeChanges() Store {
 	st := x.st
 	for _, sh := range vis {
 		chunks := st.chanChunks[sh.change.Ref]
-		if sh.change.Kind == engine.DocumentShown {
+		if sh.change.Kind == follow.DocumentShown {
 			chunks = st.docChunks[sh.change.Ref]
 		}
 		for _, slot := range chunks {
@@ -231,7 +231,7 @@ func (x *Index) mergePending() {
 func (st *state) appendChunk(pc *pendingChunk) uint32 {
 	slot := uint32(len(st.chunks))
 	st.chunks = append(st.chunks, pc.rec)
-	st.chunkIdx.Add(slot, &pc.doc, []string{engine.SourceFacet(pc.source)})
+	st.chunkIdx.Add(slot, &pc.doc, []string{sourceFacet(pc.source)})
 	if pc.hidden {
 		st.hidden.Add(slot)
 		st.chunkIdx.Hide(slot, true)
@@ -277,7 +277,7 @@ func (x *Index) chunkDocuments() bool {
 		hidden                 bool
 	}
 	docs := make([]*docText, len(refs))
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		for i, ref := range refs {
 			if d := v.Document(ref); d != nil {
 				docs[i] = &docText{d.Title, d.Content, d.SourceID, v.DocumentHidden(ref)}
@@ -323,7 +323,7 @@ func (x *Index) chunkDocuments() bool {
 			st.docChunks[ref] = append(st.docChunks[ref], st.appendChunk(&made[i][j]))
 		}
 		st.dirtyDocs.Remove(ref)
-		delete(st.dirtySince, sinceKey(engine.DocumentChanged, ref))
+		delete(st.dirtySince, sinceKey(follow.DocumentChanged, ref))
 	}
 	return true
 }
@@ -340,7 +340,7 @@ func (x *Index) freshHidden(pcs []*pendingChunk) {
 	if len(pcs) == 0 {
 		return
 	}
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		for _, pc := range pcs {
 			pc.hidden = ownerHidden(v, &pc.rec)
 		}
@@ -370,10 +370,10 @@ func (x *Index) windowChannels() bool {
 		name, source string
 		hidden       bool
 		refs         []uint32
-		texts        []engine.MessageText
+		texts        []follow.MessageText
 	}
 	var chans []channel
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		budget := msgsPerStep
 		it := st.dirtyChans.Iterator()
 		for it.HasNext() && (len(chans) == 0 || budget > 0) {
@@ -381,7 +381,7 @@ func (x *Index) windowChannels() bool {
 			if ch := v.Channel(c.ref); ch != nil {
 				c.live, c.name, c.source, c.hidden = true, ch.Name, ch.SourceID, v.ChannelHidden(c.ref)
 				c.refs = append([]uint32(nil), v.ChannelMessages(c.ref)...)
-				c.texts = make([]engine.MessageText, len(c.refs))
+				c.texts = make([]follow.MessageText, len(c.refs))
 				for i, m := range c.refs {
 					c.texts[i] = v.MessageText(m)
 				}
@@ -463,7 +463,7 @@ func (x *Index) windowChannels() bool {
 			st.chanChunks[p.ch] = p.wins
 		}
 		st.dirtyChans.Remove(p.ch)
-		delete(st.dirtySince, sinceKey(engine.ChannelChanged, p.ch))
+		delete(st.dirtySince, sinceKey(follow.ChannelChanged, p.ch))
 	}
 	return true
 }
@@ -600,7 +600,7 @@ func (x *Index) eachChunkText(fn func(string)) {
 		texts = texts[:0]
 		var n int
 		x.mu.RLock()
-		x.store.Read(func(v *engine.View) {
+		x.store.Read(func(v follow.View) {
 			n = len(x.st.chunks)
 			for i := start; i < min(start+512, n); i++ {
 				if c := &x.st.chunks[i]; c.kind != chunkNone {
@@ -633,7 +633,7 @@ func (x *Index) embedPending(next bool) (bool, error) {
 	}
 	var ids []uint32
 	var texts []string
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		it := sp.pending.Iterator()
 		for it.HasNext() && len(ids) < embedBatch {
 			id := it.Next()

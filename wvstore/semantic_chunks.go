@@ -13,7 +13,7 @@ import (
 
 	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
@@ -97,14 +97,14 @@ func (s *Store) docChunks(d *record.Document) []*chunkObj {
 // conversation windows as the memory index does.
 func (s *Store) windowChunks(ch *record.Channel, objs []map[string]any) ([]*chunkObj, error) {
 	msgs := make([]record.Message, len(objs))
-	texts := make([]engine.MessageText, len(objs))
+	texts := make([]follow.MessageText, len(objs))
 	for i, o := range objs {
 		m, err := decodeMessage(o)
 		if err != nil {
 			return nil, err
 		}
 		msgs[i] = m
-		texts[i] = engine.MessageText{Live: true, Micros: m.Timestamp.UnixMicro(), Author: cmp.Or(m.AuthorName, m.Author), Content: m.Content}
+		texts[i] = follow.MessageText{Live: true, Micros: m.Timestamp.UnixMicro(), Author: cmp.Or(m.AuthorName, m.Author), Content: m.Content}
 	}
 	owner, ref := channelOwner(ch.SourceID, ch.ID), chanRef(ch.SourceID, ch.ID)
 	var out []*chunkObj

@@ -479,7 +479,7 @@ func checkCosine(t *testing.T, x *Semantic) {
 // compareWithMemory runs queries on the memory index over the same corpus
 // and reports where the top results differ; it fails only when none agree.
 func compareWithMemory(t *testing.T, x *Semantic, queries []string) {
-	e, mx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	e, mx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

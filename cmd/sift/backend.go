@@ -13,6 +13,7 @@ import (
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
@@ -56,7 +57,7 @@ func openBackend(cfg *config, opts engine.Options, sopts semantic.Options, log *
 	if cfg.Store == "weaviate" {
 		return openCluster(cfg, sopts, log)
 	}
-	eng, idx, err := semantic.Open(opts, sopts)
+	eng, idx, err := openFollowed(opts, sopts)
 	if err != nil {
 		return nil, fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
 	}
@@ -112,3 +113,19 @@ func openCluster(cfg *config, sopts semantic.Options, log *slog.Logger) (*backen
 type clusterStore struct{ *wvstore.Store }
 
 func (c clusterStore) Backup(w io.Writer) (uint64, error) { return backupCluster(c.Store, w) }
+
+// openFollowed opens the memory store with eo and a semantic index
+// following it, given the store's logger, index parameters and title
+// weight unless so sets its own.
+func openFollowed(eo engine.Options, so semantic.Options) (*engine.Engine, *semantic.Index, error) {
+	if so.Logger == nil {
+		so.Logger = eo.Logger
+	}
+	if so.Index == (index.Options{}) {
+		so.Index = eo.Index
+	}
+	if so.TitleWeight == 0 {
+		so.TitleWeight = eo.TitleWeight
+	}
+	return semantic.Open(eo.OpenWith, so)
+}

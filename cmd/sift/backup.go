@@ -45,7 +45,7 @@ func backup(args []string) error {
 		}
 		// The semantic index follows, so that the backup holds its section
 		// (chunks and vectors) as the data dir's snapshots do.
-		eng, _, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+		eng, _, err := openFollowed(engine.Options{DataDir: dir}, semantic.Options{})
 		if err != nil {
 			return err
 		}

@@ -42,12 +42,14 @@ func TestStoreImports(t *testing.T) {
 	}
 }
 
-// TestVocabularyImportsNoStore: record and query, the vocabulary every
-// store shares, import no store, no HTTP and no page code.
+// TestVocabularyImportsNoStore: record, query, analysis and follow, the
+// vocabulary every store shares, and transfer, which copies between
+// stores, import no store, no HTTP and no page code.
 func TestVocabularyImportsNoStore(t *testing.T) {
 	forbidden := []string{module + "/engine", module + "/wvstore", module + "/httpapi", "net/http",
 		"github.com/valyala/fasthttp", "html/template"}
-	for _, pkg := range []string{module + "/record", module + "/query", module + "/index", module + "/analysis"} {
+	for _, pkg := range []string{module + "/record", module + "/query", module + "/index", module + "/analysis",
+		module + "/follow", module + "/transfer"} {
 		for _, d := range deps(t, pkg) {
 			if slices.Contains(forbidden, d) || strings.HasPrefix(d, module+"/engine/") {
 				t.Errorf("%s imports %s", pkg, d)
@@ -64,8 +66,6 @@ func TestOnlyCommandsImportStores(t *testing.T) {
 	stores := []string{module + "/engine", module + "/wvstore"}
 	allowed := []string{module + "/cmd/sift"}
 	pending := map[string][]string{
-		module + "/wvstore":        {module + "/engine"}, // compiled search, analyzer, backup via engine.Open
-		module + "/semantic":       {module + "/engine"}, // follows the engine (View, Change, Analyzer)
 		module + "/bench":          {module + "/engine", module + "/wvstore"},
 		module + "/bench/cmd/eval": {module + "/engine", module + "/wvstore"},
 	}
