@@ -39,7 +39,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	c := synthCorpus(n)
-	ingest(b, st, c)
+	ingest(b, clusterStore{st}, c)
 	words := []string{mostCommon(c.msgs, 0), mostCommon(c.msgs, 10_000), mostCommon(c.msgs, 300)}
 	time.Sleep(flushWait) // as BenchmarkStores: BM25 is exact once flushed
 
