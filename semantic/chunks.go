@@ -2,7 +2,6 @@ package semantic
 
 import (
 	"strings"
-	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -11,7 +10,7 @@ import (
 )
 
 // Chunks are the units of semantic search: a document is cut into passages
-// (chunk_doc.go), a channel's messages into conversation windows, so a
+// (semantic/chunk), a channel's messages into conversation windows, so a
 // one-line reply is found with its context. Chunks are derived from the
 // records by the indexer (semindex.go) in the background, as the change
 // feed says what changed.
@@ -35,55 +34,11 @@ type chunkRec struct {
 	msgs    []uint32 // chunkChat: message refs in time order
 }
 
-// Conversation windows: consecutive messages of a channel, split at a
-// silence longer than windowGap — unless the message replies to one of the
-// window (a question answered an hour later stays with its answer) — or
-// when a window reaches windowMaxMsgs messages or windowMaxBytes of text.
-const (
-	windowGap      = 30 * time.Minute
-	windowMaxMsgs  = 20
-	windowMaxBytes = 2000
-)
-
 // chunkIndexOptions: chunks are indexed without positions (semantic search
 // has no phrase queries).
 func chunkIndexOptions(o index.Options) index.Options {
 	o.NoPositions = true
 	return o
-}
-
-// windows cuts a channel's messages (refs in time order, with their texts)
-// into conversation windows.
-func windows(refs []uint32, texts []follow.MessageText) [][]uint32 {
-	var out [][]uint32
-	var cur []uint32
-	bytes := 0
-	gap := windowGap.Microseconds()
-	var last int64
-	start := 0 // of cur in texts
-	replies := func(r *follow.MessageText) bool {
-		for j := start; r.ReplyTo != "" && j < start+len(cur); j++ {
-			if texts[j].ID == r.ReplyTo {
-				return true
-			}
-		}
-		return false
-	}
-	for i, ref := range refs {
-		r := &texts[i]
-		if len(cur) > 0 && (r.Micros-last > gap && !replies(r) || len(cur) >= windowMaxMsgs ||
-			bytes+len(r.Content) > windowMaxBytes) {
-			out = append(out, cur)
-			cur, bytes, start = nil, 0, i
-		}
-		cur = append(cur, ref)
-		bytes += len(r.Content)
-		last = r.Micros
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
 }
 
 // chunkSource returns the source id of a chunk, or "" for a dead one.

@@ -12,6 +12,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 // The indexer runs in the background. It takes in the store's change feed,
@@ -25,8 +26,8 @@ import (
 const (
 	docsPerStep     = 64     // documents chunked per step
 	msgsPerStep     = 4096   // messages re-windowed per step (at least one channel)
-	embedBatch      = 128    // chunks embedded per step
-	minTrainChunks  = 64     // the built-in embedder trains from this many chunks on
+	EmbedBatch      = 128    // chunks embedded per step
+	MinTrainChunks  = 64     // the built-in embedder trains from this many chunks on
 	eagerTraining   = 20_000 // below this many, it retrains at each quarter of growth; above, at each doubling
 	embedErrorPause = 5 * time.Second
 )
@@ -291,14 +292,14 @@ func (x *Index) chunkDocuments() bool {
 		if d == nil {
 			continue
 		}
-		for _, sp := range splitDocument(d.content) {
-			pc := pendingChunk{rec: chunkRec{kind: chunkDoc, owner: ref, start: int32(sp.start), end: int32(sp.end), heading: sp.heading},
+		for _, sp := range chunk.SplitDocument(d.content) {
+			pc := pendingChunk{rec: chunkRec{kind: chunkDoc, owner: ref, start: int32(sp.Start), end: int32(sp.End), heading: sp.Heading},
 				source: d.source, hidden: d.hidden}
 			title := d.title
-			if sp.heading != "" && sp.heading != d.title {
-				title += " — " + sp.heading
+			if sp.Heading != "" && sp.Heading != d.title {
+				title += " — " + sp.Heading
 			}
-			a.Document(&pc.doc, title, d.content[sp.start:sp.end], x.opts.TitleWeight)
+			a.Document(&pc.doc, title, d.content[sp.Start:sp.End], x.opts.TitleWeight)
 			made[i] = append(made[i], pc)
 		}
 	}
@@ -403,7 +404,7 @@ func (x *Index) windowChannels() bool {
 		p := plan{ch: c.ref, keep: map[uint32]bool{}}
 		var wins [][]uint32
 		if c.live {
-			wins = windows(c.refs, c.texts)
+			wins = chunk.Windows(c.refs, c.texts)
 		}
 		old := map[uint32]uint32{} // first message -> chunk
 		for _, slot := range st.chanChunks[c.ref] {
@@ -545,7 +546,7 @@ func (x *Index) trainIfDue() bool {
 		trained = sp.model.Trained()
 	}
 	x.mu.RUnlock()
-	if !trainDue(live, trained) || x.trainingWaits(live, trained) {
+	if !TrainDue(live, trained) || x.trainingWaits(live, trained) {
 		return false
 	}
 	start := time.Now()
@@ -560,18 +561,18 @@ func (x *Index) trainIfDue() bool {
 	return true
 }
 
-// trainDue reports whether the built-in embedder, trained on trained
+// TrainDue reports whether the built-in embedder, trained on trained
 // chunks, should train again with live ones: while the corpus is small,
 // training is cheap and each quarter of growth changes the model; a large
 // one retrains when it has doubled.
-func trainDue(live, trained int) bool {
+func TrainDue(live, trained int) bool {
 	switch {
-	case live < minTrainChunks:
+	case live < MinTrainChunks:
 		return false
 	case trained == 0:
 		return true
 	case trained < eagerTraining:
-		return live-trained >= max(trained/4, minTrainChunks)
+		return live-trained >= max(trained/4, MinTrainChunks)
 	}
 	return live >= 2*trained
 }
@@ -581,13 +582,20 @@ func trainDue(live, trained int) bool {
 const trainQuiet = time.Second
 
 // trainingWaits reports whether a due training should wait for writes to
-// pause — unless the model is far behind the corpus.
+// pause (TrainingWaits).
 func (x *Index) trainingWaits(live, trained int) bool {
-	if time.Since(x.store.LastWrite()) >= trainQuiet {
+	return TrainingWaits(x.store.LastWrite(), live, trained)
+}
+
+// TrainingWaits reports whether a due training should wait for writes,
+// last made at lastWrite, to pause — unless the model is far behind the
+// corpus.
+func TrainingWaits(lastWrite time.Time, live, trained int) bool {
+	if time.Since(lastWrite) >= trainQuiet {
 		return false
 	}
 	if trained == 0 {
-		return live < 8*minTrainChunks
+		return live < 8*MinTrainChunks
 	}
 	return live < 4*trained
 }
@@ -619,7 +627,7 @@ func (x *Index) eachChunkText(fn func(string)) {
 	}
 }
 
-// embedPending embeds up to embedBatch chunks still without a vector in the
+// embedPending embeds up to EmbedBatch chunks still without a vector in the
 // current space (or, with next, in the space being filled).
 func (x *Index) embedPending(next bool) (bool, error) {
 	x.mu.RLock()
@@ -635,7 +643,7 @@ func (x *Index) embedPending(next bool) (bool, error) {
 	var texts []string
 	x.store.Read(func(v follow.View) {
 		it := sp.pending.Iterator()
-		for it.HasNext() && len(ids) < embedBatch {
+		for it.HasNext() && len(ids) < EmbedBatch {
 			id := it.Next()
 			title, body := chunkText(v, &x.st.chunks[id])
 			ids = append(ids, id)
@@ -842,7 +850,7 @@ func (x *Index) idle() bool {
 		if st.space.model != nil {
 			trained = st.space.model.Trained()
 		}
-		if trainDue(live, trained) {
+		if TrainDue(live, trained) {
 			return false
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 // Chunks as the indexer makes and writes them: a document's passages and
@@ -71,8 +72,8 @@ func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkR
 
 // docChunks cuts a document into passages as the memory index does.
 func (s *Store) docChunks(d *record.Document) []*chunkObj {
-	spans := semantic.SplitDocument(d.Content)
-	sections := semantic.SectionStarts(d.Content, spans)
+	spans := chunk.SplitDocument(d.Content)
+	sections := chunk.SectionStarts(d.Content, spans)
 	hash := shortHash(d.Content)
 	owner := documentOwner(d.ID)
 	seen := map[string]int{}
@@ -109,7 +110,11 @@ func (s *Store) windowChunks(ch *record.Channel, objs []map[string]any) ([]*chun
 	owner, ref := channelOwner(ch.SourceID, ch.ID), chanRef(ch.SourceID, ch.ID)
 	var out []*chunkObj
 	var body strings.Builder
-	for n, w := range semantic.Windows(texts) {
+	refs := make([]int, len(texts))
+	for i := range refs {
+		refs[i] = i
+	}
+	for n, w := range chunk.Windows(refs, texts) {
 		body.Reset()
 		ids := make([]string, len(w))
 		for j, i := range w {

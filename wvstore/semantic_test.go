@@ -21,6 +21,7 @@ import (
 	"github.com/sift-search/sift/internal/weaviatetest"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 var (
@@ -673,7 +674,7 @@ func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 	}
 	settle(t, x)
 	owner := documentOwner(record.DocumentID(record.UploadsSourceID, "Webhooks"))
-	if n, want := ownerChunks(t, s, owner), len(semantic.SplitDocument(long)); n != want {
+	if n, want := ownerChunks(t, s, owner), len(chunk.SplitDocument(long)); n != want {
 		t.Fatalf("%d chunks, want %d", n, want)
 	}
 	for _, h := range search(t, x, semantic.Request{Query: "HMAC signature"}).Hits {
