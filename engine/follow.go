@@ -3,9 +3,7 @@ package engine
 import (
 	"sync"
 
-	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/follow"
-	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/record"
 )
 
@@ -159,22 +157,3 @@ func (v *View) Message(ref uint32) record.Message { return v.st.message(ref) }
 
 // Source returns a source, or nil.
 func (v *View) Source(id string) *record.Source { return v.st.sources[id] }
-
-// Analyzer analyses text as the store's full-text indexes do, so a
-// follower's own index (the semantic layer's chunks) matches the same
-// words. It is not safe for concurrent use.
-type Analyzer = analysis.Analyzer
-
-// NewAnalyzer returns an analyzer with large stem caches, for indexing.
-func NewAnalyzer() *Analyzer { return analysis.New(0) }
-
-// QueryTerms analyses plain text (no search syntax) into the ranked terms
-// of a query as Search does.
-func QueryTerms(text string) []index.Term { return analysis.QueryTerms(text) }
-
-// AnalyzerVersion names the analyzer's output: a follower that saved an
-// index made by another rebuilds it.
-const AnalyzerVersion = analysis.Version
-
-// Facet keys a follower may tag its own index with.
-func SourceFacet(id string) string { return sourceFacet(id) }
