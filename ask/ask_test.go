@@ -29,7 +29,7 @@ var (
 func demoIndex(t *testing.T) *semantic.Index {
 	t.Helper()
 	demoOnce.Do(func() {
-		e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
+		e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

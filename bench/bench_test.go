@@ -129,7 +129,7 @@ func BenchmarkIndexSemantic(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
+				e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -188,7 +188,7 @@ func builtEngine(b *testing.B, n int) *builtCorpus {
 	corporaMu.Lock()
 	clear(corpora) // the Index benchmarks' copies
 	corporaMu.Unlock()
-	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
+	e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			var chunks int
 			for i := 0; i < b.N; i++ {
 				dir := b.TempDir()
-				e, x, err := semantic.Open(engine.Options{DataDir: dir, NoSync: true}, semantic.Options{})
+				e, x, err := semantic.Open(engine.Options{DataDir: dir, NoSync: true}.OpenWith, semantic.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -483,7 +483,7 @@ func BenchmarkSnapshot(b *testing.B) {
 				size = e.LastSnapshot().Bytes
 				e.Close()
 				t = time.Now()
-				e, _, err = semantic.Open(engine.Options{DataDir: dir, NoSync: true}, semantic.Options{})
+				e, _, err = semantic.Open(engine.Options{DataDir: dir, NoSync: true}.OpenWith, semantic.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -529,7 +529,7 @@ func BenchmarkMonero(b *testing.B) {
 	})
 	b.Run("query", func(b *testing.B) {
 		chans, msgs := moneroCorpus(b)
-		e, _, err := semantic.Open(engine.Options{}, semantic.Options{})
+		e, _, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/internal/weaviatetest"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
@@ -39,7 +39,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	c := synthCorpus(n)
-	ingest(b, st, c)
+	ingest(b, clusterStore{st}, c)
 	words := []string{mostCommon(c.msgs, 0), mostCommon(c.msgs, 10_000), mostCommon(c.msgs, 300)}
 	time.Sleep(flushWait) // as BenchmarkStores: BM25 is exact once flushed
 
@@ -66,7 +66,7 @@ func BenchmarkCommonWordCost(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for k, w := range words {
-			term := engine.QueryTerms(w)[0].Text // as analysed into "terms"
+			term := analysis.QueryTerms(w)[0].Text // as analysed into "terms"
 			where := fmt.Sprintf(`where:{path:["terms"], operator:Equal, valueText:%q}`, term)
 			bm25 := fmt.Sprintf(`bm25:{query:%q, properties:["terms"]}`, term)
 			kind := []string{"top", "10k", "300"}[k]
@@ -101,7 +101,7 @@ func mostCommon(msgs []record.Message, near int) string {
 	}
 	best, dist := "", 0
 	for w, c := range df {
-		if len(engine.QueryTerms(w)) != 1 {
+		if len(analysis.QueryTerms(w)) != 1 {
 			continue
 		}
 		d := -c

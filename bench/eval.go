@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
@@ -21,25 +20,41 @@ type Rankings struct {
 	Typos, TyposOff map[string][]string
 }
 
-// Run indexes a dataset into an in-memory engine (eo) as documents (title
-// and text), waits for the semantic index following it (so), and ranks
-// every query three ways through the public methods behind /api/search
-// (the engine's) and /api/semantic-search (the semantic index's),
-// returning each query's top 100 BEIR ids.
-func Run(ds *Dataset, eo engine.Options, so semantic.Options) (*Rankings, error) {
-	return RunTypos(ds, eo, so, nil)
+// Store is what a run indexes documents into and ranks them with by
+// BM25: the memory store or wvstore (opened by the caller, bench/cmd/eval
+// or a test).
+type Store interface {
+	PutDocuments(docs []record.Document) ([]record.Document, error)
+	searcher
+}
+
+// Semantic is the semantic search a run ranks with: the memory store's
+// semantic index or the cluster's.
+type Semantic interface {
+	Search(context.Context, semantic.Request) (*semantic.Result, error)
+}
+
+// Followed is a semantic index that follows its store by itself and says
+// when it has caught up (semantic.Index).
+type Followed interface {
+	Semantic
+	Wait(ctx context.Context) error
+}
+
+// Run indexes a dataset into a store with a semantic index following it
+// (the memory store, `sift serve`'s semantic.Open) as documents (title and
+// text), waits for the index, and ranks every query three ways through the
+// public methods behind /api/search (the store's) and /api/semantic-search
+// (the semantic index's), returning each query's top 100 BEIR ids.
+func Run(ds *Dataset, st Store, x Followed) (*Rankings, error) {
+	return RunTypos(ds, st, x, nil)
 }
 
 // RunTypos is Run that also ranks typoed, the dataset's queries with
-// typos (TypoQueries), as the BM25 ranking is — the same engine, the same
+// typos (TypoQueries), as the BM25 ranking is — the same store, the same
 // request — with typo tolerance and without, into Typos and TyposOff.
 // A nil typoed ranks no more than Run.
-func RunTypos(ds *Dataset, eo engine.Options, so semantic.Options, typoed []BEIRQuery) (*Rankings, error) {
-	e, x, err := semantic.Open(eo, so)
-	if err != nil {
-		return nil, err
-	}
-	defer e.Close()
+func RunTypos(ds *Dataset, e Store, x Followed, typoed []BEIRQuery) (*Rankings, error) {
 	docs := make([]record.Document, 0, len(ds.Docs))
 	for _, d := range ds.Docs {
 		docs = append(docs, record.Document{Key: d.ID, Title: d.Title, Content: d.Text})

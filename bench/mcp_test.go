@@ -29,7 +29,7 @@ var mcpQueries = []string{
 // argument decoding and its structured result) on the demo corpus, against
 // the same search over GET /api/semantic-search. It reports p50 and p99.
 func BenchmarkMCPSemanticSearch(b *testing.B) {
-	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
+	e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // and ten messages, about 79 KB): the work a request costs past the
 // network. SetBytes is the answer's size, so MB/s is JSON produced.
 func BenchmarkSearchResponse(b *testing.B) {
-	e, x, err := semantic.Open(engine.Options{}, semantic.Options{}) // as sift serve runs
+	e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{}) // as sift serve runs
 	if err != nil {
 		b.Fatal(err)
 	}

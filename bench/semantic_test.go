@@ -26,7 +26,7 @@ func BenchmarkSemanticSearchHTTP(b *testing.B) {
 	if testing.Short() {
 		n = 20_000
 	}
-	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
+	e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

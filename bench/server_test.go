@@ -30,7 +30,7 @@ func newServer(tb testing.TB, e *engine.Engine, x *semantic.Index, baseURL strin
 // TestNewServer: the benchmarks' server answers, so `make test` finds a
 // wiring change that would make every HTTP benchmark fail.
 func TestNewServer(t *testing.T) {
-	e, x, err := semantic.Open(engine.Options{}, semantic.Options{})
+	e, x, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

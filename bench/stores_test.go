@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"github.com/sift-search/sift/internal/weaviatetest"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/transfer"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -42,6 +44,22 @@ const (
 type serverStore interface {
 	httpapi.Store
 	crawl.Sink
+}
+
+// clusterStore is the cluster store with the backup cmd/sift gives it: a
+// copy into a memory store, whose snapshot is the backup.
+type clusterStore struct{ *wvstore.Store }
+
+func (c clusterStore) Backup(w io.Writer) (uint64, error) {
+	mem, err := engine.Open(engine.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer mem.Close()
+	if err := transfer.Copy(mem, c.Store); err != nil {
+		return 0, err
+	}
+	return mem.Backup(w)
 }
 
 // serverSemantic is a semantic layer the server and the asker use.
@@ -180,7 +198,7 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // dir (each batch fsynced to the write-ahead log), its semantic index
 // following.
 func openMemoryStore(b *testing.B) *storeUnderTest {
-	e, x, err := semantic.Open(engine.Options{DataDir: b.TempDir()}, semantic.Options{})
+	e, x, err := semantic.Open(engine.Options{DataDir: b.TempDir()}.OpenWith, semantic.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -199,7 +217,7 @@ func openClusterStore(b *testing.B, cl *weaviatetest.Cluster, ns string) *storeU
 		b.Fatal(err)
 	}
 	x := st.Semantic(wvstore.SemanticOptions{FreshWait: -1}) // the run steps the indexer itself
-	s := &storeUnderTest{st: st, sem: x, wait: func(context.Context) error { return nil }}
+	s := &storeUnderTest{st: clusterStore{st}, sem: x, wait: func(context.Context) error { return nil }}
 	if os.Getenv("SIFT_BENCH_INDEXER") == "1" {
 		ictx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})

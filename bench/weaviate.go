@@ -15,7 +15,6 @@ import (
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
-	"github.com/sift-search/sift/wvstore"
 )
 
 // The relevance evaluation on a Weaviate cluster (issue 15): the same
@@ -25,25 +24,29 @@ import (
 // WeaviateRun is a dataset indexed into a cluster, ready to rank.
 type WeaviateRun struct {
 	ds     *Dataset
-	st     *wvstore.Store
-	x      *wvstore.Semantic
+	st     Store
+	x      Stepped
 	beirID map[string]string // document id -> BEIR id
 }
 
-// IndexWeaviate indexes a dataset into the cluster at opts.URL, in
-// namespace opts.Namespace, as documents (title and text, through
-// PutDocuments in batches of 50 as sift migrate writes them), and runs the
-// cluster's semantic indexer until it has caught up (chunks written, the
+// Stepped is a semantic index whose indexer the caller steps: the
+// cluster's (wvstore.Semantic).
+type Stepped interface {
+	Semantic
+	Step(ctx context.Context) (worked bool, err error)
+	Status() semantic.Status
+}
+
+// IndexWeaviate indexes a dataset into a cluster's store st (opened in a
+// namespace of its own) as documents (title and text, through
+// PutDocuments in batches of 50 as sift migrate writes them), and steps
+// the cluster's semantic indexer x (opened without waiting for freshness:
+// the run steps it itself) until it has caught up (chunks written, the
 // built-in embedder trained, every chunk embedded).
-func IndexWeaviate(ds *Dataset, opts wvstore.Options) (*WeaviateRun, error) {
+func IndexWeaviate(ds *Dataset, st Store, x Stepped) (*WeaviateRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	st, err := wvstore.Open(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	// The run steps the indexer itself: its searches do not wait for one.
-	r := &WeaviateRun{ds: ds, st: st, x: st.Semantic(wvstore.SemanticOptions{FreshWait: -1}), beirID: make(map[string]string, len(ds.Docs))}
+	r := &WeaviateRun{ds: ds, st: st, x: x, beirID: make(map[string]string, len(ds.Docs))}
 	const docBatch = 50
 	for start := 0; start < len(ds.Docs); start += docBatch {
 		var docs []record.Document
@@ -73,20 +76,9 @@ func (r *WeaviateRun) Rank() (*Rankings, error) {
 	return rankAll(ctx, r.ds, r.st, r.x, r.beirID)
 }
 
-// RunWeaviate is IndexWeaviate then Rank, at once.
-func RunWeaviate(ds *Dataset, opts wvstore.Options) (*Rankings, error) {
-	r, err := IndexWeaviate(ds, opts)
-	if err != nil {
-		return nil, err
-	}
-	return r.Rank()
-}
-
 // rankAll ranks every query of ds as Run does, through a store's Search
 // and a semantic layer's Search.
-func rankAll(ctx context.Context, ds *Dataset, st searcher, x interface {
-	Search(context.Context, semantic.Request) (*semantic.Result, error)
-}, beirID map[string]string) (*Rankings, error) {
+func rankAll(ctx context.Context, ds *Dataset, st searcher, x Semantic, beirID map[string]string) (*Rankings, error) {
 	r := &Rankings{BM25: map[string][]string{}, Vectors: map[string][]string{}, Fused: map[string][]string{}}
 	for _, q := range ds.Queries {
 		ids, err := searchBM25(st, q.Text, false)
@@ -139,7 +131,7 @@ func searchBM25(st searcher, q string, noTypos bool) ([]string, error) {
 // left to do — twice idle, the second time after writes paused longer
 // than a due training waits for — and checks that its status says so:
 // nothing pending, every chunk embedded by the current embedder.
-func SettleSemantic(ctx context.Context, x *wvstore.Semantic) error {
+func SettleSemantic(ctx context.Context, x Stepped) error {
 	for idle := 0; idle < 2; {
 		worked, err := x.Step(ctx)
 		if err != nil {

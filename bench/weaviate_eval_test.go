@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"math"
 	"os"
 	"testing"
@@ -47,11 +48,20 @@ func TestWeaviateRelevance(t *testing.T) {
 	cl := weaviatetest.Start(t, 1)
 	for _, ds := range sets {
 		t.Run(ds.Name, func(t *testing.T) {
-			mem, err := Run(ds, engine.DefaultOptions(), semantic.Options{})
+			e, x, err := semantic.Open(engine.DefaultOptions().OpenWith, semantic.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := IndexWeaviate(ds, wvstore.Options{URL: cl.Nodes[0].URL(), Namespace: "Eval" + NamespaceWord(ds.Name)})
+			defer e.Close()
+			mem, err := Run(ds, e, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := wvstore.Open(context.Background(), wvstore.Options{URL: cl.Nodes[0].URL(), Namespace: "Eval" + NamespaceWord(ds.Name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := IndexWeaviate(ds, st, st.Semantic(wvstore.SemanticOptions{FreshWait: -1}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,119 +1,26 @@
 package engine
 
 import (
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/record"
-	"github.com/sift-search/sift/tokenizer"
 )
 
 // applyChunk is how many records a writer changes per hold of the state lock,
 // so a bulk write never keeps a reader waiting for long.
 const applyChunk = 256
 
-// titleGap separates title and body positions, so no phrase spans the two.
-const titleGap = 16
-
-// analyzer is a tokenizer with its buffers. Writers are serialised, so the
-// engine keeps one writing analyzer with large stem caches (writeAnalyzer);
-// searches take small ones from a pool, so many concurrent queries do not
-// each hold megabytes of cache.
-type analyzer struct {
-	*tokenizer.Analyzer
-	toks  []tokenizer.Token
-	lower []byte // highlight's lowered text
+// writer is the analyzer of writers, with the buffers of a chunk of
+// records. Writers are serialised, so the engine keeps one, with large
+// stem caches (writeAnalyzer).
+type writer struct {
+	*analysis.Analyzer
 	docs  [applyChunk]index.Doc
 	langs [applyChunk]string
 	fac   []string
 }
 
-func newAnalyzer(cacheSlots int) *analyzer {
-	opts := tokenizer.DefaultOptions()
-	if cacheSlots > 0 {
-		opts.StemCacheSize = cacheSlots
-	}
-	return &analyzer{Analyzer: tokenizer.New(opts)}
-}
-
-// searchAnalyzers serve queries and highlighting: a bounded set kept in a
-// channel rather than a sync.Pool, so their caches outlive garbage
-// collections.
-var searchAnalyzers = analyzerPool{idle: make(chan *analyzer, 16)}
-
-type analyzerPool struct{ idle chan *analyzer }
-
-// Get returns an idle analyzer or a new one.
-func (p analyzerPool) Get() *analyzer {
-	select {
-	case a := <-p.idle:
-		return a
-	default:
-		return newAnalyzer(4096)
-	}
-}
-
-// Put keeps a for reuse, unless enough are idle.
-func (p analyzerPool) Put(a *analyzer) {
-	select {
-	case p.idle <- a:
-	default:
-	}
-}
-
-// addField analyses text into d at positions from pos, each occurrence
-// counting weight, and returns the position after the field.
-func (a *analyzer) addField(d *index.Doc, text string, pos uint32, weight uint8) uint32 {
-	a.toks = a.Append(a.toks[:0], text, pos)
-	for _, t := range a.toks {
-		d.AddWord(t.Term, t.Word, t.Pos, weight, t.Flags&tokenizer.Whole == 0)
-	}
-	return tokenizer.NextPos(a.toks, pos)
-}
-
-// analyzeDocument fills d from a document's title (weighted) and body, in
-// the default analysis.
-func (a *analyzer) analyzeDocument(d *index.Doc, doc *record.Document, titleWeight uint8) {
-	d.Reset()
-	next := a.addField(d, doc.Title, 0, titleWeight)
-	a.addField(d, doc.Content, next+titleGap, 1)
-}
-
-// analyzeMessage fills d from a message's content in its language, which
-// it returns ("" for the default).
-func (a *analyzer) analyzeMessage(d *index.Doc, content string) string {
-	lang := tokenizer.Detect(content)
-	a.SetLanguage(lang)
-	d.Reset()
-	a.addField(d, content, 0, 1)
-	a.SetLanguage("")
-	return lang
-}
-
-// analyzeDocumentIn is analyzeDocument in the document's language, which
-// it returns ("" for the default).
-func (a *analyzer) analyzeDocumentIn(d *index.Doc, doc *record.Document, titleWeight uint8) string {
-	lang := documentLanguage(doc)
-	a.SetLanguage(lang)
-	a.analyzeDocument(d, doc, titleWeight)
-	a.SetLanguage("")
-	return lang
-}
-
-// documentLanguage is the language a document is analysed in: the one it
-// declares when Sift stems it (English is the default), else detected
-// from its title and the start of its body.
-func documentLanguage(doc *record.Document) string {
-	switch {
-	case doc.Language == tokenizer.English:
-		return ""
-	case doc.Language != "" && tokenizer.Stemmed(doc.Language):
-		return doc.Language
-	}
-	body := doc.Content
-	if len(body) > 2048 {
-		body = body[:2048]
-	}
-	return tokenizer.Detect(doc.Title + "\n" + body)
-}
+func newWriter() *writer { return &writer{Analyzer: analysis.New(0)} }
 
 // langFacet tags the records of a language other than the default.
 func langFacet(lang string) string { return "l:" + lang }
@@ -127,9 +34,9 @@ func withLang(facets []string, lang string) []string {
 }
 
 // writeAnalyzer returns the analyzer of writers; the caller holds writeMu.
-func (e *Engine) writeAnalyzer() *analyzer {
+func (e *Engine) writeAnalyzer() *writer {
 	if e.wa == nil {
-		e.wa = newAnalyzer(0)
+		e.wa = newWriter()
 	}
 	return e.wa
 }
@@ -233,7 +140,7 @@ func (e *Engine) applyPutMessages(msgs []record.Message) {
 	for start := 0; start < len(msgs); start += applyChunk {
 		batch := msgs[start:min(start+applyChunk, len(msgs))]
 		for i := range batch {
-			a.langs[i] = a.analyzeMessage(&a.docs[i], batch[i].Content)
+			a.langs[i] = a.Message(&a.docs[i], batch[i].Content)
 		}
 		e.mu.Lock()
 		for i := range batch {
@@ -266,7 +173,7 @@ func (e *Engine) applyPutDocuments(docs []record.Document) {
 	for start := 0; start < len(docs); start += applyChunk {
 		batch := docs[start:min(start+applyChunk, len(docs))]
 		for i := range batch {
-			a.langs[i] = a.analyzeDocumentIn(&a.docs[i], &batch[i], e.opts.TitleWeight)
+			a.langs[i] = a.DocumentIn(&a.docs[i], &batch[i], e.opts.TitleWeight)
 		}
 		e.mu.Lock()
 		for i := range batch {

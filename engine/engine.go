@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/engine/internal/fsx"
 	"github.com/sift-search/sift/engine/internal/wal"
 	"github.com/sift-search/sift/index"
@@ -57,7 +58,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Index:            index.DefaultOptions(),
-		TitleWeight:      3,
+		TitleWeight:      analysis.DefaultTitleWeight,
 		SnapshotInterval: 10 * time.Minute,
 		SnapshotLogBytes: 256 << 20,
 		SegmentBytes:     64 << 20,
@@ -76,7 +77,7 @@ type Engine struct {
 	changed uint64        // the last write of content (not insights: insights.go); guarded by writeMu
 	seqSeen atomic.Uint64 // seq, for readers that must not wait on writeMu
 	chgSeen atomic.Uint64 // changed, for readers
-	wa      *analyzer     // the writers' analyzer; guarded by writeMu
+	wa      *writer       // the writers' analyzer; guarded by writeMu
 
 	wal      *wal.Log // nil in memory
 	lockFile *os.File
@@ -96,6 +97,13 @@ type Engine struct {
 	titleTab *titleTable // channels and documents by title, for Suggest
 
 	noFinalSnapshot bool // Close writes none (a failed Open)
+}
+
+// OpenWith opens a store with o and f as its follower (Options.Follower):
+// what semantic.Open takes to open a store that its index follows.
+func (o Options) OpenWith(f Follower) (*Engine, error) {
+	o.Follower = f
+	return Open(o)
 }
 
 // Open loads the engine from opts.DataDir (snapshot, then log) or starts

@@ -4,125 +4,17 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/index"
-	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
-	"github.com/sift-search/sift/tokenizer"
 )
-
-// maxExclusions bounds the -terms and -"phrases" of a query.
-const maxExclusions = 32
-
-// compiled is a parsed query analysed into index terms.
-type compiled struct {
-	q     index.Query
-	marks map[string]bool // terms to highlight
-	words []string        // each ranked term's word as the query has it
-	langs []string        // the languages besides English it is analysed in
-}
-
-// compile analyses the text parts of pq. Stop words are dropped from the
-// ranked terms unless the query holds nothing else; phrases keep them.
-// With typos, words long enough ask for typo-tolerant matches (typoEdits).
-func (a *analyzer) compile(pq *query.ParsedQuery, typos bool) compiled {
-	c := compiled{marks: map[string]bool{}}
-	c.q.NotTypo = tokenizer.IsAnyStopWord
-	a.toks = a.Append(a.toks[:0], pq.Text, 0)
-	allStop := true
-	for _, t := range a.toks {
-		if t.Flags&tokenizer.Stop == 0 {
-			allStop = false
-			break
-		}
-	}
-	weights := map[string]float32{}
-	for _, t := range a.toks {
-		if t.Flags&tokenizer.Stop != 0 && !allStop {
-			continue
-		}
-		if _, seen := weights[t.Term]; !seen {
-			term := index.Term{Text: t.Term, Word: t.Word}
-			if typos {
-				term.Edits = typoEdits(t)
-			}
-			c.q.Terms = append(c.q.Terms, term)
-			c.words = append(c.words, pq.Text[t.Start:t.End])
-		}
-		weights[t.Term]++
-		c.marks[t.Term] = true
-	}
-	for i := range c.q.Terms {
-		c.q.Terms[i].Weight = weights[c.q.Terms[i].Text]
-	}
-	for _, p := range pq.Phrases {
-		if ts := a.phraseTerms(p); len(ts) > 0 {
-			c.q.Phrases = append(c.q.Phrases, ts)
-			for _, t := range ts {
-				c.marks[t] = true
-			}
-		}
-	}
-	for _, x := range pq.Exclude {
-		if ts := a.phraseTerms(x); len(ts) == 1 {
-			c.q.Exclude = append(c.q.Exclude, ts[0])
-		} else if len(ts) > 1 {
-			c.q.ExcludePhrases = append(c.q.ExcludePhrases, ts)
-		}
-	}
-	for _, x := range pq.ExcludePhrases {
-		if ts := a.phraseTerms(x); len(ts) > 0 {
-			c.q.ExcludePhrases = append(c.q.ExcludePhrases, ts)
-		}
-	}
-	return c
-}
-
-// typoEdits is how many typos a match of the query word t may have: one
-// for terms of 5 to 8 letters, two from 9; none for stop words, words
-// with digits, identifiers kept whole and CJK bigrams.
-func typoEdits(t tokenizer.Token) uint8 {
-	if t.Flags&(tokenizer.Stop|tokenizer.Whole|tokenizer.CJK) != 0 {
-		return 0
-	}
-	// The term is counted, not the word: a stem is what is matched, and
-	// two edits in a stem of five letters would match anything.
-	n := 0
-	for _, r := range t.Term {
-		if unicode.IsDigit(r) {
-			return 0
-		}
-		n++
-	}
-	switch {
-	case n >= 9:
-		return 2
-	case n >= 5:
-		return 1
-	}
-	return 0
-}
-
-// phraseTerms returns the terms of s at consecutive positions: compounds
-// contribute their parts, which is how they are indexed position by position.
-func (a *analyzer) phraseTerms(s string) []string {
-	a.toks = a.Append(a.toks[:0], s, 0)
-	var ts []string
-	for _, t := range a.toks {
-		if t.Flags&tokenizer.Whole == 0 {
-			ts = append(ts, t.Term)
-		}
-	}
-	return ts
-}
 
 // Search runs a full-text search over messages and documents.
 func (e *Engine) Search(req query.SearchRequest) (*query.SearchResult, error) {
-	cs, err := CompileSearch(req)
+	cs, err := analysis.CompileSearch(req)
 	if err != nil {
 		return nil, err
 	}
@@ -130,42 +22,36 @@ func (e *Engine) Search(req query.SearchRequest) (*query.SearchResult, error) {
 		// Only punctuation: nothing can match.
 		return &query.SearchResult{Messages: []query.MessageHit{}, Documents: []query.DocumentHit{}}, nil
 	}
-	c, pq, offset, limit := cs.compiled, cs.Filters, cs.Offset, cs.Limit
-	c.q.Exhaustive = req.Exhaustive
-	a := searchAnalyzers.Get()
-	defer searchAnalyzers.Put(a)
+	c, pq, offset, limit := cs.Analysed(), cs.Filters, cs.Offset, cs.Limit
+	c.Query.Exhaustive = req.Exhaustive
+	a := analysis.Get()
+	defer analysis.Put(a)
 
 	res := &query.SearchResult{}
 	var tn typoNotes
 	e.mu.RLock()
-	c.langs = e.st.languages(!req.Private)
-	a.inLanguages(&c, c.langs)
+	c.Langs = e.st.languages(!req.Private)
+	a.InLanguages(&c, c.Langs)
 	var msgLangs []string
 	var docText []docHitText
 	res.Messages, msgLangs, res.TotalMessages = e.searchMessages(&c, &pq, offset, limit, req.Private, &tn)
 	res.Documents, docText, res.TotalDocuments = e.searchDocuments(&c, &pq, offset, limit, req.Private, &tn)
 	e.mu.RUnlock()
-	res.Corrections = tn.corrections(c.q.Terms)
-	c.marks = withMarks(c.marks, slices.Collect(maps.Keys(tn.matched)))
+	res.Corrections = tn.corrections(c.Query.Terms)
+	c.Marks = analysis.WithMarks(c.Marks, slices.Collect(maps.Keys(tn.matched)))
 
 	for i := range res.Messages {
 		m := &res.Messages[i]
 		a.SetLanguage(msgLangs[i])
-		m.Highlight = a.highlight(mdtext.PlainChat(m.Content), c.marks, highlightChars)
+		m.Highlight = a.Highlight(analysis.MessagePlain(m.Content), c.Marks, analysis.HighlightChars)
 	}
 	for i := range res.Documents {
 		d := &res.Documents[i]
 		a.SetLanguage(docText[i].lang)
-		d.Highlight = a.highlight(e.plain.text(docText[i].stored), c.marks, highlightChars)
+		d.Highlight = a.Highlight(e.plain.text(docText[i].stored), c.Marks, analysis.HighlightChars)
 	}
 	a.SetLanguage("")
 	return res, nil
-}
-
-func mergeFilter(dst *string, v string) {
-	if v != "" {
-		*dst = v
-	}
 }
 
 // timeWindow returns a test of a unix-microsecond time against the query's
@@ -193,7 +79,7 @@ type docHitText struct {
 
 // searchMessages runs c over messages, returning the hits, the language
 // each is analysed in, and how many matched. The caller holds mu.RLock.
-func (e *Engine) searchMessages(c *compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.MessageHit, []string, int) {
+func (e *Engine) searchMessages(c *analysis.Compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.MessageHit, []string, int) {
 	st := e.st
 	var filters []*roaring.Bitmap
 	if pq.Source != "" {
@@ -209,7 +95,7 @@ func (e *Engine) searchMessages(c *compiled, pq *query.ParsedQuery, offset, limi
 	if pq.From != "" {
 		filters = append(filters, st.msgIdx.Tag(authorFacet(pq.From)))
 	}
-	q := c.q
+	q := c.Query
 	switch len(filters) { // read-only: the index's own bitmaps, deleted ids included
 	case 0:
 	case 1:
@@ -230,7 +116,7 @@ func (e *Engine) searchMessages(c *compiled, pq *query.ParsedQuery, offset, limi
 		m := st.message(h.ID)
 		ch := st.chans[st.msgs.at(h.ID).channel]
 		hit := query.MessageHit{Message: m, ChannelName: ch.Name, ChannelSlug: ch.Slug, Score: float64(h.Score)}
-		langs = append(langs, languageOf(st.msgIdx, h.ID, c.langs))
+		langs = append(langs, languageOf(st.msgIdx, h.ID, c.Langs))
 		if src := st.sources[ch.SourceID]; src != nil {
 			hit.SourceName, hit.SourceType = src.Name, src.Type
 		}
@@ -242,12 +128,12 @@ func (e *Engine) searchMessages(c *compiled, pq *query.ParsedQuery, offset, limi
 // searchDocuments runs c over documents, as searchMessages does over
 // messages. The caller holds mu.RLock. Documents have no channel or
 // author, so those filters exclude them all.
-func (e *Engine) searchDocuments(c *compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.DocumentHit, []docHitText, int) {
+func (e *Engine) searchDocuments(c *analysis.Compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.DocumentHit, []docHitText, int) {
 	st := e.st
 	if pq.Channel != "" || pq.From != "" {
 		return []query.DocumentHit{}, nil, 0
 	}
-	q := c.q
+	q := c.Query
 	if pq.Source != "" {
 		q.Filter = st.docIdx.Tag(sourceFacet(pq.Source))
 	}
@@ -262,7 +148,7 @@ func (e *Engine) searchDocuments(c *compiled, pq *query.ParsedQuery, offset, lim
 	text := make([]docHitText, 0, cap(hits))
 	for _, h := range r.Hits[min(offset, len(r.Hits)):] {
 		hits = append(hits, query.DocumentHit{Document: st.document(h.ID), Score: float64(h.Score)})
-		text = append(text, docHitText{lang: languageOf(st.docIdx, h.ID, c.langs), stored: st.docs[h.ID]})
+		text = append(text, docHitText{lang: languageOf(st.docIdx, h.ID, c.Langs), stored: st.docs[h.ID]})
 	}
 	return hits, text, r.Total
 }

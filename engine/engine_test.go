@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
@@ -366,7 +367,7 @@ func TestHighlightScansABoundedPrefix(t *testing.T) {
 	}
 	for _, d := range r.Documents {
 		marked := strings.Contains(d.Highlight, "<mark>needle</mark>")
-		if (d.Title == "near") != marked || len(d.Highlight) > 2*highlightChars {
+		if (d.Title == "near") != marked || len(d.Highlight) > 2*analysis.HighlightChars {
 			t.Errorf("%s: highlight %q", d.Title, d.Highlight)
 		}
 	}

@@ -3,65 +3,26 @@ package engine
 import (
 	"sync"
 
-	"github.com/sift-search/sift/index"
-	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/record"
 )
 
-// A Follower derives its own state from the store's records — the semantic
-// layer's chunks and vectors — without the store knowing what it derives.
-// It learns what changed from the change feed (Changes), reads the records
-// through a View, and keeps its state in the store's snapshots as a section
-// of its own, so that a restart resumes where the snapshot left off and
-// the change feed, replayed from the log, brings it up to date.
-type Follower interface {
-	// Section names the follower's section in snapshots.
-	Section() string
-	// WriteSection writes the follower's state as of sequence number seq,
-	// as payloads passed to put, in order. The store holds writers off
-	// meanwhile, so every change up to seq is in the feed: the follower
-	// takes them in (at least as work to do) before writing.
-	WriteSection(seq uint64, put func(payload []byte) error) error
-	// ReadSection reads what WriteSection wrote, next returning the
-	// payloads in order, and validates it against the records in v. It
-	// returns a commit the store calls only once the whole snapshot has
-	// validated (a damaged snapshot is set aside for an older one).
-	ReadSection(seq uint64, v *View, next func() ([]byte, error)) (commit func(), err error)
-	// Edits counts the changes the follower made to its state; a snapshot
-	// is due when it moved, even if no write came.
-	Edits() uint64
-	// Changed tells the follower that the feed grew. It is called after
-	// each write and must return at once.
-	Changed()
-	// Stop ends the follower's background work. The store calls it when it
-	// closes, before the final snapshot.
-	Stop()
-}
-
-// ChangeKind says what a write changed.
-type ChangeKind uint8
-
-const (
-	// DocumentChanged: the document in record Ref was stored or deleted
-	// (an update is a deletion of the old record and a new record).
-	DocumentChanged ChangeKind = iota + 1
-	// ChannelChanged: channel Ref gained or lost messages, or was deleted.
-	ChannelChanged
-	// DocumentShown and ChannelShown: whether document or channel Ref is
-	// hidden from callers without credentials changed (View.DocumentHidden,
-	// View.ChannelHidden say how it is now).
-	DocumentShown
-	ChannelShown
+// The follow vocabulary (Follower, Change, View, MessageText) is the
+// follow package's; the engine implements View and calls its Follower.
+type (
+	Follower    = follow.Follower
+	ChangeKind  = follow.ChangeKind
+	Change      = follow.Change
+	MessageText = follow.MessageText
 )
 
-// A Change is one entry of the change feed: at sequence number Seq, the
-// record Ref of the kind changed. Refs are the store's record numbers of
-// documents and channels: stable for the record's life and never reused.
-type Change struct {
-	Seq  uint64
-	Kind ChangeKind
-	Ref  uint32
-}
+// The kinds of changes the feed holds (follow.ChangeKind).
+const (
+	DocumentChanged = follow.DocumentChanged
+	ChannelChanged  = follow.ChannelChanged
+	DocumentShown   = follow.DocumentShown
+	ChannelShown    = follow.ChannelShown
+)
 
 // feed holds the changes the follower has not yet taken. Writers append
 // under writeMu; Changes reads under the feed's own lock, so a follower
@@ -123,14 +84,15 @@ func (e *Engine) Changes(after uint64, dst []Change) []Change {
 	return append(dst, f.buf[:n]...)
 }
 
-// View reads the records for a follower, by record number, while the store
-// holds its read lock (Engine.Read). Pointers it returns are the store's:
-// read them within the call, never change them.
+// View is the engine's follow.View: the records for a follower, by record
+// number, while the store holds its read lock (Engine.Read).
 type View struct{ st *state }
+
+var _ follow.View = (*View)(nil)
 
 // Read calls fn with a view of the records under the store's read lock.
 // Writers wait meanwhile: keep fn short.
-func (e *Engine) Read(fn func(v *View)) {
+func (e *Engine) Read(fn func(v follow.View)) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	fn(&View{e.st})
@@ -172,19 +134,6 @@ func (v *View) ChannelMessages(ref uint32) []uint32 { return v.st.chanOrder[ref]
 // Messages returns the number of message records; refs are below it.
 func (v *View) Messages() uint32 { return uint32(v.st.msgs.len()) }
 
-// MessageText is what a derived index reads of a message: whether it still
-// exists, its time (unix microseconds), its author as shown (display name,
-// else username), its content, and its id and the id of the message it
-// replies to ("" when none).
-type MessageText struct {
-	Live    bool
-	Micros  int64
-	Author  string
-	Content string
-	ID      string
-	ReplyTo string
-}
-
 // MessageText returns message ref's text; a deleted message is not Live.
 func (v *View) MessageText(ref uint32) MessageText {
 	if int(ref) >= v.st.msgs.len() {
@@ -208,34 +157,3 @@ func (v *View) Message(ref uint32) record.Message { return v.st.message(ref) }
 
 // Source returns a source, or nil.
 func (v *View) Source(id string) *record.Source { return v.st.sources[id] }
-
-// Analyzer analyses text as the store's full-text indexes do, so a
-// follower's own index (the semantic layer's chunks) matches the same
-// words. It is not safe for concurrent use.
-type Analyzer struct{ a *analyzer }
-
-// NewAnalyzer returns an analyzer with large stem caches, for indexing.
-func NewAnalyzer() *Analyzer { return &Analyzer{newAnalyzer(0)} }
-
-// Document fills d from a title, each of whose words counts titleWeight,
-// and a body, as the store indexes a document.
-func (x *Analyzer) Document(d *index.Doc, title, body string, titleWeight uint8) {
-	x.a.analyzeDocument(d, &record.Document{Title: title, Content: body}, titleWeight)
-}
-
-// QueryTerms analyses plain text (no search syntax) into the ranked terms
-// of a query as Search does: stop words left out unless there is nothing
-// else.
-func QueryTerms(text string) []index.Term {
-	a := searchAnalyzers.Get()
-	c := a.compile(&query.ParsedQuery{Text: text}, false)
-	searchAnalyzers.Put(a)
-	return c.q.Terms
-}
-
-// AnalyzerVersion names the analyzer's output: a follower that saved an
-// index made by another rebuilds it.
-const AnalyzerVersion = analyzerVersion
-
-// Facet keys a follower may tag its own index with.
-func SourceFacet(id string) string { return sourceFacet(id) }

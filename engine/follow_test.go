@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/internal/bin"
 	"github.com/sift-search/sift/record"
 )
@@ -75,7 +76,7 @@ func (f *testFollower) WriteSection(seq uint64, put func([]byte) error) error {
 	return put(e.B)
 }
 
-func (f *testFollower) ReadSection(seq uint64, v *View, next func() ([]byte, error)) (func(), error) {
+func (f *testFollower) ReadSection(seq uint64, v follow.View, next func() ([]byte, error)) (func(), error) {
 	p, err := next()
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func TestChangeFeed(t *testing.T) {
 		t.Fatalf("bulk write: %v", got)
 	}
 	var ref uint32
-	e.Read(func(v *View) {
+	e.Read(func(v follow.View) {
 		for r := range v.Channels() {
 			if c := v.Channel(r); c != nil && c.ID == ch.ID {
 				ref = r
@@ -194,7 +195,7 @@ func TestChangeFeed(t *testing.T) {
 	if !slices.Contains(shown, ChannelShown) || !slices.Contains(shown, DocumentShown) {
 		t.Fatalf("visibility change: %v", kinds(got))
 	}
-	e.Read(func(v *View) {
+	e.Read(func(v follow.View) {
 		for _, c := range got {
 			if c.Kind == ChannelShown && !v.ChannelHidden(c.Ref) || c.Kind == DocumentShown && !v.DocumentHidden(c.Ref) {
 				t.Errorf("change %+v: not hidden", c)
@@ -281,7 +282,7 @@ type refusing struct {
 	above uint64
 }
 
-func (r *refusing) ReadSection(seq uint64, v *View, next func() ([]byte, error)) (func(), error) {
+func (r *refusing) ReadSection(seq uint64, v follow.View, next func() ([]byte, error)) (func(), error) {
 	commit, err := r.testFollower.ReadSection(seq, v, next)
 	if err == nil && seq > r.above {
 		return nil, fmt.Errorf("refused")

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/sift-search/sift/index"
@@ -72,55 +71,4 @@ func languageOf(ix *index.Index, id uint32, langs []string) string {
 		}
 	}
 	return ""
-}
-
-// inLanguages adds to c's ranked terms their analyses in langs, as
-// alternatives, and drops words that are stop words in one of them
-// (unless nothing else would be left).
-func (a *analyzer) inLanguages(c *compiled, langs []string) {
-	if len(langs) == 0 || len(c.words) != len(c.q.Terms) {
-		return
-	}
-	terms := make([]index.Term, 0, len(c.q.Terms))
-	var alts []string
-	for i, t := range c.q.Terms {
-		stop := false
-		t.Alts = nil
-		for _, lang := range langs {
-			alt, isStop := a.TermIn(c.words[i], lang)
-			if isStop {
-				stop = true
-				break
-			}
-			if alt != t.Text && alt != "" && !slices.Contains(t.Alts, alt) {
-				t.Alts = append(t.Alts, alt)
-			}
-		}
-		if stop {
-			continue
-		}
-		alts = append(alts, t.Alts...)
-		terms = append(terms, t)
-	}
-	if len(terms) == 0 && len(c.q.Phrases) == 0 {
-		return // only stop words: keep them all, as compile does
-	}
-	c.q.Terms = terms
-	c.marks = withMarks(c.marks, alts)
-}
-
-// withMarks returns marks with add marked too: a copy when add holds
-// anything, so the compiled query's own set stays as compiled.
-func withMarks(marks map[string]bool, add []string) map[string]bool {
-	if len(add) == 0 {
-		return marks
-	}
-	out := make(map[string]bool, len(marks)+len(add))
-	for t := range marks {
-		out[t] = true
-	}
-	for _, t := range add {
-		out[t] = true
-	}
-	return out
 }

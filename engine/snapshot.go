@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
 	"github.com/sift-search/sift/record"
@@ -38,7 +39,7 @@ const (
 
 	// analyzerVersion names the tokenizer's output. A snapshot written with
 	// another one has its indexes rebuilt from the records at load.
-	analyzerVersion = "sift-tokenizer-2"
+	analyzerVersion = analysis.Version
 )
 
 const (
@@ -674,7 +675,7 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 // reindex rebuilds both indexes from the records.
 func (st *state) reindex(opts index.Options, titleWeight uint8) {
 	st.msgIdx, st.docIdx = index.New(opts), index.New(opts)
-	a := newAnalyzer(0)
+	a := newWriter()
 	d := &a.docs[0]
 	for i := range st.msgs.len() {
 		r := st.msgs.at(uint32(i))
@@ -682,7 +683,7 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 			continue
 		}
 		m := st.message(uint32(i))
-		lang := a.analyzeMessage(d, m.Content)
+		lang := a.Message(d, m.Content)
 		a.fac = withLang(messageFacets(a.fac[:0], &m, r.channel), lang)
 		st.msgIdx.Add(uint32(i), d, a.fac)
 	}
@@ -690,7 +691,7 @@ func (st *state) reindex(opts index.Options, titleWeight uint8) {
 		if doc == nil {
 			continue
 		}
-		lang := a.analyzeDocumentIn(d, doc, titleWeight)
+		lang := a.DocumentIn(d, doc, titleWeight)
 		st.docIdx.Add(uint32(i), d, withLang([]string{sourceFacet(doc.SourceID)}, lang))
 	}
 }

@@ -2,21 +2,16 @@ package engine
 
 import (
 	"container/list"
-	"strings"
 	"sync"
 	"weak"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/internal/mdtext"
 	"github.com/sift-search/sift/record"
 )
 
 // plainCacheBytes bounds the plain texts kept for snippets, in bytes.
 const plainCacheBytes = 32 << 20
-
-// plainInput bounds how much of a Markdown document becomes plain text for
-// its snippet: a match further in than highlightScan is not highlighted
-// anyway, and turning a megabyte of Markdown into text costs milliseconds.
-const plainInput = 2 * highlightScan
 
 // plainCache keeps the plain text of Markdown documents (see mdtext) for
 // their search snippets, least recently used first out, so a search over
@@ -54,7 +49,7 @@ func (c *plainCache) text(d *record.Document) string {
 		return el.Value.(*plainEntry).text
 	}
 	c.mu.Unlock()
-	t := mdtext.Plain(markdownHead(d.Content))
+	t := mdtext.Plain(analysis.MarkdownHead(d.Content))
 	c.put(key, t)
 	return t
 }
@@ -72,17 +67,4 @@ func (c *plainCache) put(key weak.Pointer[record.Document], t string) {
 		delete(c.byDoc, old.doc)
 		c.size -= len(old.text)
 	}
-}
-
-// markdownHead is the first plainInput bytes of Markdown md, cut at a line
-// break.
-func markdownHead(md string) string {
-	if len(md) <= plainInput {
-		return md
-	}
-	md = md[:plainInput]
-	if i := strings.LastIndexByte(md, '\n'); i > 0 {
-		md = md[:i]
-	}
-	return md
 }

@@ -310,7 +310,7 @@ func demoEngine(t *testing.T) *engine.Engine {
 // in (add may be nil), and the semantic index following it, built.
 func semanticDemo(t *testing.T, add func(*engine.Engine)) (*engine.Engine, *semantic.Index) {
 	t.Helper()
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ var freshFiller = func() string {
 // busy so the semantic indexer lags: 50 of 50 answers of POST /api/ask
 // cite it, 50 of 50 semantic searches find it, none says it is stale.
 func TestAskSeesFreshWrites(t *testing.T) {
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestAskSeesFreshWrites(t *testing.T) {
 // before the request and may not wait (FreshWait negative), the answer
 // and the semantic search say so, in their JSON and a header.
 func TestStaleSaysSo(t *testing.T) {
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{FreshWait: -1})
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{FreshWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

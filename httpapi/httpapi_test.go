@@ -43,7 +43,7 @@ const (
 // real loopback listener.
 func start(t testing.TB, mod ...func(*Options)) *testServer {
 	t.Helper()
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func TestHealthHidesModelServers(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	u.User = url.UserPassword("ops", "hunter2")
 	emb := embed.NewOpenAI(u.String(), "sk-secret", "fake-embed")
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{Embedder: emb})
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}

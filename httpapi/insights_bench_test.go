@@ -43,7 +43,7 @@ func BenchmarkInsights(b *testing.B) {
 	}
 	for _, mode := range []string{"on", "off"} {
 		b.Run(mode, func(b *testing.B) {
-			eng, idx, err := semantic.Open(engine.Options{DataDir: b.TempDir()}, semantic.Options{})
+			eng, idx, err := semantic.Open(engine.Options{DataDir: b.TempDir()}.OpenWith, semantic.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -134,7 +134,7 @@ func (failingSearch) Search(query.SearchRequest) (*query.SearchResult, error) {
 // chain, credentials blanked. A proxy's well-formed id is kept.
 func TestInternalErrorLogged(t *testing.T) {
 	var logs lockedBuffer
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,7 +191,7 @@ func TestMetricsAccess(t *testing.T) {
 // TestMetricsLogAndSnapshot reads the log's and the snapshot's figures of
 // an engine with a data dir.
 func TestMetricsLogAndSnapshot(t *testing.T) {
-	eng, idx, err := semantic.Open(engine.Options{DataDir: t.TempDir()}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{DataDir: t.TempDir()}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

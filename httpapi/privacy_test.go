@@ -120,7 +120,7 @@ func privacyOptions(mod ...func(*Options)) Options {
 // semantic index.
 func newPrivacyWorld(t *testing.T, dir string, mod ...func(*Options)) *privacyWorld {
 	t.Helper()
-	eng, idx, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{DataDir: dir}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1023,7 +1023,7 @@ func TestPrivacyOperatorActionsPersist(t *testing.T) {
 	reopen := func(t *testing.T, dir string) {
 		w.ts.srv.Shutdown(context.Background())
 		w.ts.eng.Close()
-		eng, idx, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+		eng, idx, err := semantic.Open(engine.Options{DataDir: dir}.OpenWith, semantic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

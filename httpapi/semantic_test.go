@@ -23,7 +23,7 @@ import (
 func startSemantic(t *testing.T) (*testServer, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
-	eng, idx, err := semantic.Open(engine.Options{}, semantic.Options{Hypothesize: func(context.Context, string) (string, error) {
+	eng, idx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{Hypothesize: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		return "Set max_open_conns below max_connections.", nil
 	}})

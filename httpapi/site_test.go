@@ -226,7 +226,7 @@ func TestSiteLogoConsole(t *testing.T) {
 func TestSiteLogoRestart(t *testing.T) {
 	dir := t.TempDir()
 	serveOn := func(dataDir string) *testServer {
-		eng, idx, err := semantic.Open(engine.Options{DataDir: dir, NoSync: true}, semantic.Options{})
+		eng, idx, err := semantic.Open(engine.Options{DataDir: dir, NoSync: true}.OpenWith, semantic.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -268,7 +268,7 @@ func newSiteServer(t *testing.T) *siteServer {
 func TestSourceCrawlAndDelete(t *testing.T) {
 	dir := t.TempDir()
 	site := newSiteServer(t)
-	eng, idx, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+	eng, idx, err := semantic.Open(engine.Options{DataDir: dir}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestSourceCrawlAndDelete(t *testing.T) {
 	check(ts, "after DELETE")
 	ts.srv.Shutdown(context.Background())
 	eng.Close()
-	eng2, idx2, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+	eng2, idx2, err := semantic.Open(engine.Options{DataDir: dir}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

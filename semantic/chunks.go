@@ -2,16 +2,15 @@ package semantic
 
 import (
 	"strings"
-	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 )
 
 // Chunks are the units of semantic search: a document is cut into passages
-// (chunk_doc.go), a channel's messages into conversation windows, so a
+// (semantic/chunk), a channel's messages into conversation windows, so a
 // one-line reply is found with its context. Chunks are derived from the
 // records by the indexer (semindex.go) in the background, as the change
 // feed says what changed.
@@ -35,16 +34,6 @@ type chunkRec struct {
 	msgs    []uint32 // chunkChat: message refs in time order
 }
 
-// Conversation windows: consecutive messages of a channel, split at a
-// silence longer than windowGap — unless the message replies to one of the
-// window (a question answered an hour later stays with its answer) — or
-// when a window reaches windowMaxMsgs messages or windowMaxBytes of text.
-const (
-	windowGap      = 30 * time.Minute
-	windowMaxMsgs  = 20
-	windowMaxBytes = 2000
-)
-
 // chunkIndexOptions: chunks are indexed without positions (semantic search
 // has no phrase queries).
 func chunkIndexOptions(o index.Options) index.Options {
@@ -52,42 +41,8 @@ func chunkIndexOptions(o index.Options) index.Options {
 	return o
 }
 
-// windows cuts a channel's messages (refs in time order, with their texts)
-// into conversation windows.
-func windows(refs []uint32, texts []engine.MessageText) [][]uint32 {
-	var out [][]uint32
-	var cur []uint32
-	bytes := 0
-	gap := windowGap.Microseconds()
-	var last int64
-	start := 0 // of cur in texts
-	replies := func(r *engine.MessageText) bool {
-		for j := start; r.ReplyTo != "" && j < start+len(cur); j++ {
-			if texts[j].ID == r.ReplyTo {
-				return true
-			}
-		}
-		return false
-	}
-	for i, ref := range refs {
-		r := &texts[i]
-		if len(cur) > 0 && (r.Micros-last > gap && !replies(r) || len(cur) >= windowMaxMsgs ||
-			bytes+len(r.Content) > windowMaxBytes) {
-			out = append(out, cur)
-			cur, bytes, start = nil, 0, i
-		}
-		cur = append(cur, ref)
-		bytes += len(r.Content)
-		last = r.Micros
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
-}
-
 // chunkSource returns the source id of a chunk, or "" for a dead one.
-func chunkSource(v *engine.View, c *chunkRec) string {
+func chunkSource(v follow.View, c *chunkRec) string {
 	switch c.kind {
 	case chunkDoc:
 		if d := v.Document(c.owner); d != nil {
@@ -104,7 +59,7 @@ func chunkSource(v *engine.View, c *chunkRec) string {
 // chunkLive reports whether everything a chunk was made of still exists:
 // a search checks it, so a deletion hides a chunk at once, before the
 // indexer removes it.
-func chunkLive(v *engine.View, c *chunkRec) bool {
+func chunkLive(v follow.View, c *chunkRec) bool {
 	switch c.kind {
 	case chunkDoc:
 		return v.Document(c.owner) != nil
@@ -123,7 +78,7 @@ func chunkLive(v *engine.View, c *chunkRec) bool {
 
 // ownerHidden reports whether the store hides chunk c's document or
 // channel from callers without credentials, as of now.
-func ownerHidden(v *engine.View, c *chunkRec) bool {
+func ownerHidden(v follow.View, c *chunkRec) bool {
 	switch c.kind {
 	case chunkDoc:
 		return v.DocumentHidden(c.owner)
@@ -135,7 +90,7 @@ func ownerHidden(v *engine.View, c *chunkRec) bool {
 
 // refreshHidden recomputes the hidden set of every chunk, in st.hidden and
 // in the chunk index. The caller holds mu.
-func (st *state) refreshHidden(v *engine.View) {
+func (st *state) refreshHidden(v follow.View) {
 	st.hidden = roaring.New()
 	for i := range st.chunks {
 		c := &st.chunks[i]
@@ -150,7 +105,7 @@ func (st *state) refreshHidden(v *engine.View) {
 // chunkText is what a chunk is indexed and embedded as: a passage under its
 // document's title and heading, or a window's messages as "author: text"
 // lines under the channel's name. Deleted messages are left out.
-func chunkText(v *engine.View, c *chunkRec) (title, body string) {
+func chunkText(v follow.View, c *chunkRec) (title, body string) {
 	switch c.kind {
 	case chunkDoc:
 		d := v.Document(c.owner)
@@ -184,3 +139,6 @@ func chunkText(v *engine.View, c *chunkRec) (title, body string) {
 	}
 	return "", ""
 }
+
+// sourceFacet tags a chunk with its source in the chunk index.
+func sourceFacet(id string) string { return "s:" + id }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 )
 
@@ -44,11 +44,11 @@ const freshPoll = 2 * time.Millisecond
 
 // sinceKey keys a ref of a kind (DocumentChanged, ChannelChanged) in the
 // since maps.
-func sinceKey(kind engine.ChangeKind, ref uint32) uint64 { return uint64(kind)<<32 | uint64(ref) }
+func sinceKey(kind follow.ChangeKind, ref uint32) uint64 { return uint64(kind)<<32 | uint64(ref) }
 
 // notePending records a change of a document or channel taken in; the
 // caller holds feedMu.
-func (x *Index) notePending(c engine.Change) {
+func (x *Index) notePending(c follow.Change) {
 	k := sinceKey(c.Kind, c.Ref)
 	if _, ok := x.pendSince[k]; !ok {
 		x.pendSince[k] = c.Seq
@@ -64,7 +64,7 @@ func (st *state) markSince(pend map[uint64]uint64) {
 	}
 	for k, seq := range pend {
 		dirty := st.dirtyDocs
-		if engine.ChangeKind(k>>32) == engine.ChannelChanged {
+		if follow.ChangeKind(k>>32) == follow.ChannelChanged {
 			dirty = st.dirtyChans
 		}
 		if old, ok := st.dirtySince[k]; ok && old <= seq || !ok && dirty.Contains(uint32(k)) {
@@ -159,7 +159,7 @@ func (st *state) pendingTexts(store Store, sp *space, hits []index.Hit) pendingT
 	if len(p.ids) == 0 {
 		return p
 	}
-	store.Read(func(v *engine.View) {
+	store.Read(func(v follow.View) {
 		for _, id := range p.ids {
 			title, body := chunkText(v, &st.chunks[id])
 			p.texts = append(p.texts, title+"\n"+body)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/record"
 )
 
@@ -38,7 +39,7 @@ func (e testEngine) SemanticSearch(ctx context.Context, req Request) (*Result, e
 
 // live reports whether chunk c's records still exist.
 func (e testEngine) live(c *chunkRec) (ok bool) {
-	e.Engine.Read(func(v *engine.View) { ok = chunkLive(v, c) })
+	e.Engine.Read(func(v follow.View) { ok = chunkLive(v, c) })
 	return ok
 }
 
@@ -50,7 +51,7 @@ func open(t testing.TB, dir string, mod ...func(*Options)) testEngine {
 	for _, m := range mod {
 		m(&so)
 	}
-	e, x, err := Open(engine.Options{DataDir: dir, NoSync: true}, so)
+	e, x, err := Open(engine.Options{DataDir: dir, NoSync: true}.OpenWith, so)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/record"
 )
@@ -26,7 +26,7 @@ func chunkScores(t *testing.T, e testEngine, q string, private bool) map[uint32]
 		}
 	}
 	out := map[uint32]float32{}
-	for _, h := range st.chunkIdx.Search(&index.Query{Terms: engine.QueryTerms(q), Public: !private}, 1000).Hits {
+	for _, h := range st.chunkIdx.Search(&index.Query{Terms: analysis.QueryTerms(q), Public: !private}, 1000).Hits {
 		out[h.ID] = h.Score
 	}
 	return out

@@ -8,7 +8,8 @@
 // It follows the store: writes never wait on it. It learns what changed
 // from the store's change feed, reads records through the store's view,
 // and keeps its own state in the store's snapshots as a section of its own
-// (engine.Follower). The store imports nothing of it.
+// (follow.Follower). The store imports nothing of it, and it imports no
+// store: cmd/sift opens the memory store with it (Open).
 package semantic
 
 import (
@@ -20,8 +21,9 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 )
 
@@ -49,10 +51,11 @@ type Options struct {
 
 // Store is what the semantic layer reads of the store of record: the
 // change feed, the records by number, and when it was last written (a
-// training waits for a bulk import to pause). *engine.Engine implements it.
+// training waits for a bulk import to pause). The memory store
+// (*engine.Engine) implements it.
 type Store interface {
-	Changes(after uint64, dst []engine.Change) []engine.Change
-	Read(fn func(v *engine.View))
+	Changes(after uint64, dst []follow.Change) []follow.Change
+	Read(fn func(v follow.View))
 	LastWrite() time.Time
 }
 
@@ -73,12 +76,12 @@ type Index struct {
 	st        *state
 	feedMu    sync.Mutex
 	pos       uint64 // the feed is taken in up to here; guarded by feedMu
-	feed      []engine.Change
-	pendDocs  *roaring.Bitmap   // changed documents not yet marked dirty; guarded by feedMu
-	pendChans *roaring.Bitmap   // changed channels likewise
-	pendSince map[uint64]uint64 // pending ref (sinceKey) -> its first change taken in; guarded by feedMu
-	loaded    bool              // a snapshot's section was read; guarded by stepMu
-	an        *engine.Analyzer  // the indexer's; guarded by stepMu
+	feed      []follow.Change
+	pendDocs  *roaring.Bitmap    // changed documents not yet marked dirty; guarded by feedMu
+	pendChans *roaring.Bitmap    // changed channels likewise
+	pendSince map[uint64]uint64  // pending ref (sinceKey) -> its first change taken in; guarded by feedMu
+	loaded    bool               // a snapshot's section was read; guarded by stepMu
+	an        *analysis.Analyzer // the indexer's; guarded by stepMu
 
 	store   Store
 	started atomic.Bool
@@ -129,12 +132,11 @@ func newState(opts index.Options) *state {
 // New returns an empty index, to give the store as its follower
 // (engine.Options.Follower) and then to Follow it.
 func New(opts Options) *Index {
-	def := engine.DefaultOptions()
 	if opts.Index == (index.Options{}) {
-		opts.Index = def.Index
+		opts.Index = index.DefaultOptions()
 	}
 	if opts.TitleWeight == 0 {
-		opts.TitleWeight = def.TitleWeight
+		opts.TitleWeight = analysis.DefaultTitleWeight
 	}
 	if opts.FreshWait == 0 {
 		opts.FreshWait = DefaultFreshWait
@@ -152,26 +154,20 @@ func New(opts Options) *Index {
 	return x
 }
 
-// Open opens a store with a semantic index following it: what sift serve
-// and the tests run. Closing the store stops the index.
-func Open(eo engine.Options, so Options) (*engine.Engine, *Index, error) {
-	if so.Logger == nil {
-		so.Logger = eo.Logger
-	}
-	if so.Index == (index.Options{}) {
-		so.Index = eo.Index
-	}
-	if so.TitleWeight == 0 {
-		so.TitleWeight = eo.TitleWeight
-	}
+// Open opens a store with a new index following it: open opens the store
+// with the follower it is given (engine.Options.OpenWith), and the index
+// then follows it. That is what sift serve and the tests run; closing the
+// store stops the index. The caller fills so from the store's options
+// (logger, index parameters, title weight) when they are not the defaults.
+func Open[S Store](open func(follow.Follower) (S, error), so Options) (S, *Index, error) {
 	x := New(so)
-	eo.Follower = x
-	e, err := engine.Open(eo)
+	s, err := open(x)
 	if err != nil {
-		return nil, nil, err
+		var none S
+		return none, nil, err
 	}
-	x.Follow(e)
-	return e, x, nil
+	x.Follow(s)
+	return s, x, nil
 }
 
 // Follow starts following store, whose Options.Follower x is: with no
@@ -186,7 +182,7 @@ func (x *Index) Follow(store Store) {
 	x.attachEmbedder()
 	x.stepMu.Lock()
 	x.mu.Lock()
-	store.Read(func(v *engine.View) {
+	store.Read(func(v follow.View) {
 		if !x.loaded {
 			// Nothing saved (a new store, a snapshot written before this
 			// section existed, or with the semantic index off).

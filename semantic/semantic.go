@@ -9,24 +9,25 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/textcut"
 	"github.com/sift-search/sift/record"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 // Semantic search ranks chunks by normalised convex fusion of two scores:
 //
-//	score = lexicalWeight × bm25/max(bm25) + (1 − lexicalWeight) × (cos − min cos)/(max cos − min cos)
+//	score = LexicalWeight × bm25/max(bm25) + (1 − LexicalWeight) × (cos − min cos)/(max cos − min cos)
 //
-// over the union of the lexicalDepth best chunks by BM25 and the
-// vectorDepth nearest by cosine similarity (each candidate gets both
+// over the union of the LexicalDepth best chunks by BM25 and the
+// VectorDepth nearest by cosine similarity (each candidate gets both
 // scores; a missing BM25 counts 0). Both parts lie in [0,1], so does the
 // score; boosts multiply it afterwards. BM25 keeps exact identifiers on
 // top, the vectors find what is worded differently.
@@ -37,9 +38,9 @@ import (
 // mean vector of the prfDocs best lexical hits, weighted prfWeight
 // (Rocchio).
 const (
-	lexicalWeight = 0.5
-	lexicalDepth  = 100
-	vectorDepth   = 100
+	LexicalWeight = 0.5
+	LexicalDepth  = 100
+	VectorDepth   = 100
 	prfDocs       = 5
 	prfWeight     = 0.5
 
@@ -150,7 +151,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		return nil, errors.New("semantic: the index follows no store")
 	}
 	limit := min(max(req.Limit, 1), MaxLimit)
-	terms := engine.QueryTerms(text)
+	terms := analysis.QueryTerms(text)
 
 	// Lexical candidates, and the vectors of the best of them for feedback.
 	x.mu.RLock()
@@ -161,7 +162,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	if req.Mode != ModeVectors {
 		// Public denies st.hidden, which the index holds too, and ranks by
 		// the statistics of the chunks the caller may see.
-		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Public: !req.Private}, lexicalDepth)
+		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Public: !req.Private}, LexicalDepth)
 	}
 	if denied != nil { // the vector indexes take an allowed set only
 		if allowed == nil {
@@ -208,7 +209,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		cands[h.ID] = &candidate{id: h.ID, bm25: h.Score}
 	}
 	if useVectors && sp == x.st.space {
-		for _, r := range sp.vecs.Search(qv, vectorDepth, allowed, make([]ann.Result, 0, vectorDepth)) {
+		for _, r := range sp.vecs.Search(qv, VectorDepth, allowed, make([]ann.Result, 0, VectorDepth)) {
 			if cands[r.ID] == nil {
 				cands[r.ID] = &candidate{id: r.ID}
 			}
@@ -226,7 +227,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		useVectors = false
 	}
 	res := &Result{Vectors: useVectors, Stale: !fresh}
-	store.Read(func(v *engine.View) {
+	store.Read(func(v follow.View) {
 		ranked := x.fuse(v, cands, req, useVectors)
 		for _, r := range x.st.results(v, ranked, limit, req.Private) {
 			res.Hits = append(res.Hits, x.st.hit(v, r, req.MaxChars))
@@ -258,9 +259,9 @@ type result struct {
 // overlap it (directly or through one another), and the rest of the
 // section's chunks are left out, as are dead chunks, heading-only ones and,
 // unless private, those the store hides now. The caller holds mu.RLock.
-func (st *state) results(v *engine.View, ranked []*candidate, limit int, private bool) []result {
+func (st *state) results(v follow.View, ranked []*candidate, limit int, private bool) []result {
 	var out []result
-	var spans [][]result // per result: the chunks of its section, best first
+	var spans [][][2]int // per result: the spans of its section's chunks, best first
 	for _, cd := range ranked {
 		c := &st.chunks[cd.id]
 		if !chunkLive(v, c) || !private && ownerHidden(v, c) {
@@ -269,61 +270,40 @@ func (st *state) results(v *engine.View, ranked []*candidate, limit int, private
 		r := result{cd: cd}
 		if c.kind == chunkDoc {
 			d := v.Document(c.owner)
-			if headingsOnly(d.Content[c.start:c.end]) {
+			if chunk.HeadingsOnly(d.Content[c.start:c.end]) {
 				continue
 			}
 			r.start, r.end, r.section = c.start, c.end, st.sectionStart(d, c)
 			if i := slices.IndexFunc(out, func(o result) bool {
 				return st.chunks[o.cd.id].kind == chunkDoc && st.chunks[o.cd.id].owner == c.owner && o.section == r.section
 			}); i >= 0 {
-				spans[i] = append(spans[i], r)
+				spans[i] = append(spans[i], [2]int{int(r.start), int(r.end)})
 				continue
 			}
 		}
 		if len(out) < limit {
-			out, spans = append(out, r), append(spans, []result{r})
+			out, spans = append(out, r), append(spans, [][2]int{{int(r.start), int(r.end)}})
 		}
 	}
 	for i := range out {
-		out[i].start, out[i].end = mergeSpans(spans[i])
+		start, end := chunk.MergeSpans(spans[i])
+		out[i].start, out[i].end = int32(start), int32(end)
 	}
 	return out
 }
 
-// mergeSpans returns the span of the first chunk grown by the others that
-// overlap it or what it has grown to.
-func mergeSpans(chunks []result) (start, end int32) {
-	start, end = chunks[0].start, chunks[0].end
-	for grown := true; grown; {
-		grown = false
-		for _, c := range chunks[1:] {
-			if c.start <= end && c.end >= start && (c.start < start || c.end > end) {
-				start, end, grown = min(start, c.start), max(end, c.end), true
+// sectionStart returns where the section of document chunk c starts
+// (chunk.SectionStart over its document's chunks). The caller holds
+// mu.RLock.
+func (st *state) sectionStart(d *record.Document, c *chunkRec) int32 {
+	spans := func(yield func(int, int) bool) {
+		for _, slot := range st.docChunks[c.owner] {
+			if o := &st.chunks[slot]; !yield(int(o.start), int(o.end)) {
+				return
 			}
 		}
 	}
-	return start, end
-}
-
-// sectionStart returns where the section of document chunk c starts: at
-// the last chunk of its document, c or one before it, that opens with a
-// heading; 0 when none does. The caller holds mu.RLock.
-func (st *state) sectionStart(d *record.Document, c *chunkRec) int32 {
-	content := d.Content
-	var at int32
-	for _, slot := range st.docChunks[c.owner] {
-		o := &st.chunks[slot]
-		if o.start <= c.start && o.start > at && opensWithHeading(content[o.start:o.end]) {
-			at = o.start
-		}
-	}
-	return at
-}
-
-// opensWithHeading reports whether text's first line is a Markdown heading.
-func opensWithHeading(text string) bool {
-	line, _, _ := strings.Cut(text, "\n")
-	return isHeading(strings.TrimSpace(line))
+	return int32(chunk.SectionStart(d.Content, int(c.start), spans))
 }
 
 // sourceChunks returns the chunks of the given sources, or nil for all.
@@ -334,17 +314,34 @@ func (st *state) sourceChunks(ids []string) *roaring.Bitmap {
 	}
 	out := roaring.New()
 	for _, id := range ids {
-		out.Or(st.chunkIdx.Facet(engine.SourceFacet(id)))
+		out.Or(st.chunkIdx.Facet(sourceFacet(id)))
 	}
 	return out
 }
 
 // meanVector is the normalised mean of the vectors of the first n hits.
 func meanVector(sp *space, hits []index.Hit, n int) []float32 {
-	var sum []float32
+	vecs := make([][]float32, 0, n)
 	for _, h := range hits[:min(n, len(hits))] {
-		v := sp.vector(h.ID)
-		if v == nil {
+		vecs = append(vecs, sp.vector(h.ID))
+	}
+	return normalizedMean(vecs)
+}
+
+// FeedbackVector is the pseudo-relevance feedback of Search without a
+// hypothetical answer, for a store that keeps the vectors itself: the
+// normalised mean of the vectors of the best lexical hits (vecs, best
+// first; nil for a hit without a vector), or nil.
+func FeedbackVector(vecs [][]float32) []float32 {
+	return normalizedMean(vecs[:min(prfDocs, len(vecs))])
+}
+
+// normalizedMean is the normalised mean of vecs, leaving out nil ones and
+// those of other dimensions than the first; nil when none is left.
+func normalizedMean(vecs [][]float32) []float32 {
+	var sum []float32
+	for _, v := range vecs {
+		if v == nil || sum != nil && len(v) != len(sum) {
 			continue
 		}
 		if sum == nil {
@@ -435,12 +432,12 @@ func (b *breaker) trip(d time.Duration) bool {
 
 // fuse scores the candidates and returns them best first. The caller holds
 // mu.RLock.
-func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, vectors bool) []*candidate {
+func (x *Index) fuse(v follow.View, cands map[uint32]*candidate, req Request, vectors bool) []*candidate {
 	out := make([]*candidate, 0, len(cands))
 	for _, cd := range cands {
 		out = append(out, cd)
 	}
-	fuseScores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
+	FuseScores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
 		func(i int, score float64) { out[i].score = score })
 	if len(req.Boost) > 0 { // the source is a record away: only when asked
 		for _, cd := range out {
@@ -462,7 +459,7 @@ func (x *Index) fuse(v *engine.View, cands map[uint32]*candidate, req Request, v
 }
 
 // hit builds the hit of a live result. The caller holds mu.RLock.
-func (st *state) hit(v *engine.View, r result, maxChars int) Hit {
+func (st *state) hit(v follow.View, r result, maxChars int) Hit {
 	c := &st.chunks[r.cd.id]
 	h := Hit{Score: r.cd.score, SourceID: chunkSource(v, c)}
 	if src := v.Source(h.SourceID); src != nil {
@@ -475,7 +472,7 @@ func (st *state) hit(v *engine.View, r result, maxChars int) Hit {
 		body = d.Content[r.start:r.end]
 		h.Type, h.Title = "document", title
 		h.DocumentID, h.DocSlug, h.DocURL = d.ID, d.Slug, d.URL
-		h.Fragment = textFragment(d.Content, int(r.start), int(r.end))
+		h.Fragment = chunk.TextFragment(d.Content, int(r.start), int(r.end))
 		h.Time = d.UpdatedAt
 	case chunkChat:
 		ch := v.Channel(c.owner)
@@ -496,33 +493,16 @@ func (st *state) hit(v *engine.View, r result, maxChars int) Hit {
 		}
 	}
 	h.ContentLength = utf8.RuneCountInString(body)
-	h.Content, h.Truncated = cutWords(body, maxChars)
+	h.Content, h.Truncated = chunk.CutWords(body, maxChars)
 	return h
 }
 
-// cutWords cuts s to at most n characters, at a word boundary when there is
-// one in the last fifth, and reports whether it cut. n <= 0 does not cut.
-func cutWords(s string, n int) (string, bool) {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s, false
-	}
-	end := 0
-	for i := 0; i < n; i++ {
-		_, w := utf8.DecodeRuneInString(s[end:])
-		end += w
-	}
-	cut := strings.LastIndexFunc(s[:end], unicode.IsSpace)
-	if cut > end*4/5 {
-		end = cut
-	}
-	return strings.TrimRightFunc(s[:end], unicode.IsSpace), true
-}
-
-// fuseScores computes the fused scores of n candidates (the normalised
-// convex combination of the package comment; mode and vectors pick the
-// weights): at returns candidate i's BM25, its cosine and whether it has a
-// vector, set receives its score.
-func fuseScores(n int, mode Mode, vectors bool, at func(i int) (bm25, cos float32, hasV bool), set func(i int, score float64)) {
+// FuseScores computes the fused scores of n candidates as Search does,
+// for this index and a store that keeps the vectors itself (the
+// normalised convex combination of the package comment; mode and vectors
+// pick the weights): at returns candidate i's BM25, its cosine and whether
+// it has a vector, set receives its score.
+func FuseScores(n int, mode Mode, vectors bool, at func(i int) (bm25, cos float32, hasV bool), set func(i int, score float64)) {
 	var maxBM float32
 	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
 	for i := range n {
@@ -532,7 +512,7 @@ func fuseScores(n int, mode Mode, vectors bool, at func(i int) (bm25, cos float3
 			minCos, maxCos = min(minCos, cos), max(maxCos, cos)
 		}
 	}
-	wLex := lexicalWeight
+	wLex := LexicalWeight
 	switch {
 	case !vectors || mode == ModeLexical:
 		wLex = 1

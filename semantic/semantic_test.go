@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,8 +16,9 @@ import (
 
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/internal/fakeoai"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 var semDocs = []Document{
@@ -180,7 +180,7 @@ func TestConversationWindows(t *testing.T) {
 		e.mu.RLock()
 		defer e.mu.RUnlock()
 		var out [][]string
-		e.Engine.Read(func(v *engine.View) {
+		e.Engine.Read(func(v follow.View) {
 			var n uint32
 			for r := range v.Channels() {
 				if c := v.Channel(r); c != nil && c.SourceID == "chat" && c.ID == "c1" {
@@ -209,11 +209,11 @@ func TestConversationWindows(t *testing.T) {
 	if got := fmt.Sprint(windows()); got != "[[0 1 2] [3 4]]" {
 		t.Fatalf("after backfill and append: %s", got)
 	}
-	for i := 0; i < windowMaxMsgs+5; i++ {
+	for i := 0; i < chunk.WindowMaxMsgs+5; i++ {
 		put(fmt.Sprint("b", i), base.Add(3*time.Hour+time.Duration(i)*time.Second), "burst")
 	}
 	w := windows()
-	if len(w) != 4 || len(w[2]) != windowMaxMsgs+2 && len(w[2]) != windowMaxMsgs {
+	if len(w) != 4 || len(w[2]) != chunk.WindowMaxMsgs+2 && len(w[2]) != chunk.WindowMaxMsgs {
 		t.Fatalf("a long burst is split: %d windows, %v", len(w), w)
 	}
 	if _, err := e.DeleteMessages("chat", []string{"3", "4"}); err != nil {
@@ -221,86 +221,6 @@ func TestConversationWindows(t *testing.T) {
 	}
 	if got := windows(); fmt.Sprint(got[0]) != "[0 1 2]" || len(got) != 3 {
 		t.Fatalf("after deleting a window's messages: %v", got)
-	}
-}
-
-// parseDirective splits a #:~:text= directive per the WICG algorithm.
-func parseDirective(t *testing.T, frag string) (prefix, start, end string) {
-	t.Helper()
-	d, ok := strings.CutPrefix(frag, "#:~:text=")
-	if !ok {
-		t.Fatalf("fragment %q", frag)
-	}
-	parts := strings.Split(d, ",")
-	dec := func(s string) string {
-		u, err := url.PathUnescape(s)
-		if err != nil {
-			t.Fatalf("bad escape in %q", frag)
-		}
-		return u
-	}
-	if strings.HasSuffix(parts[0], "-") {
-		prefix, parts = dec(strings.TrimSuffix(parts[0], "-")), parts[1:]
-	}
-	start = dec(parts[0])
-	if len(parts) > 1 {
-		end = dec(parts[1])
-	}
-	for _, p := range parts {
-		for _, c := range []string{" ", "-", ",", "&"} {
-			if strings.Contains(p, c) {
-				t.Fatalf("%q left unencoded in %q", c, frag)
-			}
-		}
-	}
-	return prefix, start, end
-}
-
-// TestTextFragmentsLocateTheirChunk finds each chunk's directive in its
-// document as a browser would: the first occurrence of prefix+start (or
-// start), then end after it; the match must fall inside the chunk.
-func TestTextFragmentsLocateTheirChunk(t *testing.T) {
-	var b strings.Builder
-	for i := 0; i < 40; i++ {
-		fmt.Fprintf(&b, "Sentence %d of the first part. ", i)
-	}
-	b.WriteString("Each node opens the pool.\n\n## Limits\n\n")
-	for i := 0; i < 70; i++ {
-		fmt.Fprintf(&b, "Limit line %d, with a clause. ", i)
-	}
-	b.WriteString("Then, again: Each node opens the pool. Tail words end here.")
-	content := b.String()
-	for _, sp := range splitDocument(content) {
-		frag := textFragment(content, sp.start, sp.end)
-		prefix, start, end := parseDirective(t, frag)
-		at := strings.Index(content, start)
-		if prefix != "" {
-			if at = strings.Index(content, prefix+" "+start); at >= 0 {
-				at += len(prefix) + 1
-			}
-		}
-		if at < sp.start || at >= sp.end {
-			t.Fatalf("chunk [%d,%d): %q matches at %d", sp.start, sp.end, frag, at)
-		}
-		if end != "" {
-			if e := strings.Index(content[at:], end); e < 0 || at+e+len(end) > sp.end {
-				t.Fatalf("chunk [%d,%d): end of %q not inside", sp.start, sp.end, frag)
-			}
-		}
-	}
-	repeated := "alpha beta gamma delta. Then x, alpha beta gamma delta end"
-	at := strings.LastIndex(repeated, "alpha")
-	if got := textFragment(repeated, at, len(repeated)); got != "#:~:text=delta.%20Then%20x%2C-,alpha%20beta%20gamma%20delta" {
-		t.Errorf("repeated start text: %s", got)
-	}
-	// Markdown marks do not show on the rendered page: never a prefix.
-	md := "Retry the job now.\n\n## Retry the job\n\nmore"
-	at = strings.LastIndex(md, "Retry")
-	if got := textFragment(md, at, len(md)); strings.Contains(got, "%23") || strings.Contains(got, "-,") {
-		t.Errorf("a heading's passage: %s", got)
-	}
-	if got := encodeDirective("a-b, c&d%é~"); got != "a%2Db%2C%20c%26d%25%C3%A9~" {
-		t.Errorf("encoding: %s", got)
 	}
 }
 
@@ -387,7 +307,7 @@ func readSection(e testEngine, payloads [][]byte) (*Index, error) {
 	x := New(Options{})
 	var commit func()
 	var err error
-	e.Engine.Read(func(v *engine.View) {
+	e.Engine.Read(func(v follow.View) {
 		i := 0
 		commit, err = x.ReadSection(e.Seq(), v, func() ([]byte, error) {
 			if i == len(payloads) {
@@ -792,24 +712,5 @@ func TestOneResultPerSection(t *testing.T) {
 	slices.Sort(sections)
 	if !slices.Equal(sections, []string{"Guide — Other", "Guide — Pool sizing"}) {
 		t.Errorf("results %q, want one per section", sections)
-	}
-}
-
-// TestWindowKeepsReplies: a silence longer than windowGap starts a new
-// window, unless the message replies to one of the window — a question
-// answered an hour later stays with its answer.
-func TestWindowKeepsReplies(t *testing.T) {
-	at := func(min int, id, replyTo string) engine.MessageText {
-		return engine.MessageText{Live: true, Micros: int64(min) * 60e6, Content: "x", ID: id, ReplyTo: replyTo}
-	}
-	texts := []engine.MessageText{
-		at(0, "q", ""), at(1, "a", ""),
-		at(60, "r", "q"),   // replies to the window's question after an hour
-		at(200, "s", "zz"), // replies to a message of no window here
-		at(400, "t", "q"),  // replies to a message of an earlier window
-		at(401, "u", "t"),
-	}
-	if got := fmt.Sprint(Windows(texts)); got != "[[0 1 2] [3] [4 5]]" {
-		t.Errorf("windows %s", got)
 	}
 }

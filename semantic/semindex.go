@@ -7,10 +7,12 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 // The indexer runs in the background. It takes in the store's change feed,
@@ -24,8 +26,8 @@ import (
 const (
 	docsPerStep     = 64     // documents chunked per step
 	msgsPerStep     = 4096   // messages re-windowed per step (at least one channel)
-	embedBatch      = 128    // chunks embedded per step
-	minTrainChunks  = 64     // the built-in embedder trains from this many chunks on
+	EmbedBatch      = 128    // chunks embedded per step
+	MinTrainChunks  = 64     // the built-in embedder trains from this many chunks on
 	eagerTraining   = 20_000 // below this many, it retrains at each quarter of growth; above, at each doubling
 	embedErrorPause = 5 * time.Second
 )
@@ -159,19 +161,19 @@ func (x *Index) takeChanges() Store {
 		return store
 	}
 	type shown struct {
-		change engine.Change
+		change follow.Change
 		hidden bool
 	}
 	var vis []shown
 	for _, c := range x.feed {
 		switch c.Kind {
-		case engine.DocumentChanged:
+		case follow.DocumentChanged:
 			x.pendDocs.Add(c.Ref)
 			x.notePending(c)
-		case engine.ChannelChanged:
+		case follow.ChannelChanged:
 			x.pendChans.Add(c.Ref)
 			x.notePending(c)
-		case engine.DocumentShown, engine.ChannelShown:
+		case follow.DocumentShown, follow.ChannelShown:
 			vis = append(vis, shown{change: c})
 		}
 	}
@@ -183,9 +185,9 @@ func (x *Index) takeChanges() Store {
 	// Read how the store shows them now (a later change comes through the
 	// feed again), then apply under mu: the store's lock is never taken
 	// before mu.
-	store.Read(func(v *engine.View) {
+	store.Read(func(v follow.View) {
 		for i := range vis {
-			if c := vis[i].change; c.Kind == engine.DocumentShown {
+			if c := vis[i].change; c.Kind == follow.DocumentShown {
 				vis[i].hidden = v.DocumentHidden(c.Ref)
 			} else {
 				vis[i].hidden = v.ChannelHidden(c.Ref)
@@ -197,7 +199,7 @@ func (x *Index) takeChanges() Store {
 	st := x.st
 	for _, sh := range vis {
 		chunks := st.chanChunks[sh.change.Ref]
-		if sh.change.Kind == engine.DocumentShown {
+		if sh.change.Kind == follow.DocumentShown {
 			chunks = st.docChunks[sh.change.Ref]
 		}
 		for _, slot := range chunks {
@@ -230,7 +232,7 @@ func (x *Index) mergePending() {
 func (st *state) appendChunk(pc *pendingChunk) uint32 {
 	slot := uint32(len(st.chunks))
 	st.chunks = append(st.chunks, pc.rec)
-	st.chunkIdx.Add(slot, &pc.doc, []string{engine.SourceFacet(pc.source)})
+	st.chunkIdx.Add(slot, &pc.doc, []string{sourceFacet(pc.source)})
 	if pc.hidden {
 		st.hidden.Add(slot)
 		st.chunkIdx.Hide(slot, true)
@@ -276,7 +278,7 @@ func (x *Index) chunkDocuments() bool {
 		hidden                 bool
 	}
 	docs := make([]*docText, len(refs))
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		for i, ref := range refs {
 			if d := v.Document(ref); d != nil {
 				docs[i] = &docText{d.Title, d.Content, d.SourceID, v.DocumentHidden(ref)}
@@ -290,14 +292,14 @@ func (x *Index) chunkDocuments() bool {
 		if d == nil {
 			continue
 		}
-		for _, sp := range splitDocument(d.content) {
-			pc := pendingChunk{rec: chunkRec{kind: chunkDoc, owner: ref, start: int32(sp.start), end: int32(sp.end), heading: sp.heading},
+		for _, sp := range chunk.SplitDocument(d.content) {
+			pc := pendingChunk{rec: chunkRec{kind: chunkDoc, owner: ref, start: int32(sp.Start), end: int32(sp.End), heading: sp.Heading},
 				source: d.source, hidden: d.hidden}
 			title := d.title
-			if sp.heading != "" && sp.heading != d.title {
-				title += " — " + sp.heading
+			if sp.Heading != "" && sp.Heading != d.title {
+				title += " — " + sp.Heading
 			}
-			a.Document(&pc.doc, title, d.content[sp.start:sp.end], x.opts.TitleWeight)
+			a.Document(&pc.doc, title, d.content[sp.Start:sp.End], x.opts.TitleWeight)
 			made[i] = append(made[i], pc)
 		}
 	}
@@ -322,7 +324,7 @@ func (x *Index) chunkDocuments() bool {
 			st.docChunks[ref] = append(st.docChunks[ref], st.appendChunk(&made[i][j]))
 		}
 		st.dirtyDocs.Remove(ref)
-		delete(st.dirtySince, sinceKey(engine.DocumentChanged, ref))
+		delete(st.dirtySince, sinceKey(follow.DocumentChanged, ref))
 	}
 	return true
 }
@@ -339,7 +341,7 @@ func (x *Index) freshHidden(pcs []*pendingChunk) {
 	if len(pcs) == 0 {
 		return
 	}
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		for _, pc := range pcs {
 			pc.hidden = ownerHidden(v, &pc.rec)
 		}
@@ -347,9 +349,9 @@ func (x *Index) freshHidden(pcs []*pendingChunk) {
 }
 
 // analyzer returns the indexer's analyzer; the caller holds stepMu.
-func (x *Index) analyzer() *engine.Analyzer {
+func (x *Index) analyzer() *analysis.Analyzer {
 	if x.an == nil {
-		x.an = engine.NewAnalyzer()
+		x.an = analysis.New(0)
 	}
 	return x.an
 }
@@ -369,10 +371,10 @@ func (x *Index) windowChannels() bool {
 		name, source string
 		hidden       bool
 		refs         []uint32
-		texts        []engine.MessageText
+		texts        []follow.MessageText
 	}
 	var chans []channel
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		budget := msgsPerStep
 		it := st.dirtyChans.Iterator()
 		for it.HasNext() && (len(chans) == 0 || budget > 0) {
@@ -380,7 +382,7 @@ func (x *Index) windowChannels() bool {
 			if ch := v.Channel(c.ref); ch != nil {
 				c.live, c.name, c.source, c.hidden = true, ch.Name, ch.SourceID, v.ChannelHidden(c.ref)
 				c.refs = append([]uint32(nil), v.ChannelMessages(c.ref)...)
-				c.texts = make([]engine.MessageText, len(c.refs))
+				c.texts = make([]follow.MessageText, len(c.refs))
 				for i, m := range c.refs {
 					c.texts[i] = v.MessageText(m)
 				}
@@ -402,7 +404,7 @@ func (x *Index) windowChannels() bool {
 		p := plan{ch: c.ref, keep: map[uint32]bool{}}
 		var wins [][]uint32
 		if c.live {
-			wins = windows(c.refs, c.texts)
+			wins = chunk.Windows(c.refs, c.texts)
 		}
 		old := map[uint32]uint32{} // first message -> chunk
 		for _, slot := range st.chanChunks[c.ref] {
@@ -462,7 +464,7 @@ func (x *Index) windowChannels() bool {
 			st.chanChunks[p.ch] = p.wins
 		}
 		st.dirtyChans.Remove(p.ch)
-		delete(st.dirtySince, sinceKey(engine.ChannelChanged, p.ch))
+		delete(st.dirtySince, sinceKey(follow.ChannelChanged, p.ch))
 	}
 	return true
 }
@@ -544,7 +546,7 @@ func (x *Index) trainIfDue() bool {
 		trained = sp.model.Trained()
 	}
 	x.mu.RUnlock()
-	if !trainDue(live, trained) || x.trainingWaits(live, trained) {
+	if !TrainDue(live, trained) || x.trainingWaits(live, trained) {
 		return false
 	}
 	start := time.Now()
@@ -559,18 +561,18 @@ func (x *Index) trainIfDue() bool {
 	return true
 }
 
-// trainDue reports whether the built-in embedder, trained on trained
+// TrainDue reports whether the built-in embedder, trained on trained
 // chunks, should train again with live ones: while the corpus is small,
 // training is cheap and each quarter of growth changes the model; a large
 // one retrains when it has doubled.
-func trainDue(live, trained int) bool {
+func TrainDue(live, trained int) bool {
 	switch {
-	case live < minTrainChunks:
+	case live < MinTrainChunks:
 		return false
 	case trained == 0:
 		return true
 	case trained < eagerTraining:
-		return live-trained >= max(trained/4, minTrainChunks)
+		return live-trained >= max(trained/4, MinTrainChunks)
 	}
 	return live >= 2*trained
 }
@@ -580,13 +582,20 @@ func trainDue(live, trained int) bool {
 const trainQuiet = time.Second
 
 // trainingWaits reports whether a due training should wait for writes to
-// pause — unless the model is far behind the corpus.
+// pause (TrainingWaits).
 func (x *Index) trainingWaits(live, trained int) bool {
-	if time.Since(x.store.LastWrite()) >= trainQuiet {
+	return TrainingWaits(x.store.LastWrite(), live, trained)
+}
+
+// TrainingWaits reports whether a due training should wait for writes,
+// last made at lastWrite, to pause — unless the model is far behind the
+// corpus.
+func TrainingWaits(lastWrite time.Time, live, trained int) bool {
+	if time.Since(lastWrite) >= trainQuiet {
 		return false
 	}
 	if trained == 0 {
-		return live < 8*minTrainChunks
+		return live < 8*MinTrainChunks
 	}
 	return live < 4*trained
 }
@@ -599,7 +608,7 @@ func (x *Index) eachChunkText(fn func(string)) {
 		texts = texts[:0]
 		var n int
 		x.mu.RLock()
-		x.store.Read(func(v *engine.View) {
+		x.store.Read(func(v follow.View) {
 			n = len(x.st.chunks)
 			for i := start; i < min(start+512, n); i++ {
 				if c := &x.st.chunks[i]; c.kind != chunkNone {
@@ -618,7 +627,7 @@ func (x *Index) eachChunkText(fn func(string)) {
 	}
 }
 
-// embedPending embeds up to embedBatch chunks still without a vector in the
+// embedPending embeds up to EmbedBatch chunks still without a vector in the
 // current space (or, with next, in the space being filled).
 func (x *Index) embedPending(next bool) (bool, error) {
 	x.mu.RLock()
@@ -632,9 +641,9 @@ func (x *Index) embedPending(next bool) (bool, error) {
 	}
 	var ids []uint32
 	var texts []string
-	x.store.Read(func(v *engine.View) {
+	x.store.Read(func(v follow.View) {
 		it := sp.pending.Iterator()
-		for it.HasNext() && len(ids) < embedBatch {
+		for it.HasNext() && len(ids) < EmbedBatch {
 			id := it.Next()
 			title, body := chunkText(v, &x.st.chunks[id])
 			ids = append(ids, id)
@@ -841,7 +850,7 @@ func (x *Index) idle() bool {
 		if st.space.model != nil {
 			trained = st.space.model.Trained()
 		}
-		if trainDue(live, trained) {
+		if TrainDue(live, trained) {
 			return false
 		}
 	}

@@ -6,9 +6,10 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/bin"
 )
@@ -41,7 +42,7 @@ func (x *Index) WriteSection(seq uint64, put func([]byte) error) error {
 	st := x.st
 	var e bin.Enc
 	e.U8(sectionFormat)
-	e.String(engine.AnalyzerVersion)
+	e.String(analysis.Version)
 	e.U8(x.opts.TitleWeight)
 	e.U64(seq)
 	e.Uvarint(uint64(len(st.chunks)))
@@ -100,7 +101,7 @@ func (x *Index) WriteSection(seq uint64, put func([]byte) error) error {
 
 // ReadSection reads what WriteSection wrote, checking it against the
 // records in v; the state is installed by the returned commit.
-func (x *Index) ReadSection(seq uint64, v *engine.View, next func() ([]byte, error)) (func(), error) {
+func (x *Index) ReadSection(seq uint64, v follow.View, next func() ([]byte, error)) (func(), error) {
 	p, err := next()
 	if err != nil {
 		return nil, err
@@ -127,7 +128,7 @@ func (x *Index) ReadSection(seq uint64, v *engine.View, next func() ([]byte, err
 	if st.chunkIdx, err = index.Decode(chunkIndexOptions(x.opts.Index), next); err != nil {
 		return nil, fmt.Errorf("chunk index: %w", err)
 	}
-	if analyzer != engine.AnalyzerVersion || titleWeight != x.opts.TitleWeight {
+	if analyzer != analysis.Version || titleWeight != x.opts.TitleWeight {
 		st.reindex(v, x.opts.Index, x.opts.TitleWeight)
 	} else if err := st.checkIndex(); err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func encodeChunk(e *bin.Enc, c *chunkRec) {
 }
 
 // readChunks reads n chunk records, checking each against the records.
-func (st *state) readChunks(v *engine.View, next func() ([]byte, error), n int) error {
+func (st *state) readChunks(v follow.View, next func() ([]byte, error), n int) error {
 	st.chunks = make([]chunkRec, 0, min(n, 1<<16)) // the count is untrusted until read
 	for len(st.chunks) < n {
 		p, err := next()
@@ -191,7 +192,7 @@ func (st *state) readChunks(v *engine.View, next func() ([]byte, error), n int) 
 	return nil
 }
 
-func (st *state) readChunk(v *engine.View, d *bin.Dec) error {
+func (st *state) readChunk(v follow.View, d *bin.Dec) error {
 	slot := uint32(len(st.chunks))
 	c := chunkRec{kind: chunkKind(d.U8())}
 	switch c.kind {
@@ -246,9 +247,9 @@ func (st *state) checkIndex() error {
 
 // reindex rebuilds the chunk index from the records: the section was
 // written by another analyzer or title weight.
-func (st *state) reindex(v *engine.View, opts index.Options, titleWeight uint8) {
+func (st *state) reindex(v follow.View, opts index.Options, titleWeight uint8) {
 	st.chunkIdx = index.New(chunkIndexOptions(opts))
-	a := engine.NewAnalyzer()
+	a := analysis.New(0)
 	var d index.Doc
 	for i := range st.chunks {
 		c := &st.chunks[i]
@@ -257,7 +258,7 @@ func (st *state) reindex(v *engine.View, opts index.Options, titleWeight uint8) 
 		}
 		title, body := chunkText(v, c)
 		a.Document(&d, title, body, titleWeight)
-		st.chunkIdx.Add(uint32(i), &d, []string{engine.SourceFacet(chunkSource(v, c))})
+		st.chunkIdx.Add(uint32(i), &d, []string{sourceFacet(chunkSource(v, c))})
 	}
 }
 
@@ -299,7 +300,7 @@ func readBitmap(d *bin.Dec, limit uint32) (*roaring.Bitmap, error) {
 // readState reads the indexer's state, the model and the vectors. The
 // space's embedder is attached when the index follows the store
 // (attachEmbedder).
-func (st *state) readState(v *engine.View, next func() ([]byte, error)) error {
+func (st *state) readState(v follow.View, next func() ([]byte, error)) error {
 	p, err := next()
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/record"
 )
 
@@ -120,8 +120,8 @@ func optedOut(src *record.Source, author string) bool {
 	if src == nil || author == "" {
 		return false
 	}
-	f := engine.Fold(author)
-	return slices.ContainsFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f })
+	f := analysis.Fold(author)
+	return slices.ContainsFunc(src.OptOuts, func(a string) bool { return analysis.Fold(a) == f })
 }
 
 // skipsChannel reports whether writes drop channel c of src: an operator

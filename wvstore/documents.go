@@ -11,7 +11,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/record"
 )
 
@@ -28,8 +28,8 @@ func (s *Store) documentObjID(id string) string { return s.objID("document", id)
 func (s *Store) documentObject(d *record.Document) *models.Object {
 	rec := *d
 	rec.Hidden = false
-	words := engine.IndexTerms(nil, d.Title, titleWeight)
-	words = engine.IndexTerms(words, d.Content, 1)
+	words := analysis.IndexTerms(nil, d.Title, titleWeight)
+	words = analysis.IndexTerms(words, d.Content, 1)
 	return &models.Object{Class: s.class("Document"), ID: strfmt.UUID(s.documentObjID(d.ID)),
 		Properties: map[string]any{
 			"sourceId": d.SourceID, "docId": d.ID, "docKey": d.Key, "slug": d.Slug,

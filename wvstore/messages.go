@@ -11,7 +11,7 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/record"
 )
 
@@ -23,11 +23,11 @@ import (
 func (s *Store) messageObjID(source, id string) string { return s.objID("message", source, id) }
 
 func (s *Store) messageObject(m *record.Message) *models.Object {
-	words := engine.IndexTerms(nil, m.Content, 1)
+	words := analysis.IndexTerms(nil, m.Content, 1)
 	return &models.Object{Class: s.class("Message"), ID: strfmt.UUID(s.messageObjID(m.SourceID, m.ID)),
 		Properties: map[string]any{
 			"sourceId": m.SourceID, "channelId": m.ChannelID, "chan": chanRef(m.SourceID, m.ChannelID), "msgId": m.ID,
-			"author": engine.Fold(m.Author), "authorName": engine.Fold(m.AuthorName),
+			"author": analysis.Fold(m.Author), "authorName": analysis.Fold(m.AuthorName),
 			"terms": strings.Join(words, " "), "len": len(words),
 			"ts": m.Timestamp.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(m),
 		}}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/record"
 )
 
@@ -42,11 +42,11 @@ func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
 	was := map[string]bool{}
 	if old != nil {
 		for _, a := range old.OptOuts {
-			was[engine.Fold(a)] = true
+			was[analysis.Fold(a)] = true
 		}
 	}
 	for _, a := range src.OptOuts {
-		f := engine.Fold(a)
+		f := analysis.Fold(a)
 		if was[f] {
 			continue
 		}
@@ -306,9 +306,9 @@ func (s *Store) RestoreChannel(sourceID, channelID string) error {
 // later writes from storing theirs; it returns how many were deleted.
 func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
 	author = record.CleanName(author)
-	f := engine.Fold(author)
+	f := analysis.Fold(author)
 	_, err = s.UpdateSource(sourceID, func(src *record.Source) error {
-		if slices.ContainsFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f }) {
+		if slices.ContainsFunc(src.OptOuts, func(a string) bool { return analysis.Fold(a) == f }) {
 			removed = 0
 			return nil
 		}
@@ -327,9 +327,9 @@ func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
 
 // OptIn lets an opted-out author's new messages in again.
 func (s *Store) OptIn(sourceID, author string) error {
-	f := engine.Fold(author)
+	f := analysis.Fold(author)
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
-		i := slices.IndexFunc(src.OptOuts, func(a string) bool { return engine.Fold(a) == f })
+		i := slices.IndexFunc(src.OptOuts, func(a string) bool { return analysis.Fold(a) == f })
 		if i < 0 {
 			return record.ErrNotFound
 		}

@@ -106,7 +106,7 @@ func (o *Options) class(c collection) *models.Class {
 			Bm25:            &models.BM25Config{K1: o.K1, B: o.B},
 			IndexTimestamps: false,
 			// Sift's analysed words keep stop words; its queries drop
-			// them unless there is nothing else (engine.CompileSearch).
+			// them unless there is nothing else (analysis.CompileSearch).
 			Stopwords: &models.StopwordConfig{Preset: "none"},
 		},
 		// A replica that missed a deletion (down at the time) must not

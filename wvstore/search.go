@@ -11,12 +11,12 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/query"
 )
 
 // Full-text search (docs/weaviate.md "Full-text search"). Sift compiles the
-// query as the memory store does (engine.CompileSearch): its analysed words
+// query as the memory store does (analysis.CompileSearch): its analysed words
 // are ranked by Weaviate's BM25 over "terms", which holds the records'
 // analysed words; source, channel, author and time filters, visibility and
 // excluded words are Weaviate filters; a phrase's words are a filter too
@@ -104,7 +104,7 @@ func hiddenMessages(cat *catalog, private bool) *filters.WhereBuilder {
 
 // wordFilters are the conditions the query's words make: every word of
 // each phrase, no excluded word.
-func wordFilters(c *engine.CompiledSearch) cond {
+func wordFilters(c *analysis.CompiledSearch) cond {
 	var out cond
 	if len(c.Exclude) > 0 {
 		out = out.except(anyText("terms", c.Exclude))
@@ -127,7 +127,7 @@ type hit struct {
 
 // Search runs a full-text search over messages and documents.
 func (s *Store) Search(req query.SearchRequest) (*query.SearchResult, error) {
-	c, err := engine.CompileSearch(req)
+	c, err := analysis.CompileSearch(req)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Store) Search(req query.SearchRequest) (*query.SearchResult, error) {
 	return res, nil
 }
 
-func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *query.SearchResult) error {
+func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
 	w := wordFilters(c)
 	if f.Source != "" {
@@ -164,13 +164,13 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.Comp
 		w = w.and(channelWhere(k))
 	}
 	if f.From != "" {
-		a := engine.Fold(f.From)
+		a := analysis.Fold(f.From)
 		w = w.and(or(eqText("author", a), eqText("authorName", a)))
 	}
 	w = w.and(timeFilters("ts", f)).except(hiddenMessages(cat, private))
-	hits, total, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", w, func(h hit) engine.Candidate {
+	hits, total, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", w, func(h hit) analysis.Candidate {
 		m, _ := decodeMessage(h.o)
-		return engine.Candidate{Body: m.Content}
+		return analysis.Candidate{Body: m.Content}
 	})
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.Comp
 		if err != nil {
 			return err
 		}
-		mh := query.MessageHit{Message: m, Score: h.score, Highlight: c.Highlight(engine.MessagePlain(m.Content))}
+		mh := query.MessageHit{Message: m, Score: h.score, Highlight: c.Highlight(analysis.MessagePlain(m.Content))}
 		if ch := cat.chans[chanKey{m.SourceID, m.ChannelID}]; ch != nil {
 			mh.ChannelName, mh.ChannelSlug = ch.Name, ch.Slug
 		}
@@ -193,7 +193,7 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *engine.Comp
 	return nil
 }
 
-func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.CompiledSearch, private bool, res *query.SearchResult) error {
+func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
 	if f.Channel != "" || f.From != "" {
 		return nil // documents have no channel or author
@@ -203,9 +203,9 @@ func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.Com
 		w = w.and(eqText("sourceId", f.Source))
 	}
 	w = w.and(timeFilters("updated", f)).except(hiddenDocuments(cat, private))
-	hits, total, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", w, func(h hit) engine.Candidate {
+	hits, total, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", w, func(h hit) analysis.Candidate {
 		d, _ := decodeDocument(cat, h.o)
-		return engine.Candidate{Title: d.Title, Body: d.Content, Document: true}
+		return analysis.Candidate{Title: d.Title, Body: d.Content, Document: true}
 	})
 	if err != nil {
 		return err
@@ -216,7 +216,7 @@ func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *engine.Com
 		if err != nil {
 			return err
 		}
-		res.Documents = append(res.Documents, query.DocumentHit{Document: d, Score: h.score, Highlight: c.Highlight(engine.DocumentPlain(&d))})
+		res.Documents = append(res.Documents, query.DocumentHit{Document: d, Score: h.score, Highlight: c.Highlight(analysis.DocumentPlain(&d))})
 	}
 	return nil
 }
@@ -234,8 +234,8 @@ func timeFilters(prop string, f *query.ParsedQuery) *filters.WhereBuilder {
 
 // rank returns the page c asks for of class's objects matching where, and
 // how many match in all.
-func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
-	candidate func(hit) engine.Candidate) ([]hit, int, error) {
+func (s *Store) rank(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+	candidate func(hit) analysis.Candidate) ([]hit, int, error) {
 	words := termWords(c)
 	if len(words) > 0 && len(c.Phrases) == 0 {
 		// Any word suffices (with a phrase, the phrase's words decide).
@@ -317,8 +317,8 @@ func (s *Store) rank(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 // phrase's, which Sift computes as the memory index does — the phrase as
 // one term, from how often each holder holds it, how many hold it in all
 // and the records' lengths ("len").
-func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
-	candidate func(hit) engine.Candidate) ([]hit, int, error) {
+func (s *Store) rankChecked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+	candidate func(hit) analysis.Candidate) ([]hit, int, error) {
 	all, matches, err := s.walk(ctx, c, class, tsProp, idProp, w, candidate)
 	if err != nil {
 		return nil, 0, err
@@ -345,7 +345,7 @@ func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class
 				return nil, 0, err
 			}
 			for i := range held {
-				held[i].score += engine.PhraseScore(n, df, counts[i][p], held[i].len, avg)
+				held[i].score += analysis.PhraseScore(n, df, counts[i][p], held[i].len, avg)
 			}
 		}
 	}
@@ -384,7 +384,7 @@ func (s *Store) rankChecked(ctx context.Context, c *engine.CompiledSearch, class
 func bm25Scale(o Options) float64 { return float64(o.K1) + 1 }
 
 // termWords are the query's ranked words without its phrases'.
-func termWords(c *engine.CompiledSearch) []string {
+func termWords(c *analysis.CompiledSearch) []string {
 	var ws []string
 	for _, t := range c.Terms {
 		for range max(int(t.Weight), 1) {
@@ -398,8 +398,8 @@ func termWords(c *engine.CompiledSearch) []string {
 // the memory index counts them for the phrase's weight: all of them,
 // whatever the query's filters. When the query has no condition but the
 // phrase's words, the walk it made already counted them.
-func (s *Store) phraseHolders(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
-	p int, ph []string, all []hit, matches []engine.PhraseMatch, candidate func(hit) engine.Candidate) (int, error) {
+func (s *Store) phraseHolders(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+	p int, ph []string, all []hit, matches []analysis.PhraseMatch, candidate func(hit) analysis.Candidate) (int, error) {
 	if len(w.none) > 0 || len(w.all) != 1 || len(c.Phrases) != 1 {
 		var err error
 		only := cond{all: []*filters.WhereBuilder{allText("terms", ph)}}
@@ -448,11 +448,11 @@ const phraseWalkMax = 100_000
 // phraseWindow (at most maxResults) a query keyed on (time, id): each
 // query starts at the last time read and leaves out the ids read at it.
 // It matches each candidate against c.
-func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsProp, idProp string, w cond,
-	candidate func(hit) engine.Candidate) ([]hit, []engine.PhraseMatch, error) {
+func (s *Store) walk(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+	candidate func(hit) analysis.Candidate) ([]hit, []analysis.PhraseMatch, error) {
 	window := perQuery(phraseWindow)
 	var out []hit
-	var matches []engine.PhraseMatch
+	var matches []analysis.PhraseMatch
 	var last time.Time
 	seen := map[string]bool{} // ids at time last, read already
 	for len(out) < phraseWalkMax {
@@ -475,7 +475,7 @@ func (s *Store) walk(ctx context.Context, c *engine.CompiledSearch, class, tsPro
 		if len(fresh) == 0 { // more than a query's worth at one time: left
 			break
 		}
-		cands := make([]engine.Candidate, len(fresh))
+		cands := make([]analysis.Candidate, len(fresh))
 		for i, h := range fresh {
 			cands[i] = candidate(h)
 		}

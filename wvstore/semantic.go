@@ -13,8 +13,8 @@ import (
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 )
@@ -194,7 +194,7 @@ func chunkVisibility(cat *catalog, private bool) *filters.WhereBuilder {
 // each repeated as often as it weighs.
 func queryWords(text string) []string {
 	var ws []string
-	for _, t := range engine.QueryTerms(text) {
+	for _, t := range analysis.QueryTerms(text) {
 		for range max(int(t.Weight), 1) {
 			ws = append(ws, t.Text)
 		}

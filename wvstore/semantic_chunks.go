@@ -11,10 +11,12 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate/entities/models"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/engine"
+	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 // Chunks as the indexer makes and writes them: a document's passages and
@@ -53,8 +55,8 @@ func refusedBy(name string) string { return "refused:" + name }
 
 func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkRecord) *chunkObj {
 	record := encodeRecord(&rec)
-	words := engine.IndexTerms(nil, rec.Title, titleWeight)
-	words = engine.IndexTerms(words, rec.Body, 1)
+	words := analysis.IndexTerms(nil, rec.Title, titleWeight)
+	words = analysis.IndexTerms(words, rec.Body, 1)
 	c := &chunkObj{id: s.objID("chunk", owner, key), owner: owner, rec: rec,
 		hash: shortHash(record), textHash: shortHash(rec.embedText())}
 	c.props = map[string]any{"sourceId": rec.Source, "owner": ownerProp(owner), "kind": kind, "terms": strings.Join(words, " "),
@@ -70,8 +72,8 @@ func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkR
 
 // docChunks cuts a document into passages as the memory index does.
 func (s *Store) docChunks(d *record.Document) []*chunkObj {
-	spans := semantic.SplitDocument(d.Content)
-	sections := semantic.SectionStarts(d.Content, spans)
+	spans := chunk.SplitDocument(d.Content)
+	sections := chunk.SectionStarts(d.Content, spans)
 	hash := shortHash(d.Content)
 	owner := documentOwner(d.ID)
 	seen := map[string]int{}
@@ -96,19 +98,23 @@ func (s *Store) docChunks(d *record.Document) []*chunkObj {
 // conversation windows as the memory index does.
 func (s *Store) windowChunks(ch *record.Channel, objs []map[string]any) ([]*chunkObj, error) {
 	msgs := make([]record.Message, len(objs))
-	texts := make([]engine.MessageText, len(objs))
+	texts := make([]follow.MessageText, len(objs))
 	for i, o := range objs {
 		m, err := decodeMessage(o)
 		if err != nil {
 			return nil, err
 		}
 		msgs[i] = m
-		texts[i] = engine.MessageText{Live: true, Micros: m.Timestamp.UnixMicro(), Author: cmp.Or(m.AuthorName, m.Author), Content: m.Content}
+		texts[i] = follow.MessageText{Live: true, Micros: m.Timestamp.UnixMicro(), Author: cmp.Or(m.AuthorName, m.Author), Content: m.Content}
 	}
 	owner, ref := channelOwner(ch.SourceID, ch.ID), chanRef(ch.SourceID, ch.ID)
 	var out []*chunkObj
 	var body strings.Builder
-	for n, w := range semantic.Windows(texts) {
+	refs := make([]int, len(texts))
+	for i := range refs {
+		refs[i] = i
+	}
+	for n, w := range chunk.Windows(refs, texts) {
 		body.Reset()
 		ids := make([]string, len(w))
 		for j, i := range w {

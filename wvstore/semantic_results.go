@@ -15,6 +15,7 @@ import (
 
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 // From ranked chunks to hits: one result per document section (its
@@ -272,7 +273,7 @@ func docHit(cat *catalog, g *group, recs map[string]*chunkRecord, d *record.Docu
 			spans = append(spans, [2]int{r.Start, r.End})
 		}
 	}
-	start, end := semantic.MergeSpans(spans)
+	start, end := chunk.MergeSpans(spans)
 	if start < 0 || start > end || end > len(d.Content) {
 		return nil
 	}
@@ -282,12 +283,12 @@ func docHit(cat *catalog, g *group, recs map[string]*chunkRecord, d *record.Docu
 		title += " — " + best.Heading
 	}
 	h := &semantic.Hit{Type: "document", Score: g.best.score, Title: title, SourceID: d.SourceID,
-		DocumentID: d.ID, DocSlug: d.Slug, DocURL: d.URL, Fragment: semantic.TextFragment(d.Content, start, end), Time: d.UpdatedAt}
+		DocumentID: d.ID, DocSlug: d.Slug, DocURL: d.URL, Fragment: chunk.TextFragment(d.Content, start, end), Time: d.UpdatedAt}
 	if src := cat.sources[d.SourceID]; src != nil {
 		h.Source, h.SourceType = src.Name, src.Type
 	}
 	h.ContentLength = utf8.RuneCountInString(body)
-	h.Content, h.Truncated = semantic.CutWords(body, maxChars)
+	h.Content, h.Truncated = chunk.CutWords(body, maxChars)
 	return h
 }
 
@@ -325,6 +326,6 @@ func windowHit(cat *catalog, g *group, r *chunkRecord, live map[msgKey]record.Me
 	}
 	body := b.String()
 	h.ContentLength = utf8.RuneCountInString(body)
-	h.Content, h.Truncated = semantic.CutWords(body, maxChars)
+	h.Content, h.Truncated = chunk.CutWords(body, maxChars)
 	return h
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/ann"
 	"github.com/sift-search/sift/ask"
 	"github.com/sift-search/sift/embed"
@@ -20,6 +21,7 @@ import (
 	"github.com/sift-search/sift/internal/weaviatetest"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/chunk"
 )
 
 var (
@@ -314,7 +316,7 @@ func testMeaning(t *testing.T, cl *weaviatetest.Cluster) {
 	// A paraphrase sharing no word with the passage: only the vectors can
 	// find it (BM25 has no candidate among the documents).
 	if words := queryWords("database ran out"); slices.ContainsFunc(words, func(w string) bool {
-		return slices.Contains(engine.IndexTerms(nil, semDocs[1].Title+" "+semDocs[1].Content, 1), w)
+		return slices.Contains(analysis.IndexTerms(nil, semDocs[1].Title+" "+semDocs[1].Content, 1), w)
 	}) {
 		t.Fatalf("the paraphrase shares a word with the passage: %v", words)
 	}
@@ -478,7 +480,7 @@ func checkCosine(t *testing.T, x *Semantic) {
 // compareWithMemory runs queries on the memory index over the same corpus
 // and reports where the top results differ; it fails only when none agree.
 func compareWithMemory(t *testing.T, x *Semantic, queries []string) {
-	e, mx, err := semantic.Open(engine.Options{}, semantic.Options{})
+	e, mx, err := semantic.Open(engine.Options{}.OpenWith, semantic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,7 +674,7 @@ func testEdit(t *testing.T, cl *weaviatetest.Cluster) {
 	}
 	settle(t, x)
 	owner := documentOwner(record.DocumentID(record.UploadsSourceID, "Webhooks"))
-	if n, want := ownerChunks(t, s, owner), len(semantic.SplitDocument(long)); n != want {
+	if n, want := ownerChunks(t, s, owner), len(chunk.SplitDocument(long)); n != want {
 		t.Fatalf("%d chunks, want %d", n, want)
 	}
 	for _, h := range search(t, x, semantic.Request{Query: "HMAC signature"}).Hits {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/sift-search/sift/crawl"
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/httpapi"
+	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/insights"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/wvstore"
@@ -55,7 +57,7 @@ func openBackend(cfg *config, opts engine.Options, sopts semantic.Options, log *
 	if cfg.Store == "weaviate" {
 		return openCluster(cfg, sopts, log)
 	}
-	eng, idx, err := semantic.Open(opts, sopts)
+	eng, idx, err := openFollowed(opts, sopts)
 	if err != nil {
 		return nil, fmt.Errorf("open data dir %s: %w", cfg.DataDir, err)
 	}
@@ -90,7 +92,7 @@ func openCluster(cfg *config, sopts semantic.Options, log *slog.Logger) (*backen
 	host, _ := os.Hostname()
 	holder := host + ":" + strconv.Itoa(os.Getpid()) + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	lease := st.Lease("shared", holder, ttl)
-	b := &backend{store: st, sem: sem, close: func() error { return nil }}
+	b := &backend{store: clusterStore{st}, sem: sem, close: func() error { return nil }}
 	b.shared = func(ctx context.Context, jobs ...func(context.Context)) {
 		if indexer != nil {
 			jobs = append(jobs, indexer)
@@ -104,4 +106,26 @@ func openCluster(cfg *config, sopts semantic.Options, log *slog.Logger) (*backen
 		cancel()
 	}
 	return b, nil
+}
+
+// clusterStore is the cluster store with the backup the HTTP API serves,
+// written as `sift backup` writes one (backupCluster).
+type clusterStore struct{ *wvstore.Store }
+
+func (c clusterStore) Backup(w io.Writer) (uint64, error) { return backupCluster(c.Store, w) }
+
+// openFollowed opens the memory store with eo and a semantic index
+// following it, given the store's logger, index parameters and title
+// weight unless so sets its own.
+func openFollowed(eo engine.Options, so semantic.Options) (*engine.Engine, *semantic.Index, error) {
+	if so.Logger == nil {
+		so.Logger = eo.Logger
+	}
+	if so.Index == (index.Options{}) {
+		so.Index = eo.Index
+	}
+	if so.TitleWeight == 0 {
+		so.TitleWeight = eo.TitleWeight
+	}
+	return semantic.Open(eo.OpenWith, so)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sift-search/sift/engine"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/transfer"
 	"github.com/sift-search/sift/wvstore"
 )
 
@@ -34,9 +35,9 @@ func backup(args []string) error {
 		return errors.New("usage: sift backup --data-dir DIR --out FILE (STORE=weaviate: sift backup --weaviate-url URL --out FILE)")
 	}
 	var st interface {
-		Backup(w io.Writer) (uint64, error)
 		Counts(private bool) record.Counts
 	}
+	var write func(io.Writer) (uint64, error)
 	switch store {
 	case "memory":
 		if _, err := os.Stat(filepath.Join(dir, "wal")); err != nil {
@@ -44,12 +45,12 @@ func backup(args []string) error {
 		}
 		// The semantic index follows, so that the backup holds its section
 		// (chunks and vectors) as the data dir's snapshots do.
-		eng, _, err := semantic.Open(engine.Options{DataDir: dir}, semantic.Options{})
+		eng, _, err := openFollowed(engine.Options{DataDir: dir}, semantic.Options{})
 		if err != nil {
 			return err
 		}
 		defer eng.Close()
-		st = eng
+		st, write = eng, eng.Backup
 	case "weaviate":
 		if bad := checkCluster(b, &wv); len(bad) > 0 {
 			return errors.New(strings.Join(bad, "\n"))
@@ -60,17 +61,44 @@ func backup(args []string) error {
 		if err != nil {
 			return fmt.Errorf("open the Weaviate store at %s: %w", wv.URL, err)
 		}
-		st = cl
+		st, write = cl, func(w io.Writer) (uint64, error) { return backupCluster(cl, w) }
 	default:
 		return fmt.Errorf("store %q must be memory or weaviate", store)
 	}
-	seq, err := writeAtomically(*out, st.Backup)
+	seq, err := writeAtomically(*out, write)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
 	c := st.Counts(true)
 	fmt.Printf("wrote %s: sequence %d, %d messages, %d documents\n", *out, seq, c.Messages, c.Documents)
 	return nil
+}
+
+// backupCluster writes everything the cluster holds — sources with their
+// crawl cursors, channels, messages, documents and settings — as an
+// ordinary Sift snapshot, the file `sift backup` writes of a data dir:
+// `sift restore` installs it into an empty data dir, `sift verify` checks
+// it. It returns the file's sequence number.
+//
+// The records are copied (transfer.Copy) into a memory store (an engine
+// without a data dir, which holds all of them while the backup runs) whose
+// Backup writes the file; channels and documents keep their slugs, sources
+// their creation times. Chunks and vectors are left out: a server restored
+// from the file builds them again.
+func backupCluster(cl *wvstore.Store, w io.Writer) (uint64, error) {
+	eng, err := engine.Open(engine.Options{})
+	if err != nil {
+		return 0, fmt.Errorf("backup: open a memory store: %w", err)
+	}
+	defer eng.Close()
+	if err := transfer.Copy(eng, cl); err != nil {
+		return 0, fmt.Errorf("backup: %w", err)
+	}
+	seq, err := eng.Backup(w)
+	if err != nil {
+		return 0, fmt.Errorf("backup: write the snapshot: %w", err)
+	}
+	return seq, nil
 }
 
 // writeAtomically writes a file with write: a temporary file, synced, then

@@ -49,7 +49,7 @@ func importCmd(args []string) error {
 	}
 	// The semantic index follows, so that the snapshot written on close
 	// keeps its section (chunks and vectors) for the server.
-	eng, _, err := semantic.Open(engine.Options{DataDir: filepath.Clean(*dir)}, semantic.Options{})
+	eng, _, err := openFollowed(engine.Options{DataDir: filepath.Clean(*dir)}, semantic.Options{})
 	if err != nil {
 		return fmt.Errorf("open data dir %s: %w", *dir, err)
 	}

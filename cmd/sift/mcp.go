@@ -84,7 +84,7 @@ func openLocal(dir, baseURL string, log *slog.Logger) (*mcp.Server, func(), erro
 	if u := os.Getenv("EMBED_BASE_URL"); u != "" { // the vectors the directory was indexed with
 		sopts.Embedder = embed.NewOpenAI(u, os.Getenv("EMBED_API_KEY"), os.Getenv("EMBED_MODEL"))
 	}
-	eng, idx, err := semantic.Open(engine.Options{DataDir: dir, ReadOnly: true, Logger: log}, sopts)
+	eng, idx, err := openFollowed(engine.Options{DataDir: dir, ReadOnly: true, Logger: log}, sopts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s read-only: %w (while a server runs on it, use --url)", dir, err)
 	}

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -97,7 +98,7 @@ func main() {
 		if *typos {
 			typoed = bench.TypoQueries(ds.Queries, *typoSeed)
 		}
-		r, err := bench.RunTypos(ds, opts, sopts, typoed)
+		r, err := runMemory(ds, opts, sopts, typoed)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
 			os.Exit(1)
@@ -169,7 +170,7 @@ func sideBySide(sets []*bench.Dataset, opts engine.Options, sopts semantic.Optio
 	fmt.Printf("%-10s %-30s %6s %8s | %7s %9s %7s | %7s %9s %7s | %8s\n", "dataset", "ranking", "docs", "queries",
 		"nDCG@10", "recall@100", "MRR@10", "nDCG@10", "recall@100", "MRR@10", "ΔnDCG@10")
 	for _, ds := range sets {
-		mem, err := bench.Run(ds, opts, sopts)
+		mem, err := runMemory(ds, opts, sopts, nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "eval:", ds.Name, err)
 			return 1
@@ -200,10 +201,30 @@ func sideBySide(sets []*bench.Dataset, opts engine.Options, sopts semantic.Optio
 	return 0
 }
 
+// runMemory ranks ds (bench.RunTypos) on a memory store opened with opts
+// and a semantic index following it, as sift serve runs them: the index
+// and title weight follow opts.
+func runMemory(ds *bench.Dataset, opts engine.Options, sopts semantic.Options, typoed []bench.BEIRQuery) (*bench.Rankings, error) {
+	sopts.Index, sopts.TitleWeight = opts.Index, opts.TitleWeight
+	e, x, err := semantic.Open(opts.OpenWith, sopts)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	return bench.RunTypos(ds, e, x, typoed)
+}
+
 // rankWeaviate indexes ds into the cluster and ranks it at once and, when
 // wait is set, again after wait; show gets each ranking.
 func rankWeaviate(ds *bench.Dataset, o wvstore.Options, wait time.Duration, show func(when string, r *bench.Rankings)) error {
-	run, err := bench.IndexWeaviate(ds, o)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := wvstore.Open(ctx, o)
+	if err != nil {
+		return err
+	}
+	// The run steps the indexer itself: its searches do not wait for one.
+	run, err := bench.IndexWeaviate(ds, st, st.Semantic(wvstore.SemanticOptions{FreshWait: -1}))
 	if err != nil {
 		return err
 	}

@@ -1,21 +1,23 @@
-package engine
+package analysis
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/internal/mdtext"
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
-	"github.com/sift-search/sift/tokenizer"
 )
 
-// What another store needs to search as Search does (docs/store.md): the
+// What a store needs to search as the memory store does (docs/store.md): the
 // request compiled into the same terms, phrases, exclusions and filters,
 // the words a record is indexed under, the test of phrases and exclusions
 // on candidates, and the highlights.
 
-// CompiledSearch is a SearchRequest as Search reads it.
+// CompiledSearch is a SearchRequest as the stores read it.
 type CompiledSearch struct {
 	// Filters holds the query's filters merged with the request's (Source,
 	// Channel as a slug, From, After inclusive, Before exclusive).
@@ -30,7 +32,7 @@ type CompiledSearch struct {
 	// matches, and that is not an error.
 	Nothing bool
 
-	compiled compiled // as Search runs it
+	compiled Compiled // as the memory store runs it
 }
 
 // CompileSearch compiles req as Search does, with the same errors.
@@ -51,19 +53,35 @@ func CompileSearch(req query.SearchRequest) (*CompiledSearch, error) {
 	if pq.Empty() {
 		return nil, invalidf("q: give a search term, a phrase or a filter")
 	}
-	a := searchAnalyzers.Get()
-	c := a.compile(&pq, !req.NoTypos)
-	searchAnalyzers.Put(a)
-	if len(c.q.Phrases) > index.MaxPhrases || len(c.q.Exclude)+len(c.q.ExcludePhrases) > maxExclusions {
-		return nil, invalidf("q: at most %d phrases and %d exclusions", index.MaxPhrases, maxExclusions)
+	a := Get()
+	c := a.Compile(&pq, !req.NoTypos)
+	Put(a)
+	if len(c.Query.Phrases) > index.MaxPhrases || len(c.Query.Exclude)+len(c.Query.ExcludePhrases) > MaxExclusions {
+		return nil, invalidf("q: at most %d phrases and %d exclusions", index.MaxPhrases, MaxExclusions)
 	}
 	out := &CompiledSearch{
-		Filters: pq, Terms: c.q.Terms, Phrases: c.q.Phrases, ExcludePhrases: c.q.ExcludePhrases, Exclude: c.q.Exclude,
+		Filters: pq, Terms: c.Query.Terms, Phrases: c.Query.Phrases, ExcludePhrases: c.Query.ExcludePhrases, Exclude: c.Query.Exclude,
 		Offset: min(max(req.Offset, 0), query.MaxSearchOffset), Limit: min(max(req.Limit, 1), query.MaxSearchLimit),
 		compiled: c,
 	}
-	out.Nothing = len(c.q.Terms) == 0 && len(c.q.Phrases) == 0 && !pq.HasFilter()
+	out.Nothing = len(c.Query.Terms) == 0 && len(c.Query.Phrases) == 0 && !pq.HasFilter()
 	return out, nil
+}
+
+// Analysed returns the query as compiled, for a store that runs it on the
+// index package (the memory store): a copy whose fields the caller may
+// replace, but whose maps and slices it must not change in place.
+func (c *CompiledSearch) Analysed() Compiled { return c.compiled }
+
+func mergeFilter(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// invalidf returns a record.ErrInvalid with a message for the caller.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", record.ErrInvalid, fmt.Sprintf(format, args...))
 }
 
 // Ranked reports whether the query has words or phrases to rank by;
@@ -73,9 +91,9 @@ func (c *CompiledSearch) Ranked() bool { return len(c.Terms) > 0 || len(c.Phrase
 // Highlight returns the HTML highlight of plain text (see MessagePlain and
 // DocumentPlain) for this query's words, as Search's hits carry.
 func (c *CompiledSearch) Highlight(plain string) string {
-	a := searchAnalyzers.Get()
-	defer searchAnalyzers.Put(a)
-	return a.highlight(plain, c.compiled.marks, highlightChars)
+	a := Get()
+	defer Put(a)
+	return a.Highlight(plain, c.compiled.Marks, HighlightChars)
 }
 
 // Candidate is a record a store found for a query that has phrases or
@@ -113,20 +131,20 @@ func (c *CompiledSearch) Match(cands []Candidate) []PhraseMatch {
 		return out
 	}
 	ix := index.New(index.DefaultOptions())
-	a := searchAnalyzers.Get()
+	a := Get()
 	var d index.Doc
 	all := roaring.New()
 	for i, cd := range cands {
 		if cd.Document {
-			a.analyzeDocument(&d, &record.Document{Title: cd.Title, Content: cd.Body}, 1)
+			a.Document(&d, cd.Title, cd.Body, 1)
 		} else {
 			d.Reset()
-			a.addField(&d, cd.Body, 0, 1)
+			a.AddField(&d, cd.Body, 0, 1)
 		}
 		ix.Add(uint32(i), &d, nil)
 		all.Add(uint32(i))
 	}
-	searchAnalyzers.Put(a)
+	Put(a)
 	q := index.Query{Phrases: c.Phrases, Exclude: c.Exclude, ExcludePhrases: c.ExcludePhrases, Filter: all}
 	for _, h := range ix.Search(&q, len(cands)).Hits {
 		out[h.ID].OK = true
@@ -159,24 +177,23 @@ func DocumentPlain(d *record.Document) string {
 	if d.Format != record.FormatMarkdown {
 		return d.Content
 	}
-	return mdtext.Plain(markdownHead(d.Content))
+	return mdtext.Plain(MarkdownHead(d.Content))
 }
 
-// IndexTerms appends to dst the words text is indexed under, one per
-// occurrence, each repeated weight times, as Search's index counts them:
-// what a store that ranks by its own BM25 stores and ranks on. Words of a
-// compound kept whole beside its parts are included.
-func IndexTerms(dst []string, text string, weight int) []string {
-	a := searchAnalyzers.Get()
-	a.toks = a.Append(a.toks[:0], text, 0)
-	for _, t := range a.toks {
-		for range weight {
-			dst = append(dst, t.Term)
-		}
+// PlainInput bounds how much of a Markdown document becomes plain text for
+// its snippet: a match further in than HighlightScan is not highlighted
+// anyway, and turning a megabyte of Markdown into text costs milliseconds.
+const PlainInput = 2 * HighlightScan
+
+// MarkdownHead is the first PlainInput bytes of Markdown md, cut at a line
+// break.
+func MarkdownHead(md string) string {
+	if len(md) <= PlainInput {
+		return md
 	}
-	searchAnalyzers.Put(a)
-	return dst
+	md = md[:PlainInput]
+	if i := strings.LastIndexByte(md, '\n'); i > 0 {
+		md = md[:i]
+	}
+	return md
 }
-
-// Fold is how author names compare in filters and opt-outs.
-func Fold(s string) string { return tokenizer.Fold(s) }

@@ -1,6 +1,13 @@
-package semantic
+// Package chunk cuts records into the passages semantic search ranks, the
+// same way in every store: documents into passages under their headings
+// (SplitDocument, SectionStart), a channel's messages into conversation
+// windows (Windows), and the text a hit shows — a section's merged span
+// (MergeSpans), its text fragment link (TextFragment) and a cut at a word
+// (CutWords). It imports no store.
+package chunk
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,16 +15,16 @@ import (
 
 // Document chunking bounds, in bytes.
 const (
-	chunkMaxBytes     = 1200 // a chunk's target size
-	chunkOverlapBytes = 200  // how far a chunk reaches back into the previous one
+	MaxBytes     = 1200 // a chunk's target size
+	OverlapBytes = 200  // how far a chunk reaches back into the previous one
 )
 
-// docSpan is a chunk of a document: bytes [start, end) of its content, and
-// the heading it falls under.
-type docSpan struct {
-	start, end int
-	heading    string
-	section    bool // starts with its heading: no overlap into the previous section
+// Span is a passage of a document: bytes [Start, End) of its content, and
+// the Heading it falls under.
+type Span struct {
+	Start, End int
+	Heading    string
+	Section    bool // starts with its heading: no overlap into the previous section
 }
 
 // block is a paragraph, list, code block or heading of a document.
@@ -51,7 +58,7 @@ func splitBlocks(text string) []block {
 				out = append(out, block{start: start, end: pos})
 				start = -1
 			}
-		case isHeading(line):
+		case IsHeading(line):
 			if start >= 0 {
 				out = append(out, block{start: start, end: pos})
 				start = -1
@@ -70,7 +77,8 @@ func splitBlocks(text string) []block {
 	return out
 }
 
-func isHeading(line string) bool {
+// IsHeading reports whether line, trimmed, is a Markdown heading.
+func IsHeading(line string) bool {
 	n := 0
 	for n < len(line) && line[n] == '#' {
 		n++
@@ -78,42 +86,42 @@ func isHeading(line string) bool {
 	return n >= 1 && n <= 6 && n < len(line) && line[n] == ' '
 }
 
-// splitDocument cuts a document into chunks of about chunkMaxBytes: a
+// SplitDocument cuts a document into chunks of about MaxBytes: a
 // heading starts a new chunk, paragraphs are packed together, a paragraph
 // too long for one chunk is cut at sentence ends (else at spaces), and each
-// chunk that does not start a section reaches back up to chunkOverlapBytes
+// chunk that does not start a section reaches back up to OverlapBytes
 // into the one before, from a sentence or word boundary, so text cut at a
 // boundary is whole in one of them. A heading with nothing under it (a
 // title right above its first section) joins the next heading's chunk, or
 // is left out at the end: a heading alone answers nothing.
-func splitDocument(text string) []docSpan {
-	var out []docSpan
+func SplitDocument(text string) []Span {
+	var out []Span
 	heading := ""
-	cur := docSpan{start: -1}
+	cur := Span{Start: -1}
 	body := false // cur holds more than its heading
 	flush := func() {
-		if body && strings.TrimSpace(text[cur.start:cur.end]) != "" {
+		if body && strings.TrimSpace(text[cur.Start:cur.End]) != "" {
 			out = append(out, cur)
 		}
-		cur, body = docSpan{start: -1}, false
+		cur, body = Span{Start: -1}, false
 	}
 	for _, b := range splitBlocks(text) {
 		if b.heading {
 			heading = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text[b.start:b.end]), "#"))
-			if cur.start >= 0 && !body {
-				cur.end, cur.heading = b.end, heading
+			if cur.Start >= 0 && !body {
+				cur.End, cur.Heading = b.end, heading
 				continue
 			}
 			flush()
-			cur = docSpan{start: b.start, end: b.end, heading: heading, section: true}
+			cur = Span{Start: b.start, End: b.end, Heading: heading, Section: true}
 			continue
 		}
 		start := b.start
-		if body && b.end-cur.start > chunkMaxBytes && cur.end-cur.start < chunkMaxBytes/3 {
+		if body && b.end-cur.Start > MaxBytes && cur.End-cur.Start < MaxBytes/3 {
 			// A short chunk (a heading and the line introducing a list,
 			// say) takes the head of a block too long to join it whole,
 			// rather than stand alone.
-			limit := cur.start + chunkMaxBytes
+			limit := cur.Start + MaxBytes
 			for limit > start && !utf8.RuneStart(text[limit]) {
 				limit--
 			}
@@ -122,35 +130,35 @@ func splitDocument(text string) []docSpan {
 				cut = lastBoundary(text[start:limit], false)
 			}
 			if cut > 0 {
-				cur.end, start = start+cut, start+cut
+				cur.End, start = start+cut, start+cut
 				flush()
 			}
 		}
 		for _, piece := range cutLong(text, start, b.end) {
-			if body && piece.end-cur.start > chunkMaxBytes {
+			if body && piece.end-cur.Start > MaxBytes {
 				flush()
 			}
-			if cur.start < 0 {
-				cur = docSpan{start: piece.start, heading: heading}
+			if cur.Start < 0 {
+				cur = Span{Start: piece.start, Heading: heading}
 			}
-			cur.end, body = piece.end, true
+			cur.End, body = piece.end, true
 		}
 	}
 	flush()
 	for i := 1; i < len(out); i++ {
-		if !out[i].section {
-			out[i].start = overlapStart(text, out[i-1].start, out[i].start)
+		if !out[i].Section {
+			out[i].Start = overlapStart(text, out[i-1].Start, out[i].Start)
 		}
 	}
 	return out
 }
 
-// cutLong splits [start, end) into pieces of at most chunkMaxBytes, at
+// cutLong splits [start, end) into pieces of at most MaxBytes, at
 // sentence ends when it can, else at spaces, else anywhere between runes.
 func cutLong(text string, start, end int) []block {
 	var out []block
-	for end-start > chunkMaxBytes {
-		limit := start + chunkMaxBytes
+	for end-start > MaxBytes {
+		limit := start + MaxBytes
 		for limit > start && !utf8.RuneStart(text[limit]) {
 			limit--
 		}
@@ -185,9 +193,9 @@ func lastBoundary(s string, sentences bool) int {
 }
 
 // overlapStart moves a chunk's start back into the previous chunk by up to
-// chunkOverlapBytes, to the start of a sentence or word.
+// OverlapBytes, to the start of a sentence or word.
 func overlapStart(text string, prevStart, start int) int {
-	lo := max(prevStart, start-chunkOverlapBytes)
+	lo := max(prevStart, start-OverlapBytes)
 	if lo >= start {
 		return start
 	}
@@ -202,13 +210,49 @@ func overlapStart(text string, prevStart, start int) int {
 	return start
 }
 
-// headingsOnly reports whether text holds nothing but headings: no chunk
+// HeadingsOnly reports whether text holds nothing but headings: no chunk
 // made now is such, but an index made before may hold one.
-func headingsOnly(text string) bool {
+func HeadingsOnly(text string) bool {
 	for _, b := range splitBlocks(text) {
 		if !b.heading {
 			return false
 		}
 	}
 	return true
+}
+
+// SectionStart returns where the section of the passage starting at start
+// begins: at the last of the document's passages (spans, as start and end
+// offsets into content), the passage itself or one before it, that opens
+// with a heading; 0 when none does.
+func SectionStart(content string, start int, spans iter.Seq2[int, int]) int {
+	at := 0
+	for s, e := range spans {
+		if s <= start && s > at && opensWithHeading(content[s:e]) {
+			at = s
+		}
+	}
+	return at
+}
+
+// SectionStarts returns SectionStart for each of a document's passages.
+func SectionStarts(content string, spans []Span) []int {
+	all := func(yield func(int, int) bool) {
+		for _, sp := range spans {
+			if !yield(sp.Start, sp.End) {
+				return
+			}
+		}
+	}
+	out := make([]int, len(spans))
+	for i, sp := range spans {
+		out[i] = SectionStart(content, sp.Start, all)
+	}
+	return out
+}
+
+// opensWithHeading reports whether text's first line is a Markdown heading.
+func opensWithHeading(text string) bool {
+	line, _, _ := strings.Cut(text, "\n")
+	return IsHeading(strings.TrimSpace(line))
 }

@@ -1,4 +1,4 @@
-package semantic
+package chunk
 
 import (
 	"strings"
@@ -9,13 +9,13 @@ import (
 // Text fragments (WICG "URL Fragment Text Directives") let a link scroll to
 // and highlight a passage: #:~:text=[prefix-,]start[,end][,-suffix].
 
-// textFragment returns the directive locating content[start:end] — its
+// TextFragment returns the directive locating content[start:end] — its
 // first words, its last words, and, when those first words also occur
 // earlier in content, the words before them as a prefix — or "" when the
 // passage has no word to anchor on. Words are runs of letters and digits
 // that the text holds separated by single spaces, so they read the same in
 // the rendered page as in the source.
-func textFragment(content string, start, end int) string {
+func TextFragment(content string, start, end int) string {
 	words := plainWords(content, start, end)
 	if len(words) == 0 {
 		return ""

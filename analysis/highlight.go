@@ -1,4 +1,4 @@
-package engine
+package analysis
 
 import (
 	"bytes"
@@ -11,26 +11,26 @@ import (
 	"github.com/sift-search/sift/internal/mdtext"
 )
 
-// highlightChars is the length of a search hit's snippet, in bytes.
-const highlightChars = 240
+// HighlightChars is the length of a search hit's snippet, in bytes.
+const HighlightChars = 240
 
-// highlightScan bounds how much of a hit's text is searched for matches, so
+// HighlightScan bounds how much of a hit's text is searched for matches, so
 // a page of hits on megabyte documents costs milliseconds, not seconds. A
 // match further in is not highlighted: the snippet shows the beginning.
-const highlightScan = 64 << 10
+const HighlightScan = 64 << 10
 
 type span struct{ start, end int }
 
 // cellSep is what separates table cells in plain text, without its spaces.
 var cellSep = strings.TrimSpace(mdtext.CellSep)
 
-// highlight returns a snippet of text around its densest cluster of terms
+// Highlight returns a snippet of text around its densest cluster of terms
 // from marks, as HTML: escaped text with <mark> around each match and "…"
 // where the text was cut. It is at most about maxBytes of text.
-func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) string {
+func (a *Analyzer) Highlight(text string, marks map[string]bool, maxBytes int) string {
 	scan := text
-	if len(scan) > highlightScan {
-		scan = scan[:highlightScan]
+	if len(scan) > HighlightScan {
+		scan = scan[:HighlightScan]
 		if i := strings.LastIndexAny(scan, " \n\t"); i > 0 {
 			scan = scan[:i] // a word cut in two would not match
 		}
@@ -71,7 +71,7 @@ func (a *analyzer) highlight(text string, marks map[string]bool, maxBytes int) s
 // run of small letters), those with an apostrophe, which analysis drops, and
 // those with bytes beyond ASCII, which folding may change. Tokens never
 // span whitespace, so the spans are those of the whole text's analysis.
-func (a *analyzer) matchSpans(text string, marks map[string]bool) []span {
+func (a *Analyzer) matchSpans(text string, marks map[string]bool) []span {
 	needles, ok := needles(marks)
 	if !ok {
 		return a.spansIn(text, 0, marks, nil) // a term beyond ASCII: analyse everything
@@ -216,7 +216,7 @@ func needles(marks map[string]bool) (out [][]byte, ok bool) {
 
 // spansIn appends the spans of the marked terms of text, which starts at
 // byte off of the whole, merging with the last span where they touch.
-func (a *analyzer) spansIn(text string, off int, marks map[string]bool, spans []span) []span {
+func (a *Analyzer) spansIn(text string, off int, marks map[string]bool, spans []span) []span {
 	a.toks = a.Append(a.toks[:0], text, 0)
 	for _, t := range a.toks {
 		if !marks[t.Term] {
