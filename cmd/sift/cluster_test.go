@@ -273,7 +273,21 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 	time.Sleep(4 * time.Second)
 	cl.Kill(2)
 	killedAt := time.Now()
+	// At least 8 s with the node down, and until enough is written for
+	// the checks below: on a loaded machine an import of 500 messages
+	// takes seconds, and one in flight at the kill may fail.
 	time.Sleep(8 * time.Second)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		importedMu.Lock()
+		n := len(imported)
+		importedMu.Unlock()
+		led.mu.Lock()
+		docs := len(led.present)
+		led.mu.Unlock()
+		if n >= 1000 && docs >= 10 {
+			break
+		}
+	}
 	close(stop)
 	wg.Wait()
 	t.Logf("%d messages imported, %d documents uploaded, %d searches (%d failed), %d import failures; node 3 killed %v into the run",
