@@ -288,14 +288,23 @@ const (
 	recentThreads = 40 // the threads started last, of which the latest active are shown
 )
 
-// recentConversations are the conversations a caller without credentials
-// may see, latest activity first, with at least one reply.
-func (s *Server) recentConversations() []conversation {
-	return s.convos.get(s.contentSeq(), s.findRecent)
+// front is what the home page shows of the content a caller without
+// credentials may see: the recent conversations, latest activity first,
+// each with at least one reply, and the channels (not threads), busiest
+// first.
+type front struct {
+	recent   []conversation
+	channels []channelCount
 }
 
-func (s *Server) findRecent() []conversation {
+// frontContent is the home page's content, computed once per write.
+func (s *Server) frontContent() front {
+	return s.front.get(s.contentSeq(), s.findFront)
+}
+
+func (s *Server) findFront() front {
 	out := []conversation{}
+	var chans []channelCount
 	var threads []record.Channel
 	for _, ch := range s.eng.Channels("", false) {
 		if threadKind(ch.Kind) {
@@ -303,7 +312,11 @@ func (s *Server) findRecent() []conversation {
 			continue
 		}
 		_, total, err := s.eng.ChannelMessages(ch.Slug, 0, 0)
-		if err != nil || total == 0 {
+		if err != nil {
+			continue
+		}
+		chans = append(chans, channelCount{Name: ch.Name, Slug: ch.Slug, Topic: ch.Topic, Messages: total})
+		if total == 0 {
 			continue
 		}
 		from := max(total-recentRead-convoLookback, 0)
@@ -335,7 +348,8 @@ func (s *Server) findRecent() []conversation {
 	slices.SortFunc(out, func(a, b conversation) int {
 		return cmp.Or(b.Last.Compare(a.Last), strings.Compare(a.Slug, b.Slug))
 	})
-	return out[:min(len(out), recentConvos)]
+	slices.SortStableFunc(chans, func(a, b channelCount) int { return cmp.Compare(b.Messages, a.Messages) })
+	return front{recent: out[:min(len(out), recentConvos)], channels: chans}
 }
 
 // eachConversation calls fn with every conversation of ch that has a

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,18 +196,10 @@ const askedMin = 3
 // conversations, channels and the questions asked most.
 func (s *Server) frontPage(data *homeData) {
 	data.Head.Wide = true
-	data.Recent = s.recentConversations()
-	for _, ch := range s.eng.Channels("", false) {
-		if threadKind(ch.Kind) {
-			continue
-		}
-		if _, n, err := s.eng.ChannelMessages(ch.Slug, 0, 0); err == nil {
-			data.Channels = append(data.Channels, channelCount{Name: ch.Name, Slug: ch.Slug, Topic: ch.Topic, Messages: n})
-		}
-	}
-	slices.SortStableFunc(data.Channels, func(a, b channelCount) int { return cmp.Compare(b.Messages, a.Messages) })
-	data.MoreChannels = max(len(data.Channels)-homeChannels, 0)
-	data.Channels = data.Channels[:min(len(data.Channels), homeChannels)]
+	f := s.frontContent()
+	data.Recent = f.recent
+	data.MoreChannels = max(len(f.channels)-homeChannels, 0)
+	data.Channels = f.channels[:min(len(f.channels), homeChannels)]
 	if s.insights == nil {
 		return
 	}

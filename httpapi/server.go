@@ -104,7 +104,7 @@ type Server struct {
 	shed     logEvery
 	bodies   bodyBudget
 	sitemap  seqCache[[]sitemapURL]
-	convos   seqCache[[]conversation] // the home page's recent conversations
+	front    seqCache[front] // the home page's conversations and channels
 	changes  changeClock
 	semantic Semantic
 	asker    Asker
