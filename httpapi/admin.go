@@ -10,7 +10,7 @@ import (
 )
 
 // health serves GET /healthz: liveness plus what the engine holds.
-func (s *Server) health(ctx *fasthttp.RequestCtx) {
+func (s *api) health(ctx *fasthttp.RequestCtx) {
 	c := s.eng.Counts(s.privileged(ctx)) // counts shown publicly count public content only
 	sem := s.semantic.Status()
 	// Public: model servers are named by their model, not their address,
@@ -32,7 +32,7 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 
 // backup serves POST /api/admin/backup: a consistent snapshot file, which
 // `sift restore` installs into an empty data directory.
-func (s *Server) backup(ctx *fasthttp.RequestCtx) {
+func (s *manage) backup(ctx *fasthttp.RequestCtx) {
 	name := fmt.Sprintf("sift-backup-%s.sift", time.Now().UTC().Format("20060102T150405Z"))
 	ctx.SetContentType("application/octet-stream")
 	ctx.Response.Header.Set("Content-Disposition", `attachment; filename="`+name+`"`)

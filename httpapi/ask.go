@@ -129,7 +129,7 @@ var errTooLarge = errors.New("too large")
 // askHandler serves POST /api/ask (and, with v1, POST /api/v1/ask): one
 // JSON body, or server-sent events when the client accepts
 // text/event-stream.
-func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
+func (s *api) askHandler(form askForm) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		form := form
 		form.pages = !form.v1 && string(ctx.QueryArgs().Peek("links")) == "pages"
@@ -176,7 +176,7 @@ func (s *Server) askHandler(form askForm) fasthttp.RequestHandler {
 }
 
 // askFailed answers a failed question: 502 when the model server failed.
-func (s *Server) askFailed(ctx *fasthttp.RequestCtx, err error) {
+func (s *api) askFailed(ctx *fasthttp.RequestCtx, err error) {
 	if errors.Is(err, ask.ErrModel) || errors.Is(err, context.DeadlineExceeded) {
 		noteCause(ctx, err)
 		writeError(ctx, fasthttp.StatusBadGateway, "%s", publicAskError(err))

@@ -25,7 +25,7 @@ type caller struct {
 }
 
 // searchFor runs a full-text search for c and counts it.
-func (s *Server) searchFor(req query.SearchRequest, c caller) (*query.SearchResult, error) {
+func (s *api) searchFor(req query.SearchRequest, c caller) (*query.SearchResult, error) {
 	req.Private = c.private
 	start := time.Now()
 	res, err := s.eng.Search(req)
@@ -35,14 +35,14 @@ func (s *Server) searchFor(req query.SearchRequest, c caller) (*query.SearchResu
 	total := res.TotalMessages + res.TotalDocuments
 	s.stats.record(c.endpoint, req.Query, total, time.Since(start))
 	if req.Offset == 0 {
-		s.noteSearch(c.via, req.Query, c.private, total)
+		s.usage.noteSearch(c.via, req.Query, c.private, total)
 	}
 	return res, nil
 }
 
 // semanticFor runs a semantic search for c, bounded by semanticTimeout,
 // and counts it.
-func (s *Server) semanticFor(ctx context.Context, req semantic.Request, c caller) (*semantic.Result, error) {
+func (s *api) semanticFor(ctx context.Context, req semantic.Request, c caller) (*semantic.Result, error) {
 	req.Private = c.private
 	ctx, cancel := context.WithTimeout(ctx, semanticTimeout)
 	defer cancel()
@@ -52,13 +52,13 @@ func (s *Server) semanticFor(ctx context.Context, req semantic.Request, c caller
 		return nil, err
 	}
 	s.stats.record(c.endpoint, req.Query, len(res.Hits), time.Since(start))
-	s.noteSearch(c.via, req.Query, c.private, len(res.Hits))
+	s.usage.noteSearch(c.via, req.Query, c.private, len(res.Hits))
 	return res, nil
 }
 
 // askFor answers a question for c in one piece, bounded by askTimeout,
 // and counts it. The caller holds the asker's admission (Asker.Admit).
-func (s *Server) askFor(ctx context.Context, req ask.Request, c caller) (*collector, ask.Usage, error) {
+func (s *api) askFor(ctx context.Context, req ask.Request, c caller) (*collector, ask.Usage, error) {
 	req.Private = c.private
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
@@ -69,6 +69,6 @@ func (s *Server) askFor(ctx context.Context, req ask.Request, c caller) (*collec
 		return nil, usage, err
 	}
 	s.stats.record(c.endpoint, req.Question, len(col.sources), time.Since(start))
-	s.noteAsk(c.via, req.Question, c.private, len(col.sources), col.answer.String() == ask.NoAnswer)
+	s.usage.noteAsk(c.via, req.Question, c.private, len(col.sources), col.answer.String() == ask.NoAnswer)
 	return col, usage, nil
 }

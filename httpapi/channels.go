@@ -38,7 +38,7 @@ func channelView(c record.ChannelInfo) channelJSON {
 }
 
 // listChannels serves GET /api/sources/{id}/channels.
-func (s *Server) listChannels(ctx *fasthttp.RequestCtx) {
+func (s *manage) listChannels(ctx *fasthttp.RequestCtx) {
 	chans, excluded, err := s.eng.SourceChannels(pathParam(ctx, "id"))
 	if err != nil {
 		writeErr(ctx, sourceNotFound(err, pathParam(ctx, "id")))
@@ -65,7 +65,7 @@ func sourceNotFound(err error, id string) error {
 
 // notFoundIn tells an unknown source from something else missing in a
 // known one, which what names ("no channel \"C1\" in source \"s\"").
-func (s *Server) notFoundIn(err error, id, what string, args ...any) error {
+func (s *manage) notFoundIn(err error, id, what string, args ...any) error {
 	if !errors.Is(err, record.ErrNotFound) {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) notFoundIn(err error, id, what string, args ...any) error {
 }
 
 // channelNotFound tells an unknown source from an unknown channel.
-func (s *Server) channelNotFound(err error, id, channel string) error {
+func (s *manage) channelNotFound(err error, id, channel string) error {
 	return s.notFoundIn(err, id, "no channel %q in source %q", channel, id)
 }
 
@@ -100,7 +100,7 @@ func decodeSmall(ctx *fasthttp.RequestCtx, v any) error {
 
 // patchChannel serves PATCH /api/sources/{id}/channels/{channelId} with
 // {"visibility": "public" | "private" | "inherit"}.
-func (s *Server) patchChannel(ctx *fasthttp.RequestCtx) {
+func (s *manage) patchChannel(ctx *fasthttp.RequestCtx) {
 	var in struct {
 		Visibility *string `json:"visibility"`
 	}
@@ -122,7 +122,7 @@ func (s *Server) patchChannel(ctx *fasthttp.RequestCtx) {
 
 // setChannelVisibility is the API's and the console's way to set a
 // channel's visibility.
-func (s *Server) setChannelVisibility(id, channel, vis string) (record.ChannelInfo, error) {
+func (s *manage) setChannelVisibility(id, channel, vis string) (record.ChannelInfo, error) {
 	switch vis {
 	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
@@ -137,7 +137,7 @@ func (s *Server) setChannelVisibility(id, channel, vis string) (record.ChannelIn
 }
 
 // deleteChannel serves DELETE /api/sources/{id}/channels/{channelId}.
-func (s *Server) deleteChannel(ctx *fasthttp.RequestCtx) {
+func (s *manage) deleteChannel(ctx *fasthttp.RequestCtx) {
 	if err := s.excludeChannel(pathParam(ctx, "id"), pathParam(ctx, "channelId")); err != nil {
 		writeErr(ctx, err)
 		return
@@ -145,7 +145,7 @@ func (s *Server) deleteChannel(ctx *fasthttp.RequestCtx) {
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
 
-func (s *Server) excludeChannel(id, channel string) error {
+func (s *manage) excludeChannel(id, channel string) error {
 	if err := s.eng.ExcludeChannel(id, channel); err != nil {
 		return s.channelNotFound(err, id, channel)
 	}
@@ -154,7 +154,7 @@ func (s *Server) excludeChannel(id, channel string) error {
 }
 
 // restoreChannel serves POST /api/sources/{id}/channels/{channelId}/restore.
-func (s *Server) restoreChannel(ctx *fasthttp.RequestCtx) {
+func (s *manage) restoreChannel(ctx *fasthttp.RequestCtx) {
 	if err := s.includeChannel(pathParam(ctx, "id"), pathParam(ctx, "channelId")); err != nil {
 		writeErr(ctx, err)
 		return
@@ -162,7 +162,7 @@ func (s *Server) restoreChannel(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"id": pathParam(ctx, "channelId"), "restored": true})
 }
 
-func (s *Server) includeChannel(id, channel string) error {
+func (s *manage) includeChannel(id, channel string) error {
 	if err := s.eng.RestoreChannel(id, channel); err != nil {
 		return s.notFoundIn(err, id, "channel %q of source %q is not excluded", channel, id)
 	}
@@ -171,7 +171,7 @@ func (s *Server) includeChannel(id, channel string) error {
 }
 
 // listOptOuts serves GET /api/sources/{id}/optouts.
-func (s *Server) listOptOuts(ctx *fasthttp.RequestCtx) {
+func (s *manage) listOptOuts(ctx *fasthttp.RequestCtx) {
 	src, ok := s.eng.Source(pathParam(ctx, "id"))
 	if !ok {
 		writeErr(ctx, sourceNotFound(record.ErrNotFound, pathParam(ctx, "id")))
@@ -184,7 +184,7 @@ func (s *Server) listOptOuts(ctx *fasthttp.RequestCtx) {
 }
 
 // addOptOut serves POST /api/sources/{id}/optouts with {"author": "…"}.
-func (s *Server) addOptOut(ctx *fasthttp.RequestCtx) {
+func (s *manage) addOptOut(ctx *fasthttp.RequestCtx) {
 	var in struct {
 		Author *string `json:"author"`
 	}
@@ -205,7 +205,7 @@ func (s *Server) addOptOut(ctx *fasthttp.RequestCtx) {
 }
 
 // optOut is the API's and the console's opt-out.
-func (s *Server) optOut(id, author string) (string, int, error) {
+func (s *manage) optOut(id, author string) (string, int, error) {
 	author = strings.TrimSpace(author)
 	if author == "" || len(author) > record.MaxNameBytes {
 		return "", 0, paramErr("author must be 1 to %d bytes: the username as the platform gives it", record.MaxNameBytes)
@@ -219,7 +219,7 @@ func (s *Server) optOut(id, author string) (string, int, error) {
 }
 
 // deleteOptOut serves DELETE /api/sources/{id}/optouts/{author}.
-func (s *Server) deleteOptOut(ctx *fasthttp.RequestCtx) {
+func (s *manage) deleteOptOut(ctx *fasthttp.RequestCtx) {
 	if err := s.optIn(pathParam(ctx, "id"), pathParam(ctx, "author")); err != nil {
 		writeErr(ctx, err)
 		return
@@ -227,7 +227,7 @@ func (s *Server) deleteOptOut(ctx *fasthttp.RequestCtx) {
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
 
-func (s *Server) optIn(id, author string) error {
+func (s *manage) optIn(id, author string) error {
 	if err := s.eng.OptIn(id, author); err != nil {
 		return s.notFoundIn(err, id, "%q has not opted out of source %q", author, id)
 	}
@@ -244,7 +244,7 @@ type settingsJSON struct {
 }
 
 // getSettings serves GET /api/settings: the settings in effect.
-func (s *Server) getSettings(ctx *fasthttp.RequestCtx) {
+func (s *manage) getSettings(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusOK, settingsJSON{SiteName: s.siteName(), SiteDescription: s.siteDescription(),
 		SiteAccent: s.siteAccent(), SiteLogo: s.siteLogoURL()})
 }
@@ -252,7 +252,7 @@ func (s *Server) getSettings(ctx *fasthttp.RequestCtx) {
 // patchSettings serves PATCH /api/settings: {"siteName"?,
 // "siteDescription"?, "siteAccent"?}; an empty string returns to the
 // default (SITE_NAME, SITE_DESCRIPTION, the pages' colours).
-func (s *Server) patchSettings(ctx *fasthttp.RequestCtx) {
+func (s *manage) patchSettings(ctx *fasthttp.RequestCtx) {
 	var raw map[string]json.RawMessage
 	if err := decodeSmall(ctx, &raw); err != nil {
 		writeErr(ctx, err)
@@ -291,7 +291,7 @@ func (s *Server) patchSettings(ctx *fasthttp.RequestCtx) {
 
 // updateSettings checks and stores settings (the API's and the console's);
 // an accent colour is stored in lower case.
-func (s *Server) updateSettings(changes map[string]string) error {
+func (s *manage) updateSettings(changes map[string]string) error {
 	if n, ok := changes[settingSiteName]; ok && len(n) > 200 {
 		return paramErr("siteName is at most 200 bytes")
 	}

@@ -24,10 +24,9 @@ import (
 // flash under a random id; one that fails renders its page again with the
 // error and the error's status.
 
-// console is the console's state on the Server.
-type console struct {
-	key [32]byte // HMAC key of the anti-CSRF tokens; random per process
-
+// flashStore keeps the outcomes of the console's actions until the page
+// that shows them is read.
+type flashStore struct {
 	mu      sync.Mutex
 	flashes map[string]flashEntry
 }
@@ -56,15 +55,13 @@ type flash struct {
 // itself.
 type link struct{ Text, URL string }
 
-func newConsole() *console {
-	c := &console{flashes: map[string]flashEntry{}}
-	rand.Read(c.key[:]) // never fails (crypto/rand)
-	return c
+func newFlashStore() *flashStore {
+	return &flashStore{flashes: map[string]flashEntry{}}
 }
 
 // put keeps f and returns its id. Expired flashes go first; then, when
 // full, the oldest. O(maxFlash).
-func (c *console) put(f flash) string {
+func (c *flashStore) put(f flash) string {
 	var b [12]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
@@ -87,7 +84,7 @@ func (c *console) put(f flash) string {
 }
 
 // get returns the flash with id, or nil (unknown or expired).
-func (c *console) get(id string) *flash {
+func (c *flashStore) get(id string) *flash {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.flashes[id]
@@ -100,7 +97,7 @@ func (c *console) get(id string) *flash {
 // csrfToken is the anti-CSRF token of the request's Basic Auth
 // credentials ("" without them): the same for every page of a session,
 // useless to anyone who does not already hold the credentials.
-func (s *Server) csrfToken(ctx *fasthttp.RequestCtx) string {
+func (s *console) csrfToken(ctx *fasthttp.RequestCtx) string {
 	enc, ok := credentials(ctx, "Basic")
 	if !ok {
 		return ""
@@ -110,12 +107,12 @@ func (s *Server) csrfToken(ctx *fasthttp.RequestCtx) string {
 
 // basicToken is the anti-CSRF token of Basic Auth credentials as the
 // Authorization header carries them (base64 of user:password).
-func (s *Server) basicToken(enc []byte) string {
+func (s *console) basicToken(enc []byte) string {
 	raw, err := base64.StdEncoding.DecodeString(string(enc))
 	if err != nil {
 		return ""
 	}
-	m := hmac.New(sha256.New, s.console.key[:])
+	m := hmac.New(sha256.New, s.key[:])
 	m.Write([]byte("sift console\x00"))
 	m.Write(raw)
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
@@ -125,7 +122,7 @@ func (s *Server) basicToken(enc []byte) string {
 // requests, and the form's "csrf" field must be the session's token
 // (compared in constant time). Form bodies other than uploads are bounded
 // by maxSourceBody.
-func (s *Server) consolePost(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+func (s *console) consolePost(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return s.basicOnly(func(ctx *fasthttp.RequestCtx) {
 		defer ctx.Request.RemoveMultipartFormFiles()
 		if s.crossSite(ctx) {
@@ -173,24 +170,24 @@ type consolePage struct {
 
 // consolePage is the common part of a console page titled title, with f
 // and the breadcrumbs crumbs.
-func (s *Server) consolePage(ctx *fasthttp.RequestCtx, title string, f *flash, crumbs ...link) consolePage {
-	return consolePage{Head: head{Title: s.title(title), NoIndex: true}, CSRF: s.csrfToken(ctx), Flash: f, Crumbs: crumbs}
+func (s *console) consolePage(ctx *fasthttp.RequestCtx, title string, f *flash, crumbs ...link) consolePage {
+	return consolePage{Head: head{Title: s.pages.title(title), NoIndex: true}, CSRF: s.csrfToken(ctx), Flash: f, Crumbs: crumbs}
 }
 
 // takeFlash returns the flash the request's "flash" parameter names.
-func (s *Server) takeFlash(ctx *fasthttp.RequestCtx) *flash {
+func (s *console) takeFlash(ctx *fasthttp.RequestCtx) *flash {
 	if id := ctx.QueryArgs().Peek("flash"); len(id) > 0 {
-		return s.console.get(string(id))
+		return s.flashes.get(string(id))
 	}
 	return nil
 }
 
 // consoleDone ends a successful action: a 303 to the page at path
 // showing f.
-func (s *Server) consoleDone(ctx *fasthttp.RequestCtx, path string, f flash) {
+func (s *console) consoleDone(ctx *fasthttp.RequestCtx, path string, f flash) {
 	// A relative Location: the browser resolves it against the address it
 	// used, whatever the Host behind a proxy.
-	ctx.Response.Header.Set("Location", path+"?flash="+url.QueryEscape(s.console.put(f)))
+	ctx.Response.Header.Set("Location", path+"?flash="+url.QueryEscape(s.flashes.put(f)))
 	ctx.SetStatusCode(fasthttp.StatusSeeOther)
 }
 
@@ -202,7 +199,7 @@ func failure(err error) *flash {
 }
 
 // consoleShow renders a console page, with f's status when it has one.
-func (s *Server) consoleShow(ctx *fasthttp.RequestCtx, name string, f *flash, data any) {
+func (s *console) consoleShow(ctx *fasthttp.RequestCtx, name string, f *flash, data any) {
 	o := pageOpts{private: true}
 	if f != nil {
 		o.status = f.status
@@ -223,11 +220,11 @@ type messagePage struct {
 }
 
 // consoleRefuse renders a page that only says why a request was refused.
-func (s *Server) consoleRefuse(ctx *fasthttp.RequestCtx, status int, msg string) {
+func (s *console) consoleRefuse(ctx *fasthttp.RequestCtx, status int, msg string) {
 	s.consoleMessage(ctx, "Refused", &flash{Error: true, Text: msg, status: status})
 }
 
 // consoleMessage renders a page with a title and f only.
-func (s *Server) consoleMessage(ctx *fasthttp.RequestCtx, title string, f *flash) {
+func (s *console) consoleMessage(ctx *fasthttp.RequestCtx, title string, f *flash) {
 	s.consoleShow(ctx, "console_message.html", f, messagePage{s.consolePage(ctx, title, f), title})
 }

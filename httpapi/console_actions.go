@@ -16,7 +16,7 @@ import (
 
 // consoleTest serves POST /dashboard/sources/{id}/test: the connector's
 // verdict.
-func (s *Server) consoleTest(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleTest(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	if src, ok := s.eng.Source(id); ok {
 		if err := crawl.CanCrawl(src); err != nil {
@@ -38,7 +38,7 @@ func (s *Server) consoleTest(ctx *fasthttp.RequestCtx) {
 
 // consoleCrawl serves POST /dashboard/sources/{id}/crawl (field full=1
 // for a full crawl): it answers when the crawl ends, with its figures.
-func (s *Server) consoleCrawl(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleCrawl(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	full := formField(ctx, "full") != ""
 	res, err := s.crawler.Crawl(id, full)
@@ -64,7 +64,7 @@ func (s *Server) consoleCrawl(ctx *fasthttp.RequestCtx) {
 // as it stands (crawl.ErrNotCrawlable: an import-only one, say) is told
 // so, and pointed to its imports when it takes them; the runner records
 // nothing on it.
-func (s *Server) refused(action, id string, err error) *flash {
+func (s *console) refused(action, id string, err error) *flash {
 	f := failure(err)
 	if !errors.Is(err, crawl.ErrNotCrawlable) {
 		return f
@@ -80,7 +80,7 @@ func (s *Server) refused(action, id string, err error) *flash {
 
 // consoleImport serves POST /dashboard/sources/{id}/import: the export
 // file in the multipart part "file".
-func (s *Server) consoleImport(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleImport(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	form, err := ctx.MultipartForm()
 	if err != nil {

@@ -33,11 +33,11 @@ type channelRow struct {
 }
 
 // consoleChannels serves GET /dashboard/sources/{id}/channels[?page=N].
-func (s *Server) consoleChannels(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleChannels(ctx *fasthttp.RequestCtx) {
 	s.showChannels(ctx, pathParam(ctx, "id"), s.takeFlash(ctx))
 }
 
-func (s *Server) showChannels(ctx *fasthttp.RequestCtx, id string, f *flash) {
+func (s *console) showChannels(ctx *fasthttp.RequestCtx, id string, f *flash) {
 	src, ok := s.eng.Source(id)
 	chans, excluded, err := s.eng.SourceChannels(id)
 	if !ok || err != nil {
@@ -72,9 +72,9 @@ func channelsURL(id string) string { return "/dashboard/sources/" + id + "/chann
 
 // consoleChannelVisibility serves POST
 // /dashboard/sources/{id}/channels/visibility (fields channel, visibility).
-func (s *Server) consoleChannelVisibility(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleChannelVisibility(ctx *fasthttp.RequestCtx) {
 	id, channel := pathParam(ctx, "id"), formField(ctx, "channel")
-	c, err := s.setChannelVisibility(id, channel, formField(ctx, "visibility"))
+	c, err := s.manage.setChannelVisibility(id, channel, formField(ctx, "visibility"))
 	if err != nil {
 		s.showChannels(ctx, id, failure(err))
 		return
@@ -88,7 +88,7 @@ func (s *Server) consoleChannelVisibility(ctx *fasthttp.RequestCtx) {
 
 // consoleConfirmChannelDelete serves GET
 // /dashboard/sources/{id}/channels/delete?channel=….
-func (s *Server) consoleConfirmChannelDelete(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleConfirmChannelDelete(ctx *fasthttp.RequestCtx) {
 	id, channel := pathParam(ctx, "id"), string(ctx.QueryArgs().Peek("channel"))
 	src, _ := s.eng.Source(id)
 	chans, _, err := s.eng.SourceChannels(id)
@@ -108,14 +108,14 @@ func (s *Server) consoleConfirmChannelDelete(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
-	s.showChannels(ctx, id, failure(s.channelNotFound(record.ErrNotFound, id, channel)))
+	s.showChannels(ctx, id, failure(s.manage.channelNotFound(record.ErrNotFound, id, channel)))
 }
 
 // consoleDeleteChannel serves POST /dashboard/sources/{id}/channels/delete
 // (field channel).
-func (s *Server) consoleDeleteChannel(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleDeleteChannel(ctx *fasthttp.RequestCtx) {
 	id, channel := pathParam(ctx, "id"), formField(ctx, "channel")
-	if err := s.excludeChannel(id, channel); err != nil {
+	if err := s.manage.excludeChannel(id, channel); err != nil {
 		s.showChannels(ctx, id, failure(err))
 		return
 	}
@@ -124,9 +124,9 @@ func (s *Server) consoleDeleteChannel(ctx *fasthttp.RequestCtx) {
 
 // consoleRestoreChannel serves POST
 // /dashboard/sources/{id}/channels/restore (field channel).
-func (s *Server) consoleRestoreChannel(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleRestoreChannel(ctx *fasthttp.RequestCtx) {
 	id, channel := pathParam(ctx, "id"), formField(ctx, "channel")
-	if err := s.includeChannel(id, channel); err != nil {
+	if err := s.manage.includeChannel(id, channel); err != nil {
 		s.showChannels(ctx, id, failure(err))
 		return
 	}
@@ -135,9 +135,9 @@ func (s *Server) consoleRestoreChannel(ctx *fasthttp.RequestCtx) {
 
 // consoleOptOut serves POST /dashboard/sources/{id}/optouts (field
 // author).
-func (s *Server) consoleOptOut(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleOptOut(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
-	author, removed, err := s.optOut(id, formField(ctx, "author"))
+	author, removed, err := s.manage.optOut(id, formField(ctx, "author"))
 	if err != nil {
 		s.showSource(ctx, id, failure(err), nil)
 		return
@@ -148,9 +148,9 @@ func (s *Server) consoleOptOut(ctx *fasthttp.RequestCtx) {
 
 // consoleOptIn serves POST /dashboard/sources/{id}/optouts/delete (field
 // author).
-func (s *Server) consoleOptIn(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleOptIn(ctx *fasthttp.RequestCtx) {
 	id, author := pathParam(ctx, "id"), formField(ctx, "author")
-	if err := s.optIn(id, author); err != nil {
+	if err := s.manage.optIn(id, author); err != nil {
 		s.showSource(ctx, id, failure(err), nil)
 		return
 	}

@@ -31,17 +31,17 @@ type choice struct {
 }
 
 // consoleInsights serves GET /dashboard/insights.
-func (s *Server) consoleInsights(ctx *fasthttp.RequestCtx) {
-	q, err := s.insightsQuery(ctx)
+func (s *console) consoleInsights(ctx *fasthttp.RequestCtx) {
+	q, err := s.usage.insightsQuery(ctx)
 	if err != nil {
 		_, msg := errorStatus(err)
 		s.consoleMessage(ctx, "Insights", &flash{Error: true, Text: msg, status: fasthttp.StatusBadRequest, cause: err})
 		return
 	}
-	r := s.report(q)
+	r := s.usage.report(q)
 	p := insightsPage{
 		consolePage: s.consolePage(ctx, "Insights", nil, link{Text: "Insights"}),
-		Report:      r, Recording: s.insights != nil, Retention: s.retentionDays(),
+		Report:      r, Recording: s.insights != nil, Retention: s.usage.retentionDays(),
 		Chart: newVolumeChart(r),
 	}
 	link := func(days int, callers insights.Callers) string {

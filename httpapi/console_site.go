@@ -14,12 +14,12 @@ import (
 // consoleUpload serves POST /dashboard/documents: multipart "file" parts,
 // optional "title" (one file only) and "sourceId" (default uploads), as
 // POST /api/documents takes them.
-func (s *Server) consoleUpload(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleUpload(ctx *fasthttp.RequestCtx) {
 	if !isMultipart(ctx) {
 		s.showDashboard(ctx, failure(&mediaErr{"send the documents from the upload form (multipart/form-data)"}))
 		return
 	}
-	stored, err := s.receiveDocuments(ctx)
+	stored, err := s.manage.receiveDocuments(ctx)
 	if err != nil {
 		s.showDashboard(ctx, failure(err))
 		return
@@ -41,7 +41,7 @@ func (s *Server) consoleUpload(ctx *fasthttp.RequestCtx) {
 // (siteAccent) changes only when it differs from the one the form showed
 // (siteAccentShown), since a colour input cannot be left empty; the
 // checkbox siteAccentDefault returns it to the default.
-func (s *Server) consoleSettings(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleSettings(ctx *fasthttp.RequestCtx) {
 	changes := map[string]string{
 		settingSiteName:        formField(ctx, "siteName"),
 		settingSiteDescription: formField(ctx, "siteDescription"),
@@ -51,7 +51,7 @@ func (s *Server) consoleSettings(ctx *fasthttp.RequestCtx) {
 	} else if !strings.EqualFold(accent, formField(ctx, "siteAccentShown")) {
 		changes[settingSiteAccent] = accent
 	}
-	if err := s.updateSettings(changes); err != nil {
+	if err := s.manage.updateSettings(changes); err != nil {
 		s.showDashboard(ctx, failure(err))
 		return
 	}
@@ -60,14 +60,14 @@ func (s *Server) consoleSettings(ctx *fasthttp.RequestCtx) {
 
 // consoleLogo serves POST /dashboard/settings/logo: the multipart part
 // "file", as PUT /api/settings/logo takes it.
-func (s *Server) consoleLogo(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleLogo(ctx *fasthttp.RequestCtx) {
 	if !isMultipart(ctx) {
 		s.showDashboard(ctx, failure(&mediaErr{"send the logo from the settings form (multipart/form-data)"}))
 		return
 	}
 	data, err := logoUpload(ctx)
 	if err == nil {
-		err = s.setLogo(data)
+		err = s.manage.setLogo(data)
 	}
 	if err != nil {
 		s.showDashboard(ctx, failure(err))
@@ -77,8 +77,8 @@ func (s *Server) consoleLogo(ctx *fasthttp.RequestCtx) {
 }
 
 // consoleDeleteLogo serves POST /dashboard/settings/logo/delete.
-func (s *Server) consoleDeleteLogo(ctx *fasthttp.RequestCtx) {
-	if err := s.removeLogo(); err != nil {
+func (s *console) consoleDeleteLogo(ctx *fasthttp.RequestCtx) {
+	if err := s.manage.removeLogo(); err != nil {
 		s.showDashboard(ctx, failure(err))
 		return
 	}

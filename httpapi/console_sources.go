@@ -24,7 +24,7 @@ type addSourcePage struct {
 type typeChoice struct{ Type, About string }
 
 // consoleAddForm serves GET /dashboard/add-source[?type=…].
-func (s *Server) consoleAddForm(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleAddForm(ctx *fasthttp.RequestCtx) {
 	typ := string(ctx.QueryArgs().Peek("type"))
 	if typ == "" {
 		s.showAddForm(ctx, nil, nil)
@@ -38,7 +38,7 @@ func (s *Server) consoleAddForm(ctx *fasthttp.RequestCtx) {
 	s.showAddForm(ctx, &f, nil)
 }
 
-func (s *Server) showAddForm(ctx *fasthttp.RequestCtx, form *sourceForm, f *flash) {
+func (s *console) showAddForm(ctx *fasthttp.RequestCtx, form *sourceForm, f *flash) {
 	title := "Add a source"
 	if form != nil {
 		title = "Add a " + form.Type + " source"
@@ -55,7 +55,7 @@ func (s *Server) showAddForm(ctx *fasthttp.RequestCtx, form *sourceForm, f *flas
 }
 
 // consoleAdd serves POST /dashboard/sources: the add form of a type.
-func (s *Server) consoleAdd(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleAdd(ctx *fasthttp.RequestCtx) {
 	typ := formField(ctx, "type")
 	form := newSourceForm(typ, record.Source{}, true)
 	if form.Unsupported {
@@ -65,7 +65,7 @@ func (s *Server) consoleAdd(ctx *fasthttp.RequestCtx) {
 	in, err := sourceInputFromForm(ctx, typ, true)
 	if err == nil {
 		var src record.Source
-		if src, err = s.addSource(in); err == nil {
+		if src, err = s.manage.addSource(in); err == nil {
 			s.consoleDone(ctx, "/dashboard/sources/"+src.ID, flash{Text: fmt.Sprintf("Source %q added with id %s.", src.Name, src.ID)})
 			return
 		}
@@ -87,13 +87,13 @@ type sourcePage struct {
 }
 
 // consoleSource serves GET /dashboard/sources/{id}.
-func (s *Server) consoleSource(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleSource(ctx *fasthttp.RequestCtx) {
 	s.showSource(ctx, pathParam(ctx, "id"), s.takeFlash(ctx), nil)
 }
 
 // showSource renders source id's page with f; form, when not nil, replaces
 // the edit form filled from the record.
-func (s *Server) showSource(ctx *fasthttp.RequestCtx, id string, f *flash, form *sourceForm) {
+func (s *console) showSource(ctx *fasthttp.RequestCtx, id string, f *flash, form *sourceForm) {
 	src, ok := s.eng.Source(id)
 	if !ok {
 		s.sourceGone(ctx, id)
@@ -112,12 +112,12 @@ func (s *Server) showSource(ctx *fasthttp.RequestCtx, id string, f *flash, form 
 }
 
 // sourceGone answers 404 for a source that does not exist (any more).
-func (s *Server) sourceGone(ctx *fasthttp.RequestCtx, id string) {
+func (s *console) sourceGone(ctx *fasthttp.RequestCtx, id string) {
 	s.consoleMessage(ctx, "No such source", &flash{Error: true, Text: fmt.Sprintf("There is no source %q.", id), status: fasthttp.StatusNotFound})
 }
 
 // consoleEdit serves POST /dashboard/sources/{id}: the edit form.
-func (s *Server) consoleEdit(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleEdit(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	src, ok := s.eng.Source(id)
 	if !ok {
@@ -126,7 +126,7 @@ func (s *Server) consoleEdit(ctx *fasthttp.RequestCtx) {
 	}
 	in, err := sourceInputFromForm(ctx, src.Type, false)
 	if err == nil {
-		if _, err = s.changeSource(id, in); err == nil {
+		if _, err = s.manage.changeSource(id, in); err == nil {
 			s.consoleDone(ctx, "/dashboard/sources/"+id, flash{Text: "Changes saved."})
 			return
 		}
@@ -149,7 +149,7 @@ type confirmPage struct {
 }
 
 // consoleConfirmDelete serves GET /dashboard/sources/{id}/delete.
-func (s *Server) consoleConfirmDelete(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleConfirmDelete(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	src, ok := s.eng.Source(id)
 	if !ok {
@@ -169,7 +169,7 @@ func (s *Server) consoleConfirmDelete(ctx *fasthttp.RequestCtx) {
 }
 
 // consoleDelete serves POST /dashboard/sources/{id}/delete.
-func (s *Server) consoleDelete(ctx *fasthttp.RequestCtx) {
+func (s *console) consoleDelete(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	src, _ := s.eng.Source(id)
 	if err := s.crawler.Delete(id); err != nil {

@@ -454,7 +454,7 @@ func TestConsoleRefusals(t *testing.T) {
 	}
 
 	// The token is the session's: other credentials get another.
-	if ts.srv.basicToken([]byte(basic(testUser, testPass))) != o.token || ts.srv.basicToken([]byte(basic(testUser, "other"))) == o.token {
+	if ts.srv.console.basicToken([]byte(basic(testUser, testPass))) != o.token || ts.srv.console.basicToken([]byte(basic(testUser, "other"))) == o.token {
 		t.Fatal("the token does not follow the credentials")
 	}
 	if r := o.request("GET", "/dashboard", nil, "Authorization", "Bearer "+testKey); r.status != 401 {
@@ -500,7 +500,7 @@ func TestConsolePageStructure(t *testing.T) {
 
 // TestConsoleFlashBound: the outcomes kept for the next page are bounded.
 func TestConsoleFlashBound(t *testing.T) {
-	c := newConsole()
+	c := newFlashStore()
 	first := c.put(flash{Text: "first"})
 	if f := c.get(first); f == nil || f.Text != "first" {
 		t.Fatalf("get: %+v", f)

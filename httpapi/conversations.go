@@ -235,7 +235,7 @@ func fromConvo(ch record.Channel, c *convo) conversation {
 // convoOf finds the conversation of message id in channel ch (not of a
 // thread kind): read from convoLookback messages before it to as far as
 // a conversation may reach after it.
-func (s *Server) convoOf(ch record.Channel, id string) (conversation, bool) {
+func (s *pages) convoOf(ch record.Channel, id string) (conversation, bool) {
 	pos, err := s.eng.MessagePosition(ch.Slug, id)
 	if err != nil {
 		return conversation{}, false
@@ -260,7 +260,7 @@ func (s *Server) convoOf(ch record.Channel, id string) (conversation, bool) {
 }
 
 // threadConvo is a thread's conversation: its first convoMax messages.
-func (s *Server) threadConvo(ch record.Channel) (conversation, bool) {
+func (s *pages) threadConvo(ch record.Channel) (conversation, bool) {
 	msgs, total, err := s.eng.ChannelMessages(ch.Slug, 0, convoMax)
 	if err != nil || len(msgs) == 0 {
 		return conversation{}, false
@@ -298,11 +298,11 @@ type front struct {
 }
 
 // frontContent is the home page's content, computed once per write.
-func (s *Server) frontContent() front {
+func (s *pages) frontContent() front {
 	return s.front.get(s.contentSeq(), s.findFront)
 }
 
-func (s *Server) findFront() front {
+func (s *pages) findFront() front {
 	out := []conversation{}
 	var chans []channelCount
 	var threads []record.Channel
@@ -354,7 +354,7 @@ func (s *Server) findFront() front {
 
 // eachConversation calls fn with every conversation of ch that has a
 // reply (for the sitemap), reading the channel a stretch at a time.
-func (s *Server) eachConversation(ch record.Channel, fn func(slug string, last time.Time)) {
+func (s *pages) eachConversation(ch record.Channel, fn func(slug string, last time.Time)) {
 	if threadKind(ch.Kind) {
 		if c, ok := s.threadConvo(ch); ok {
 			fn(c.Slug, c.Last)

@@ -100,7 +100,7 @@ type settingsView struct {
 	DataDir                           bool   // the logo outlives a restart
 }
 
-func (s *Server) dashboardSource(src record.Source) dashboardSource {
+func (s *console) dashboardSource(src record.Source) dashboardSource {
 	ds := dashboardSource{Source: src, Stats: s.eng.SourceStats(src.ID, true),
 		Importable: crawl.ImportFormat(src.Type), Uploads: src.Type == "upload"}
 	switch err := crawl.CanCrawl(src); {
@@ -125,11 +125,11 @@ func (s *Server) dashboardSource(src record.Source) dashboardSource {
 
 // dashboard serves GET /dashboard: the sources with their actions, the
 // upload and settings forms, and the service's state.
-func (s *Server) dashboard(ctx *fasthttp.RequestCtx) {
+func (s *console) dashboard(ctx *fasthttp.RequestCtx) {
 	s.showDashboard(ctx, s.takeFlash(ctx))
 }
 
-func (s *Server) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
+func (s *console) showDashboard(ctx *fasthttp.RequestCtx, f *flash) {
 	d := dashboardData{
 		consolePage: s.consolePage(ctx, "Dashboard", f),
 		Version:     s.opts.Version,

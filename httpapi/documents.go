@@ -40,7 +40,7 @@ type uploadedJSON struct {
 }
 
 // listDocuments serves GET /api/documents.
-func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
+func (s *api) listDocuments(ctx *fasthttp.RequestCtx) {
 	limit, err := intParam(ctx, "limit", 100, 1, 1000)
 	if err != nil {
 		writeErr(ctx, err)
@@ -68,7 +68,7 @@ func (s *Server) listDocuments(ctx *fasthttp.RequestCtx) {
 
 // uploadDocuments serves POST /api/documents: multipart file parts, or one
 // JSON document.
-func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
+func (s *manage) uploadDocuments(ctx *fasthttp.RequestCtx) {
 	stored, err := s.receiveDocuments(ctx)
 	if err != nil {
 		writeErr(ctx, err)
@@ -92,7 +92,7 @@ func (s *Server) uploadDocuments(ctx *fasthttp.RequestCtx) {
 // and optional "title" and "sourceId" fields, or one JSON document. It
 // returns the documents as stored, or an error for writeErr/errorStatus;
 // nothing is stored unless every file converts.
-func (s *Server) receiveDocuments(ctx *fasthttp.RequestCtx) ([]record.Document, error) {
+func (s *manage) receiveDocuments(ctx *fasthttp.RequestCtx) ([]record.Document, error) {
 	mediaType, _, err := mime.ParseMediaType(string(ctx.Request.Header.ContentType()))
 	var docs []record.Document
 	switch {
@@ -154,7 +154,7 @@ func jsonDocument(body []byte) ([]record.Document, error) {
 	return []record.Document{d}, nil
 }
 
-func (s *Server) multipartDocuments(ctx *fasthttp.RequestCtx) ([]record.Document, error) {
+func (s *manage) multipartDocuments(ctx *fasthttp.RequestCtx) ([]record.Document, error) {
 	form, err := ctx.MultipartForm()
 	if err != nil {
 		return nil, paramErr("malformed multipart body: %v", err)
@@ -237,7 +237,7 @@ func fileDocument(fh *multipart.FileHeader) (record.Document, error) {
 }
 
 // deleteDocument serves DELETE /api/documents/{id}.
-func (s *Server) deleteDocument(ctx *fasthttp.RequestCtx) {
+func (s *manage) deleteDocument(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	if err := s.eng.DeleteDocument(id); err != nil {
 		writeErr(ctx, fmt.Errorf("document %q: %w", id, err))

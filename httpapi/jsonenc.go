@@ -145,7 +145,7 @@ func appendJSONNumber(dst []byte, f float64) []byte {
 var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // writeSearch answers a search with out written by hand (see above).
-func (s *Server) writeSearch(ctx *fasthttp.RequestCtx, out *searchJSON) {
+func (s *api) writeSearch(ctx *fasthttp.RequestCtx, out *searchJSON) {
 	pb := answerBufs.Get().(*[]byte)
 	defer func() {
 		if cap(*pb) <= 4<<20 { // a huge answer's buffer is not kept

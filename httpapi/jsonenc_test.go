@@ -23,7 +23,7 @@ func TestSearchJSONAsEncodingJSON(t *testing.T) {
 	want, _ := json.Marshal(out)
 	for range 2 { // the second from the cache
 		var ctx fasthttp.RequestCtx
-		ts.srv.writeSearch(&ctx, &out)
+		ts.srv.api.writeSearch(&ctx, &out)
 		if got := string(ctx.Response.Body()); got != string(want)+"\n" {
 			t.Fatalf("hand-written:\n%s\nencoding/json:\n%s", got, want)
 		}

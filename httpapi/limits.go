@@ -202,7 +202,7 @@ func (s *Server) refuseRead(ctx *fasthttp.RequestCtx, err error, tooLarge string
 // page to the operator's browser on the console's routes, else as JSON.
 func (s *Server) refuse(ctx *fasthttp.RequestCtx, status int, msg string) {
 	if strings.HasPrefix(string(ctx.Path()), "/dashboard/") && s.auth.basicOK(ctx) {
-		s.consoleRefuse(ctx, status, "Refused: "+msg+".")
+		s.console.consoleRefuse(ctx, status, "Refused: "+msg+".")
 		return
 	}
 	writeError(ctx, status, "%s", msg)

@@ -48,7 +48,7 @@ type mcpAccess struct {
 type mcpAccessKey struct{}
 
 // mcpHandler returns the handler of /mcp.
-func (s *Server) mcpHandler() fasthttp.RequestHandler {
+func (s *api) mcpHandler() fasthttp.RequestHandler {
 	srv := agent.NewServer(mcpBackend{s: s}, s.opts.Version)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxAPIBody,
@@ -168,7 +168,7 @@ func (w *bufferedWriter) status() int {
 // mcpBackend answers the tools in-process with the handlers' own request
 // building, bounds and engine calls.
 type mcpBackend struct {
-	s     *Server
+	s     *api
 	owner bool // the data dir's owner on stdio: everything, no limit
 }
 
@@ -176,7 +176,7 @@ type mcpBackend struct {
 // as `sift mcp --data-dir` serves it over stdio: every call sees private
 // content and no rate limit applies, as with the API key.
 func (s *Server) OwnerMCP() *mcp.Server {
-	return agent.NewServer(mcpBackend{s: s, owner: true}, s.opts.Version)
+	return agent.NewServer(mcpBackend{s: s.api, owner: true}, s.opts.Version)
 }
 
 // access returns whether the call may see private content, or the rate

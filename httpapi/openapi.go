@@ -18,7 +18,7 @@ var openAPIDoc []byte
 
 // openAPI returns the handler of GET /openapi.json: the document with its
 // servers entry set to BASE_URL, built once.
-func (s *Server) openAPI() fasthttp.RequestHandler {
+func (s *api) openAPI() fasthttp.RequestHandler {
 	doc := withServer(openAPIDoc, s.opts.BaseURL)
 	return func(ctx *fasthttp.RequestCtx) {
 		s.sendPage(ctx, "application/json; charset=utf-8", doc, pageOpts{})

@@ -25,11 +25,11 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// pages renders the HTML pages. User content goes through html/template's
+// templates render the HTML pages. User content goes through html/template's
 // contextual escaping; search highlights are escaped by the engine, which
 // only adds <mark>; message and document bodies go through renderMessage
 // and renderMarkdown, which escape or sanitise.
-type pages struct{ t *template.Template }
+type templates struct{ t *template.Template }
 
 // identity is the site's identity, as the console sets it: its name, the
 // URL of its logo and its accent colour ("" when it has none).
@@ -37,7 +37,7 @@ type identity struct {
 	name, logo, accent func() string
 }
 
-func newPages(id identity) *pages {
+func newTemplates(id identity) *templates {
 	funcs := template.FuncMap{
 		"site":       id.name,
 		"logo":       id.logo,
@@ -61,7 +61,7 @@ func newPages(id identity) *pages {
 	for name, f := range insightFuncs() {
 		funcs[name] = f
 	}
-	return &pages{t: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
+	return &templates{t: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
 }
 
 // head is what every page's <head> carries for people, crawlers and link
@@ -143,7 +143,7 @@ type pageOpts struct {
 // 304 when the client's copy is current.
 func (s *Server) render(ctx *fasthttp.RequestCtx, name string, o pageOpts, data any) {
 	var b bytes.Buffer
-	if err := s.pages.t.ExecuteTemplate(&b, name, data); err != nil {
+	if err := s.tmpl.t.ExecuteTemplate(&b, name, data); err != nil {
 		panic("BUG: render " + name + ": " + err.Error())
 	}
 	s.sendPage(ctx, "text/html; charset=utf-8", b.Bytes(), o)
@@ -222,7 +222,7 @@ func notModified(ctx *fasthttp.RequestCtx, tag string, modified time.Time) bool 
 }
 
 // staticFile serves the embedded script and style sheet.
-func (s *Server) staticFile(ctx *fasthttp.RequestCtx) {
+func (s *pages) staticFile(ctx *fasthttp.RequestCtx) {
 	name := pathParam(ctx, "name")
 	b, err := fs.ReadFile(staticFS, "static/"+name)
 	if err != nil || strings.Contains(name, "/") {
@@ -246,7 +246,7 @@ func (s *Server) staticFile(ctx *fasthttp.RequestCtx) {
 func (s *Server) notFound(ctx *fasthttp.RequestCtx) {
 	if !bytes.HasPrefix(ctx.Path(), []byte("/api/")) && bytes.Contains(ctx.Request.Header.Peek("Accept"), []byte("text/html")) {
 		s.render(ctx, "notfound.html", pageOpts{status: fasthttp.StatusNotFound}, struct{ Head head }{
-			head{Title: s.title("Not found"), NoIndex: true},
+			head{Title: s.pages.title("Not found"), NoIndex: true},
 		})
 		return
 	}

@@ -55,7 +55,7 @@ const groupGap = 7 * time.Minute
 
 // channelPage serves GET /c/{slug}[?page=N | ?m=ID]: a page of a
 // channel's messages, oldest first. ?m= finds the page of a message.
-func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
+func (s *pages) channelPage(ctx *fasthttp.RequestCtx) {
 	slug, ok := s.slugParam(ctx)
 	if !ok {
 		return
@@ -124,7 +124,7 @@ func (s *Server) channelPage(ctx *fasthttp.RequestCtx) {
 // markConversations links each message of a channel page that starts a
 // conversation with replies to the conversation's page; the page's
 // messages start at offset in the channel.
-func (s *Server) markConversations(slug string, offset int, views []messageView) {
+func (s *pages) markConversations(slug string, offset int, views []messageView) {
 	if len(views) == 0 {
 		return
 	}
@@ -149,7 +149,7 @@ func (s *Server) markConversations(slug string, offset int, views []messageView)
 // channelThreads finds the channel's parent and its threads: those a
 // message of msgs starts are returned (thread id → slug) for the message
 // to link; the others, orphans first, are listed on the page.
-func (s *Server) channelThreads(data *channelData, msgs []record.Message) map[string]string {
+func (s *pages) channelThreads(data *channelData, msgs []record.Message) map[string]string {
 	ch := &data.Channel
 	orphan := map[string]bool{}
 	for _, t := range s.eng.OrphanThreads(ch.SourceID, false) {
@@ -259,7 +259,7 @@ type channelItem struct {
 // sourceChannels lists a source's channels for /sources, each with the
 // threads no message leads to (the store's OrphanThreads), which are on no
 // other page; those whose channel is not listed come apart.
-func (s *Server) sourceChannels(v *sourceView) {
+func (s *pages) sourceChannels(v *sourceView) {
 	at := map[string]int{}
 	for _, c := range s.eng.Channels(v.ID, false) {
 		if c.ParentID == "" {

@@ -52,7 +52,7 @@ func (s *Server) siteDescription() string {
 }
 
 // partOfSite names the site a page's schema.org object belongs to.
-func (s *Server) partOfSite(ld map[string]any) map[string]any {
+func (s *pages) partOfSite(ld map[string]any) map[string]any {
 	if ld != nil {
 		ld["isPartOf"] = map[string]any{"@type": "WebSite", "name": s.siteName(), "url": s.opts.BaseURL + "/"}
 	}
@@ -60,7 +60,7 @@ func (s *Server) partOfSite(ld map[string]any) map[string]any {
 }
 
 // title ends a page's title with the site's name.
-func (s *Server) title(parts ...string) string {
+func (s *pages) title(parts ...string) string {
 	return strings.Join(append(parts, s.siteName()), " · ")
 }
 
@@ -72,7 +72,7 @@ type pager struct {
 
 // slugParam reads the {slug} of a page's path; a malformed one has
 // answered 404 when ok is false.
-func (s *Server) slugParam(ctx *fasthttp.RequestCtx) (slug string, ok bool) {
+func (s *pages) slugParam(ctx *fasthttp.RequestCtx) (slug string, ok bool) {
 	slug = pathParam(ctx, "slug")
 	if !record.ValidSlug(slug) {
 		s.notFound(ctx)
@@ -103,7 +103,7 @@ type documentData struct {
 
 // documentPage serves GET /d/{slug}: Markdown rendered and sanitised,
 // other documents as text.
-func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
+func (s *pages) documentPage(ctx *fasthttp.RequestCtx) {
 	slug, ok := s.slugParam(ctx)
 	if !ok {
 		return
@@ -141,7 +141,7 @@ func (s *Server) documentPage(ctx *fasthttp.RequestCtx) {
 // against its key (a file name: the target's key, with or without .md).
 // A fragment naming one of the page's own ids is given the prefix that
 // heading ids clashing with them get.
-func (s *Server) docLinker(doc *record.Document) func(string) string {
+func (s *pages) docLinker(doc *record.Document) func(string) string {
 	base, err := url.Parse(doc.URL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
 		base = nil
@@ -223,7 +223,7 @@ const maxListed = 200
 // sourcesPage serves GET /sources: every source that shows callers
 // without credentials anything, with its channels, orphan threads and
 // documents; its counts are of what it lists (threads aside).
-func (s *Server) sourcesPage(ctx *fasthttp.RequestCtx) {
+func (s *pages) sourcesPage(ctx *fasthttp.RequestCtx) {
 	data := sourcesData{Head: head{Title: s.title("Sources"), Canonical: s.opts.BaseURL + "/sources",
 		Description: "The sources " + s.siteName() + " indexes: chat channels, documents and web pages."}}
 	var modified time.Time

@@ -25,7 +25,7 @@ type conversationData struct {
 // conversationPage serves GET /t/{slug}: a thread, or a message and the
 // replies that follow it (conversations.go). A message that is not the
 // first of its conversation is sent to the conversation's page.
-func (s *Server) conversationPage(ctx *fasthttp.RequestCtx) {
+func (s *pages) conversationPage(ctx *fasthttp.RequestCtx) {
 	slug, id, ok := splitConvoSlug(pathParam(ctx, "slug"))
 	if !ok {
 		s.notFound(ctx)

@@ -109,7 +109,7 @@ func newPageAnswer(text string, sources []ask.Source) *pageAnswer {
 
 // homePage serves GET /: a search form with server-rendered results, and an
 // ask box (streamed by /static/app.js, or answered here with ?ask=).
-func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
+func (s *pages) homePage(ctx *fasthttp.RequestCtx) {
 	data := homeData{
 		Head: head{Title: s.siteName(), Canonical: s.opts.BaseURL + "/", Script: true,
 			Description: cmp.Or(s.siteDescription(), "Search and ask the messages and documents of "+s.siteName()+".")},
@@ -141,7 +141,7 @@ func (s *Server) homePage(ctx *fasthttp.RequestCtx) {
 		} else {
 			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
 			if req.Offset == 0 {
-				s.noteSearch(insights.Page, req.Query, privileged, data.Result.TotalMessages+data.Result.TotalDocuments)
+				s.usage.noteSearch(insights.Page, req.Query, privileged, data.Result.TotalMessages+data.Result.TotalDocuments)
 			}
 			params := filterParams(ctx)
 			data.Source, data.Keep = req.Source, maps.Clone(params)
@@ -194,7 +194,7 @@ const askedMin = 3
 
 // frontPage fills what the home page shows without a search: recent
 // conversations, channels and the questions asked most.
-func (s *Server) frontPage(data *homeData) {
+func (s *pages) frontPage(data *homeData) {
 	data.Head.Wide = true
 	f := s.frontContent()
 	data.Recent = f.recent
@@ -242,7 +242,7 @@ func resultPages(data *homeData, req query.SearchRequest, params url.Values) {
 
 // pageAnswer answers the home page's question without JavaScript, within
 // the public tier's limit.
-func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) (int, string) {
+func (s *pages) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) (int, string) {
 	// A form posted from another site would spend this visitor's questions.
 	if s.crossSite(ctx) {
 		return fasthttp.StatusForbidden, "Questions are asked from this site's own page."
@@ -275,7 +275,7 @@ func (s *Server) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) 
 		return fasthttp.StatusBadGateway, "No answer: " + publicAskError(err) + "."
 	}
 	s.stats.record("page ask", q, len(col.sources), time.Since(start))
-	s.noteAsk(insights.Ask, q, s.privileged(ctx), len(col.sources), col.answer.String() == ask.NoAnswer)
+	s.usage.noteAsk(insights.Ask, q, s.privileged(ctx), len(col.sources), col.answer.String() == ask.NoAnswer)
 	data.Answer = newPageAnswer(col.answer.String(), col.sources)
 	data.Answer.Stale = col.stale
 	return 0, ""

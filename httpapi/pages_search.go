@@ -40,7 +40,7 @@ type suggestion struct {
 
 // searchView fills data's hits, filters and, when nothing matched,
 // suggestions for the search q with the filter parameters params.
-func (s *Server) searchView(data *homeData, q string, params url.Values) {
+func (s *pages) searchView(data *homeData, q string, params url.Values) {
 	names := s.publicSourceNames()
 	data.Hits = interleave(data.Result, names, data.Show)
 	r := data.Result
@@ -80,7 +80,7 @@ func (s *Server) searchView(data *homeData, q string, params url.Values) {
 // (a visible source, or one with visible content) to their names; a
 // filter naming another shows its id as given, as for a source that does
 // not exist.
-func (s *Server) publicSourceNames() map[string]string {
+func (s *pages) publicSourceNames() map[string]string {
 	names := map[string]string{}
 	for _, src := range s.eng.Sources() {
 		if !src.Hidden() {

@@ -25,7 +25,7 @@ type statusData struct {
 // statusPage serves GET /status: whether the service is up, what it holds
 // (what the caller may see), and the state of its semantic index, as
 // /healthz says in JSON.
-func (s *Server) statusPage(ctx *fasthttp.RequestCtx) {
+func (s *pages) statusPage(ctx *fasthttp.RequestCtx) {
 	data := statusData{Version: s.opts.Version, Counts: s.eng.Counts(s.privileged(ctx)),
 		Head: head{Title: s.title("Status"), NoIndex: true}, Answers: "the built-in extractive answerer (quotes the sources)"}
 	sem := s.semantic.Status()

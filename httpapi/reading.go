@@ -48,7 +48,7 @@ func checkRange(name string, v, lo, hi int) error {
 // readDocument returns a window of the document with id or slug ref:
 // length characters from offset (length 0 = the default). Without private
 // a document callers without credentials may not see is not found.
-func (s *Server) readDocument(ref string, offset, length int, private bool) (docWindow, error) {
+func (s *api) readDocument(ref string, offset, length int, private bool) (docWindow, error) {
 	if length == 0 {
 		length = bounds.ReadLength.Default
 	}
@@ -83,7 +83,7 @@ func (s *Server) readDocument(ref string, offset, length int, private bool) (doc
 }
 
 // findDocument looks a document up by id, then by slug.
-func (s *Server) findDocument(ref string) (record.Document, bool) {
+func (s *api) findDocument(ref string) (record.Document, bool) {
 	if ref == "" || len(ref) > bounds.NameBytes {
 		return record.Document{}, false
 	}
@@ -119,7 +119,7 @@ func runeSlice(s string, ascii bool, from, n int) string {
 // readChannel returns the messages of channel slug that q picks, in time
 // order. Without private a channel callers without credentials may not see
 // is not found; so is an anchor message not in the channel.
-func (s *Server) readChannel(slug string, q channelWindowQuery, private bool) (channelWindow, error) {
+func (s *api) readChannel(slug string, q channelWindowQuery, private bool) (channelWindow, error) {
 	wq, err := windowQuery(q)
 	if err != nil {
 		return channelWindow{}, err
@@ -159,7 +159,7 @@ func (s *Server) readChannel(slug string, q channelWindowQuery, private bool) (c
 }
 
 // windowMessage converts a message of channel ch for a channelWindow.
-func (s *Server) windowMessage(ch *record.Channel, m *record.Message, private bool) agent.WindowMessage {
+func (s *api) windowMessage(ch *record.Channel, m *record.Message, private bool) agent.WindowMessage {
 	v := agent.WindowMessage{
 		ID: m.ID, Author: cmp.Or(m.Author, m.AuthorName), Content: m.Content,
 		Timestamp: formatTime(m.Timestamp), EditedAt: formatTime(m.EditedAt),
@@ -219,7 +219,7 @@ func parseAnchor(name, v string) (record.Anchor, error) {
 }
 
 // getDocument serves GET /api/documents/{id}: id or slug, offset, length.
-func (s *Server) getDocument(ctx *fasthttp.RequestCtx) {
+func (s *api) getDocument(ctx *fasthttp.RequestCtx) {
 	offset, err := intParam(ctx, "offset", bounds.ReadOffset.Default, bounds.ReadOffset.Min, bounds.ReadOffset.Max)
 	if err != nil {
 		writeErr(ctx, err)
@@ -240,7 +240,7 @@ func (s *Server) getDocument(ctx *fasthttp.RequestCtx) {
 
 // channelMessages serves GET /api/channels/{slug}/messages: around, before,
 // after, limit.
-func (s *Server) channelMessages(ctx *fasthttp.RequestCtx) {
+func (s *api) channelMessages(ctx *fasthttp.RequestCtx) {
 	var q channelWindowQuery
 	var err error
 	for name, dst := range map[string]*string{"around": &q.Around, "before": &q.Before, "after": &q.After} {

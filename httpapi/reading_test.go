@@ -320,20 +320,20 @@ func TestReadingInProcess(t *testing.T) {
 	ts := start(t)
 	slug, priv, _ := seedReading(t, ts.eng)
 	d := docSlug(t, ts.eng, "Unicode guide")
-	w, err := ts.srv.readDocument(d.Slug, 0, 0, false)
+	w, err := ts.srv.api.readDocument(d.Slug, 0, 0, false)
 	if err != nil || w.Content != readingText {
 		t.Fatalf("readDocument: %v", err)
 	}
-	c, err := ts.srv.readChannel(slug, channelWindowQuery{}, false)
+	c, err := ts.srv.api.readChannel(slug, channelWindowQuery{}, false)
 	if err != nil || len(c.Messages) != 30 {
 		t.Fatalf("readChannel: %d messages, %v", len(c.Messages), err)
 	}
 	for _, err := range []error{
-		func() error { _, err := ts.srv.readDocument(d.ID, -1, 0, false); return err }(),
-		func() error { _, err := ts.srv.readDocument(d.ID, 0, bounds.ReadLength.Max+1, false); return err }(),
-		func() error { _, err := ts.srv.readChannel(slug, channelWindowQuery{Limit: -1}, false); return err }(),
+		func() error { _, err := ts.srv.api.readDocument(d.ID, -1, 0, false); return err }(),
+		func() error { _, err := ts.srv.api.readDocument(d.ID, 0, bounds.ReadLength.Max+1, false); return err }(),
+		func() error { _, err := ts.srv.api.readChannel(slug, channelWindowQuery{Limit: -1}, false); return err }(),
 		func() error {
-			_, err := ts.srv.readChannel(slug, channelWindowQuery{Around: "m01", After: "m02"}, false)
+			_, err := ts.srv.api.readChannel(slug, channelWindowQuery{Around: "m01", After: "m02"}, false)
 			return err
 		}(),
 	} {
@@ -342,9 +342,9 @@ func TestReadingInProcess(t *testing.T) {
 		}
 	}
 	for _, err := range []error{
-		func() error { _, err := ts.srv.readChannel(priv, channelWindowQuery{}, false); return err }(),
+		func() error { _, err := ts.srv.api.readChannel(priv, channelWindowQuery{}, false); return err }(),
 		func() error {
-			_, err := ts.srv.readDocument(docSlug(t, ts.eng, "Salary bands").ID, 0, 0, false)
+			_, err := ts.srv.api.readDocument(docSlug(t, ts.eng, "Salary bands").ID, 0, 0, false)
 			return err
 		}(),
 	} {
@@ -414,14 +414,14 @@ func FuzzReadingParams(f *testing.F) {
 				t.Fatalf("%s%q: status %d: %s", path, raw, st, ctx.Response.Body())
 			}
 		}
-		w, err := ts.srv.readDocument(ref, offset, length, true)
+		w, err := ts.srv.api.readDocument(ref, offset, length, true)
 		if st, _ := errorStatus(err); err != nil && st != 400 && st != 404 {
 			t.Fatalf("readDocument(%q, %d, %d): %v", ref, offset, length, err)
 		}
 		if err == nil && (w.Length < 0 || w.Length > bounds.ReadLength.Max || utf8.RuneCountInString(w.Content) != w.Length || w.Offset+w.Length > w.TotalLength) {
 			t.Fatalf("readDocument(%q, %d, %d): window %d+%d of %d", ref, offset, length, w.Offset, w.Length, w.TotalLength)
 		}
-		c, err := ts.srv.readChannel(slug, channelWindowQuery{Around: around, Before: before, After: after, Limit: limit}, false)
+		c, err := ts.srv.api.readChannel(slug, channelWindowQuery{Around: around, Before: before, After: after, Limit: limit}, false)
 		if st, _ := errorStatus(err); err != nil && st != 400 && st != 404 {
 			t.Fatalf("readChannel(%q, %q, %q, %d): %v", around, before, after, limit, err)
 		}

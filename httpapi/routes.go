@@ -5,13 +5,16 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// routes is the whole route table. Access: s.public (no credentials, the
-// public tier's rate limit unless admin credentials lift it), s.search
-// (SEARCH_ACCESS decides), s.suggestAccess (as s.search, with buckets of
-// its own), s.bearer (the API key), s.admin (Basic Auth or
-// Bearer); pages and the health check are open and not limited (but the
-// home page's server-side answers, which share the public tier's buckets).
+// routes is the whole route table, each handler in its room (rooms.go).
+// Access: s.public (no credentials, the public tier's rate limit unless
+// admin credentials lift it), api.searchAccess (SEARCH_ACCESS decides),
+// api.suggestAccess (as searchAccess, with buckets of its own), s.bearer
+// (the API key), s.admin (Basic Auth or Bearer), s.basicOnly and
+// console.consolePost (the console); pages and the health check are open
+// and not limited (but the home page's server-side answers, which share
+// the public tier's buckets).
 func (s *Server) routes() *router.Router {
+	api, manage, pages, console, usage := s.api, s.manage, s.pages, s.console, s.usage
 	r := router.New()
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
@@ -20,85 +23,85 @@ func (s *Server) routes() *router.Router {
 	// Pages and the health check answer HEAD too (fasthttp drops the body).
 	page := func(path string, h fasthttp.RequestHandler) { r.GET(path, h); r.HEAD(path, h) }
 
-	page("/healthz", s.health)
+	page("/healthz", api.health)
 
-	r.GET("/api/search", s.searchAccess(s.search))
-	r.GET("/api/suggest", s.suggestAccess(s.suggest)) // its own buckets, not the public tier's
-	r.GET("/api/semantic-search", s.public(s.semanticSearch))
-	r.POST("/api/ask", s.public(s.askHandler(askForm{})))
-	r.POST("/api/v1/ask", s.bearer(s.askHandler(askForm{v1: true})))
-	r.GET("/api/documents", s.public(s.listDocuments))
-	r.POST("/api/documents", s.admin(s.uploadDocuments))
-	r.GET("/api/documents/{id}", s.public(s.getDocument)) // id or slug
-	r.DELETE("/api/documents/{id}", s.admin(s.deleteDocument))
-	r.GET("/api/channels/{slug}/messages", s.public(s.channelMessages))
-	r.POST("/api/admin/backup", s.admin(s.backup))
-	r.GET("/api/admin/insights", s.admin(s.adminInsights))
-	r.GET("/api/sources", s.admin(s.listSources))
-	r.POST("/api/sources", s.admin(s.createSource))
-	r.GET("/api/sources/{id}", s.admin(s.getSource))
-	r.PATCH("/api/sources/{id}", s.admin(s.patchSource))
-	r.DELETE("/api/sources/{id}", s.admin(s.deleteSource))
-	r.POST("/api/sources/{id}/crawl", s.admin(s.crawlSource))
-	r.POST("/api/sources/{id}/test", s.admin(s.testSource))
-	r.POST("/api/sources/{id}/import", s.admin(s.importSource))
-	r.GET("/api/sources/{id}/channels", s.admin(s.listChannels))
-	r.PATCH("/api/sources/{id}/channels/{channelId}", s.admin(s.patchChannel))
-	r.DELETE("/api/sources/{id}/channels/{channelId}", s.admin(s.deleteChannel))
-	r.POST("/api/sources/{id}/channels/{channelId}/restore", s.admin(s.restoreChannel))
-	r.GET("/api/sources/{id}/optouts", s.admin(s.listOptOuts))
-	r.POST("/api/sources/{id}/optouts", s.admin(s.addOptOut))
-	r.DELETE("/api/sources/{id}/optouts/{author}", s.admin(s.deleteOptOut))
-	r.GET("/api/settings", s.admin(s.getSettings))
-	r.PATCH("/api/settings", s.admin(s.patchSettings))
-	r.PUT("/api/settings/logo", s.admin(s.putLogo))
-	r.DELETE("/api/settings/logo", s.admin(s.deleteLogo))
+	r.GET("/api/search", api.searchAccess(api.search))
+	r.GET("/api/suggest", api.suggestAccess(api.suggest)) // its own buckets, not the public tier's
+	r.GET("/api/semantic-search", s.public(api.semanticSearch))
+	r.POST("/api/ask", s.public(api.askHandler(askForm{})))
+	r.POST("/api/v1/ask", s.bearer(api.askHandler(askForm{v1: true})))
+	r.GET("/api/documents", s.public(api.listDocuments))
+	r.POST("/api/documents", s.admin(manage.uploadDocuments))
+	r.GET("/api/documents/{id}", s.public(api.getDocument)) // id or slug
+	r.DELETE("/api/documents/{id}", s.admin(manage.deleteDocument))
+	r.GET("/api/channels/{slug}/messages", s.public(api.channelMessages))
+	r.POST("/api/admin/backup", s.admin(manage.backup))
+	r.GET("/api/admin/insights", s.admin(usage.adminInsights))
+	r.GET("/api/sources", s.admin(manage.listSources))
+	r.POST("/api/sources", s.admin(manage.createSource))
+	r.GET("/api/sources/{id}", s.admin(manage.getSource))
+	r.PATCH("/api/sources/{id}", s.admin(manage.patchSource))
+	r.DELETE("/api/sources/{id}", s.admin(manage.deleteSource))
+	r.POST("/api/sources/{id}/crawl", s.admin(manage.crawlSource))
+	r.POST("/api/sources/{id}/test", s.admin(manage.testSource))
+	r.POST("/api/sources/{id}/import", s.admin(manage.importSource))
+	r.GET("/api/sources/{id}/channels", s.admin(manage.listChannels))
+	r.PATCH("/api/sources/{id}/channels/{channelId}", s.admin(manage.patchChannel))
+	r.DELETE("/api/sources/{id}/channels/{channelId}", s.admin(manage.deleteChannel))
+	r.POST("/api/sources/{id}/channels/{channelId}/restore", s.admin(manage.restoreChannel))
+	r.GET("/api/sources/{id}/optouts", s.admin(manage.listOptOuts))
+	r.POST("/api/sources/{id}/optouts", s.admin(manage.addOptOut))
+	r.DELETE("/api/sources/{id}/optouts/{author}", s.admin(manage.deleteOptOut))
+	r.GET("/api/settings", s.admin(manage.getSettings))
+	r.PATCH("/api/settings", s.admin(manage.patchSettings))
+	r.PUT("/api/settings/logo", s.admin(manage.putLogo))
+	r.DELETE("/api/settings/logo", s.admin(manage.deleteLogo))
 	r.GET("/metrics", s.metricsAccess(s.serveMetrics))
 	// MCP (streamable HTTP, stateless): access is decided per tool call
 	// inside, from the same credentials and buckets as s.public (mcp.go).
-	r.POST("/mcp", s.mcpHandler())
+	r.POST("/mcp", api.mcpHandler())
 	r.GET("/mcp", mcpStateless)
 	r.DELETE("/mcp", mcpStateless)
 
-	page("/", s.homePage)
-	r.POST("/", s.homePage) // the ask box without JavaScript
-	page("/sources", s.sourcesPage)
-	page(channelRoute, s.channelPage)
-	page(documentRoute, s.documentPage)
-	page(convoRoute, s.conversationPage)
-	page("/status", s.statusPage)
-	page("/robots.txt", s.robotsTxt)
-	page("/sitemap.xml", s.sitemapIndex)
-	page("/sitemap-{n}.xml", s.sitemapFile)
-	page("/llms.txt", s.llmsTxt)
-	page("/llms-full.txt", s.llmsFullTxt)
-	page("/openapi.json", s.openAPI())
-	page("/static/{name}", s.staticFile)
-	page("/site/logo", s.serveLogo)
-	page("/dashboard", s.basicOnly(s.dashboard))
-	page("/dashboard/insights", s.basicOnly(s.consoleInsights))
+	page("/", pages.homePage)
+	r.POST("/", pages.homePage) // the ask box without JavaScript
+	page("/sources", pages.sourcesPage)
+	page(channelRoute, pages.channelPage)
+	page(documentRoute, pages.documentPage)
+	page(convoRoute, pages.conversationPage)
+	page("/status", pages.statusPage)
+	page("/robots.txt", pages.robotsTxt)
+	page("/sitemap.xml", pages.sitemapIndex)
+	page("/sitemap-{n}.xml", pages.sitemapFile)
+	page("/llms.txt", pages.llmsTxt)
+	page("/llms-full.txt", pages.llmsFullTxt)
+	page("/openapi.json", api.openAPI())
+	page("/static/{name}", pages.staticFile)
+	page("/site/logo", pages.serveLogo)
+	page("/dashboard", s.basicOnly(console.dashboard))
+	page("/dashboard/insights", s.basicOnly(console.consoleInsights))
 	// The operator's console: pages with Basic Auth only; its actions are
 	// POSTs that also need a same-site request and the form's token.
-	page("/dashboard/add-source", s.basicOnly(s.consoleAddForm))
-	page("/dashboard/sources/{id}", s.basicOnly(s.consoleSource))
-	page("/dashboard/sources/{id}/delete", s.basicOnly(s.consoleConfirmDelete))
-	page("/dashboard/sources/{id}/channels", s.basicOnly(s.consoleChannels))
-	page("/dashboard/sources/{id}/channels/delete", s.basicOnly(s.consoleConfirmChannelDelete))
-	r.POST("/dashboard/sources", s.consolePost(s.consoleAdd))
-	r.POST("/dashboard/sources/{id}", s.consolePost(s.consoleEdit))
-	r.POST("/dashboard/sources/{id}/delete", s.consolePost(s.consoleDelete))
-	r.POST("/dashboard/sources/{id}/test", s.consolePost(s.consoleTest))
-	r.POST("/dashboard/sources/{id}/crawl", s.consolePost(s.consoleCrawl))
-	r.POST("/dashboard/sources/{id}/import", s.consolePost(s.consoleImport))
-	r.POST("/dashboard/sources/{id}/channels/visibility", s.consolePost(s.consoleChannelVisibility))
-	r.POST("/dashboard/sources/{id}/channels/delete", s.consolePost(s.consoleDeleteChannel))
-	r.POST("/dashboard/sources/{id}/channels/restore", s.consolePost(s.consoleRestoreChannel))
-	r.POST("/dashboard/sources/{id}/optouts", s.consolePost(s.consoleOptOut))
-	r.POST("/dashboard/sources/{id}/optouts/delete", s.consolePost(s.consoleOptIn))
-	r.POST("/dashboard/documents", s.consolePost(s.consoleUpload))
-	r.POST("/dashboard/settings", s.consolePost(s.consoleSettings))
-	r.POST("/dashboard/settings/logo", s.consolePost(s.consoleLogo))
-	r.POST("/dashboard/settings/logo/delete", s.consolePost(s.consoleDeleteLogo))
+	page("/dashboard/add-source", s.basicOnly(console.consoleAddForm))
+	page("/dashboard/sources/{id}", s.basicOnly(console.consoleSource))
+	page("/dashboard/sources/{id}/delete", s.basicOnly(console.consoleConfirmDelete))
+	page("/dashboard/sources/{id}/channels", s.basicOnly(console.consoleChannels))
+	page("/dashboard/sources/{id}/channels/delete", s.basicOnly(console.consoleConfirmChannelDelete))
+	r.POST("/dashboard/sources", console.consolePost(console.consoleAdd))
+	r.POST("/dashboard/sources/{id}", console.consolePost(console.consoleEdit))
+	r.POST("/dashboard/sources/{id}/delete", console.consolePost(console.consoleDelete))
+	r.POST("/dashboard/sources/{id}/test", console.consolePost(console.consoleTest))
+	r.POST("/dashboard/sources/{id}/crawl", console.consolePost(console.consoleCrawl))
+	r.POST("/dashboard/sources/{id}/import", console.consolePost(console.consoleImport))
+	r.POST("/dashboard/sources/{id}/channels/visibility", console.consolePost(console.consoleChannelVisibility))
+	r.POST("/dashboard/sources/{id}/channels/delete", console.consolePost(console.consoleDeleteChannel))
+	r.POST("/dashboard/sources/{id}/channels/restore", console.consolePost(console.consoleRestoreChannel))
+	r.POST("/dashboard/sources/{id}/optouts", console.consolePost(console.consoleOptOut))
+	r.POST("/dashboard/sources/{id}/optouts/delete", console.consolePost(console.consoleOptIn))
+	r.POST("/dashboard/documents", console.consolePost(console.consoleUpload))
+	r.POST("/dashboard/settings", console.consolePost(console.consoleSettings))
+	r.POST("/dashboard/settings/logo", console.consolePost(console.consoleLogo))
+	r.POST("/dashboard/settings/logo/delete", console.consolePost(console.consoleDeleteLogo))
 
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
@@ -110,7 +113,7 @@ func (s *Server) routes() *router.Router {
 
 // searchAccess applies SEARCH_ACCESS to GET /api/search: public (rate
 // limited) or Bearer only.
-func (s *Server) searchAccess(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+func (s *api) searchAccess(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	if s.opts.SearchAccess == "bearer" {
 		return s.bearer(h)
 	}

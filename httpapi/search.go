@@ -125,7 +125,7 @@ func snippetText(highlight string) string {
 var markTags = strings.NewReplacer("<mark>", "", "</mark>", "")
 
 // search serves GET /api/search.
-func (s *Server) search(ctx *fasthttp.RequestCtx) {
+func (s *api) search(ctx *fasthttp.RequestCtx) {
 	req, err := searchRequest(ctx)
 	if err != nil {
 		writeErr(ctx, err)

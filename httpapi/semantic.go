@@ -140,7 +140,7 @@ func semanticArgs(a agent.SemanticArgs) (semantic.Request, error) {
 }
 
 // semanticSearch serves GET /api/semantic-search.
-func (s *Server) semanticSearch(ctx *fasthttp.RequestCtx) {
+func (s *api) semanticSearch(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
 	req, err := semanticRequest(ctx)
 	if err != nil {

@@ -26,7 +26,7 @@ type sitemapURL struct {
 
 // robotsTxt serves GET /robots.txt: pages open, the API and the dashboard
 // closed, and where the sitemap is.
-func (s *Server) robotsTxt(ctx *fasthttp.RequestCtx) {
+func (s *pages) robotsTxt(ctx *fasthttp.RequestCtx) {
 	body := "User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /dashboard\nDisallow: /*?q=\nDisallow: /*&q=\nDisallow: /*?m=\n\nSitemap: " +
 		s.opts.BaseURL + "/sitemap.xml\n"
 	s.sendPage(ctx, "text/plain; charset=utf-8", []byte(body), pageOpts{})
@@ -56,11 +56,11 @@ func (c *seqCache[T]) get(seq uint64, compute func() T) T {
 // sitemapURLs lists every public page: home, /sources, each page of each
 // channel, each conversation with a reply, each document. The list is
 // computed again only after a write.
-func (s *Server) sitemapURLs() []sitemapURL {
+func (s *pages) sitemapURLs() []sitemapURL {
 	return s.sitemap.get(s.contentSeq(), s.listPages)
 }
 
-func (s *Server) listPages() []sitemapURL {
+func (s *pages) listPages() []sitemapURL {
 	base := s.opts.BaseURL
 	var newest time.Time
 	var urls []sitemapURL
@@ -153,7 +153,7 @@ func writeURLSet(w *bytes.Buffer, urls []sitemapURL) {
 // sitemapIndex serves GET /sitemap.xml. The child sitemaps sit beside it
 // at the root, so they may list every page (sitemaps.org: a sitemap lists
 // URLs at or below its own directory).
-func (s *Server) sitemapIndex(ctx *fasthttp.RequestCtx) {
+func (s *pages) sitemapIndex(ctx *fasthttp.RequestCtx) {
 	parts := splitSitemap(s.sitemapURLs(), s.sitemapMax())
 	var b bytes.Buffer
 	writeSitemapIndex(&b, s.opts.BaseURL, parts)
@@ -161,7 +161,7 @@ func (s *Server) sitemapIndex(ctx *fasthttp.RequestCtx) {
 }
 
 // sitemapFile serves GET /sitemap-{n}.xml.
-func (s *Server) sitemapFile(ctx *fasthttp.RequestCtx) {
+func (s *pages) sitemapFile(ctx *fasthttp.RequestCtx) {
 	name := pathParam(ctx, "n")
 	n, err := strconv.Atoi(name)
 	if err != nil || n < 1 || strconv.Itoa(n) != name {
@@ -178,7 +178,7 @@ func (s *Server) sitemapFile(ctx *fasthttp.RequestCtx) {
 	s.sendPage(ctx, "application/xml; charset=utf-8", b.Bytes(), pageOpts{modified: s.lastChange()})
 }
 
-func (s *Server) sitemapMax() int {
+func (s *pages) sitemapMax() int {
 	if s.opts.sitemapMaxURLs > 0 {
 		return s.opts.sitemapMaxURLs
 	}
@@ -187,7 +187,7 @@ func (s *Server) sitemapMax() int {
 
 // llmsTxt serves GET /llms.txt (llmstxt.org): what this instance holds and
 // how an agent calls it.
-func (s *Server) llmsTxt(ctx *fasthttp.RequestCtx) {
+func (s *pages) llmsTxt(ctx *fasthttp.RequestCtx) {
 	base := s.opts.BaseURL
 	c := s.eng.Counts(false)
 	srcs := s.eng.Sources()
@@ -283,7 +283,7 @@ func mdText(s string) string {
 
 // llmsFullTxt serves GET /llms-full.txt: every document's text, newest
 // first, streamed.
-func (s *Server) llmsFullTxt(ctx *fasthttp.RequestCtx) {
+func (s *pages) llmsFullTxt(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.Response.Header.Set("Cache-Control", "public, max-age=0, must-revalidate")
 	base := s.opts.BaseURL

@@ -7,6 +7,7 @@ package httpapi
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -97,7 +98,7 @@ type Server struct {
 	auth     auth
 	srv      *fasthttp.Server
 	handler  fasthttp.RequestHandler
-	pages    *pages
+	tmpl     *templates
 	stats    *stats
 	metrics  *Metrics
 	contents contentCache // documents' contents escaped for answers
@@ -112,10 +113,15 @@ type Server struct {
 	limiter  *limiter // nil when the public tier is not limited
 	suggests *limiter // GET /api/suggest's buckets; nil when not limited
 	crawler  Crawler
-	console  *console // the dashboard console's anti-CSRF key and flashes
 	logo     *logoStore
 	stop     chan struct{}
-	stopped  sync.Once
+	// The rooms (rooms.go).
+	api     *api
+	manage  *manage
+	pages   *pages
+	console *console
+	usage   *usage
+	stopped sync.Once
 	// base is the parent of the work a request starts beyond its handler
 	// (answers): Shutdown cancels it when its deadline passes.
 	base       context.Context
@@ -157,9 +163,11 @@ func New(eng Store, opts Options) *Server {
 	}
 	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
-	s.console = newConsole()
 	s.logo = newLogoStore(opts.DataDir)
-	s.pages = newPages(identity{name: s.siteName, logo: s.siteLogoURL, accent: s.siteAccent})
+	s.api, s.manage, s.pages, s.usage = &api{s}, &manage{s}, &pages{s}, &usage{s}
+	s.console = &console{Server: s, flashes: newFlashStore()}
+	rand.Read(s.console.key[:]) // never fails (crypto/rand)
+	s.tmpl = newTemplates(identity{name: s.siteName, logo: s.siteLogoURL, accent: s.siteAccent})
 	s.stats = newStats()
 	s.contents.maxBytes = maxCachedContent
 	s.handler = s.metrics.instrument(s.middleware(s.routes().Handler))

@@ -187,7 +187,7 @@ func checkLogo(data []byte) (string, error) {
 }
 
 // setLogo checks and stores a logo and makes it the site's.
-func (s *Server) setLogo(data []byte) error {
+func (s *manage) setLogo(data []byte) error {
 	ct, err := checkLogo(data)
 	if err != nil {
 		return err
@@ -207,7 +207,7 @@ func (s *Server) setLogo(data []byte) error {
 
 // removeLogo removes the site's logo: the setting first, so no page links
 // a logo that is gone, then the bytes.
-func (s *Server) removeLogo() error {
+func (s *manage) removeLogo() error {
 	s.logo.write.Lock()
 	defer s.logo.write.Unlock()
 	if _, err := s.eng.UpdateSettings(map[string]string{settingSiteLogo: ""}); err != nil {
@@ -249,7 +249,7 @@ func logoUpload(ctx *fasthttp.RequestCtx) ([]byte, error) {
 
 // putLogo serves PUT /api/settings/logo: the image as the body (any
 // Content-Type: the bytes decide) or as the multipart part "file".
-func (s *Server) putLogo(ctx *fasthttp.RequestCtx) {
+func (s *manage) putLogo(ctx *fasthttp.RequestCtx) {
 	defer ctx.Request.RemoveMultipartFormFiles()
 	data, err := logoUpload(ctx)
 	if err == nil {
@@ -263,7 +263,7 @@ func (s *Server) putLogo(ctx *fasthttp.RequestCtx) {
 }
 
 // deleteLogo serves DELETE /api/settings/logo.
-func (s *Server) deleteLogo(ctx *fasthttp.RequestCtx) {
+func (s *manage) deleteLogo(ctx *fasthttp.RequestCtx) {
 	if err := s.removeLogo(); err != nil {
 		writeErr(ctx, err)
 		return
@@ -274,7 +274,7 @@ func (s *Server) deleteLogo(ctx *fasthttp.RequestCtx) {
 // serveLogo serves GET /site/logo: the logo, to everyone. The pages link
 // it with its version (?v=), an address whose bytes never change, so that
 // one is cached for good; any other is revalidated.
-func (s *Server) serveLogo(ctx *fasthttp.RequestCtx) {
+func (s *pages) serveLogo(ctx *fasthttp.RequestCtx) {
 	ct, version, ok := parseLogoSetting(s.eng.Settings()[settingSiteLogo])
 	var data []byte
 	if ok {

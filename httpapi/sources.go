@@ -85,7 +85,7 @@ func importInfoView(li *record.ImportInfo) *importInfoJSON {
 	return out
 }
 
-func (s *Server) sourceView(src record.Source) sourceJSON {
+func (s *manage) sourceView(src record.Source) sourceJSON {
 	out := sourceJSON{
 		ID: src.ID, Name: src.Name, Type: src.Type, Config: crawl.MaskConfig(src.Config), Schedule: src.Schedule,
 		Enabled: src.Enabled, Visibility: src.Visibility, CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
@@ -109,7 +109,7 @@ func (s *Server) sourceView(src record.Source) sourceJSON {
 }
 
 // listSources serves GET /api/sources.
-func (s *Server) listSources(ctx *fasthttp.RequestCtx) {
+func (s *manage) listSources(ctx *fasthttp.RequestCtx) {
 	srcs := s.eng.Sources()
 	out := struct {
 		Sources []sourceJSON `json:"sources"`
@@ -121,7 +121,7 @@ func (s *Server) listSources(ctx *fasthttp.RequestCtx) {
 }
 
 // getSource serves GET /api/sources/{id}.
-func (s *Server) getSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) getSource(ctx *fasthttp.RequestCtx) {
 	src, ok := s.eng.Source(pathParam(ctx, "id"))
 	if !ok {
 		writeError(ctx, fasthttp.StatusNotFound, "no source %q", pathParam(ctx, "id"))
@@ -196,7 +196,7 @@ func decodeSourceInput(ctx *fasthttp.RequestCtx) (*sourceInput, error) {
 }
 
 // createSource serves POST /api/sources.
-func (s *Server) createSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) createSource(ctx *fasthttp.RequestCtx) {
 	in, err := decodeSourceInput(ctx)
 	if err != nil {
 		writeErr(ctx, err)
@@ -213,7 +213,7 @@ func (s *Server) createSource(ctx *fasthttp.RequestCtx) {
 
 // addSource validates and stores a new source (the API's and the
 // console's).
-func (s *Server) addSource(in *sourceInput) (record.Source, error) {
+func (s *manage) addSource(in *sourceInput) (record.Source, error) {
 	if in.Type == nil || *in.Type == "" {
 		return record.Source{}, paramErr("type is required (one of %s)", strings.Join(crawl.Types(), ", "))
 	}
@@ -266,7 +266,7 @@ func checkVisibility(v string) error {
 // config merges key by key (null removes a key; a secret sent back as
 // "***" stays as it was, unless apiBase or baseUrl moves to another
 // server: see crawl.MergeConfig).
-func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) patchSource(ctx *fasthttp.RequestCtx) {
 	in, err := decodeSourceInput(ctx)
 	if err != nil {
 		writeErr(ctx, err)
@@ -282,7 +282,7 @@ func (s *Server) patchSource(ctx *fasthttp.RequestCtx) {
 
 // changeSource applies the given fields to a stored source (the API's
 // PATCH and the console's edit form).
-func (s *Server) changeSource(id string, in *sourceInput) (record.Source, error) {
+func (s *manage) changeSource(id string, in *sourceInput) (record.Source, error) {
 	if in.Schedule != nil {
 		if err := crawl.CheckSchedule(*in.Schedule); err != nil {
 			return record.Source{}, err
@@ -332,7 +332,7 @@ func (s *Server) changeSource(id string, in *sourceInput) (record.Source, error)
 }
 
 // deleteSource serves DELETE /api/sources/{id}.
-func (s *Server) deleteSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) deleteSource(ctx *fasthttp.RequestCtx) {
 	if err := s.crawler.Delete(pathParam(ctx, "id")); err != nil {
 		writeErr(ctx, err)
 		return
@@ -342,7 +342,7 @@ func (s *Server) deleteSource(ctx *fasthttp.RequestCtx) {
 
 // crawlSource serves POST /api/sources/{id}/crawl[?full=true]: it answers
 // when the crawl ends.
-func (s *Server) crawlSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) crawlSource(ctx *fasthttp.RequestCtx) {
 	full := false
 	if v := ctx.QueryArgs().Peek("full"); v != nil {
 		b, err := strconv.ParseBool(string(v))
@@ -373,7 +373,7 @@ func (s *Server) crawlSource(ctx *fasthttp.RequestCtx) {
 
 // testSource serves POST /api/sources/{id}/test: 200 with the connector's
 // verdict either way.
-func (s *Server) testSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) testSource(ctx *fasthttp.RequestCtx) {
 	res, err := s.crawler.Test(s.base, pathParam(ctx, "id"))
 	if err != nil {
 		writeErr(ctx, err)
@@ -389,7 +389,7 @@ func (s *Server) testSource(ctx *fasthttp.RequestCtx) {
 // importSource serves POST /api/sources/{id}/import: an export file as the
 // multipart part "file", or as the body itself. It answers when the import
 // ends, with what became of every message of the file.
-func (s *Server) importSource(ctx *fasthttp.RequestCtx) {
+func (s *manage) importSource(ctx *fasthttp.RequestCtx) {
 	id := pathParam(ctx, "id")
 	var file io.ReaderAt
 	var size int64

@@ -86,7 +86,7 @@ func (k *sseSink) Token(t string) error {
 // streamAnswer runs the question and writes its events to w until the
 // answer ends or the client goes away; a failure is logged with the
 // request's id rid.
-func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm, rid string) {
+func (s *api) streamAnswer(w *bufio.Writer, req ask.Request, form askForm, rid string) {
 	ctx, cancel := context.WithTimeout(s.base, askTimeout)
 	defer cancel()
 	events := make(chan []byte, 16)
@@ -101,7 +101,7 @@ func (s *Server) streamAnswer(w *bufio.Writer, req ask.Request, form askForm, ri
 				endpoint = "POST /api/v1/ask (stream)"
 			}
 			s.stats.record(endpoint, req.Question, sink.sources, time.Since(start))
-			s.noteAsk(insights.Ask, req.Question, req.Private, sink.sources, sink.watch.noAnswer())
+			s.usage.noteAsk(insights.Ask, req.Question, req.Private, sink.sources, sink.watch.noAnswer())
 		}
 		switch {
 		case err != nil && ctx.Err() == context.Canceled:

@@ -30,7 +30,7 @@ type suggestJSON struct {
 // suggestAccess applies SEARCH_ACCESS to GET /api/suggest as to search,
 // but a public caller spends the suggestions' own bucket, not the public
 // tier's: a search box asks at every pause of the typing.
-func (s *Server) suggestAccess(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+func (s *api) suggestAccess(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	if s.opts.SearchAccess == "bearer" {
 		return s.bearer(h)
 	}
@@ -38,7 +38,7 @@ func (s *Server) suggestAccess(h fasthttp.RequestHandler) fasthttp.RequestHandle
 }
 
 // suggest serves GET /api/suggest.
-func (s *Server) suggest(ctx *fasthttp.RequestCtx) {
+func (s *api) suggest(ctx *fasthttp.RequestCtx) {
 	var req query.SuggestRequest
 	var err error
 	if req.Query, err = stringParam(ctx, "q", query.MaxSuggestQueryBytes, true); err != nil {
