@@ -126,6 +126,7 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
 	}
+	dec := decoder{ix: ix, version: v}
 	ix.live.Iterate(func(id uint32) bool {
 		ix.total += uint64(ix.lens[id])
 		if ix.lens[id] == 0 {
@@ -148,7 +149,7 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 			return nil, fmt.Errorf("%w: term block of %d", ErrCorrupt, c)
 		}
 		for ; c > 0 && d.Err == nil; c-- {
-			if err := ix.decodeList(&d, v); err != nil {
+			if err := dec.list(&d); err != nil {
 				return nil, err
 			}
 		}
@@ -172,8 +173,14 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("%w: facets: %v", ErrCorrupt, err)
 	}
-	ix.veilDeleted()
+	dec.veilDeleted()
 	return ix, nil
+}
+
+// decoder fills an index from the term blocks of one encoding.
+type decoder struct {
+	ix      *Index
+	version uint64 // the encoding's codecVersion
 }
 
 // veilDeleted counts every deleted document whose postings remain as
@@ -181,17 +188,20 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 // must not count one that was (see Hide). So after a load, public document
 // frequencies leave out every deleted document until Compact, as if
 // compacted; hidden live documents are the caller's to Hide again.
-func (ix *Index) veilDeleted() {
+func (dec decoder) veilDeleted() {
+	ix := dec.ix
 	if ix.dead > 0 {
 		ix.veil.gone = roaring.Flip(ix.live, 0, uint64(ix.next))
 		ix.veil.gone.RunOptimize()
 	}
 }
 
-func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
+// list decodes the postings list of one term.
+func (dec decoder) list(d *bin.Dec) error {
+	ix := dec.ix
 	term := d.String()
 	var word string
-	if version >= 3 {
+	if dec.version >= 3 {
 		word = d.String()
 	}
 	n := d.Uvarint()
@@ -201,12 +211,12 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	if _, dup := ix.dict[term]; dup {
 		return fmt.Errorf("%w: term %q twice", ErrCorrupt, term)
 	}
-	if version >= 4 {
-		p, err := ix.decodeBlocked(d, uint32(n))
+	if dec.version >= 4 {
+		p, err := dec.blocked(d, uint32(n))
 		if err != nil {
 			return fmt.Errorf("%w: term %q: %v", ErrCorrupt, term, err)
 		}
-		ix.install(term, word, p)
+		dec.install(term, word, p)
 		return nil
 	}
 	var ids []uint32
@@ -255,12 +265,13 @@ func (ix *Index) decodeList(d *bin.Dec, version uint64) error {
 	if off != len(pos) {
 		return fmt.Errorf("%w: term %q: trailing position bytes", ErrCorrupt, term)
 	}
-	ix.install(term, word, p)
+	dec.install(term, word, p)
 	return nil
 }
 
 // install adds a decoded list under term.
-func (ix *Index) install(term, word string, p plist) {
+func (dec decoder) install(term, word string, p plist) {
+	ix := dec.ix
 	li := ix.newTerm(term, word)
 	ix.lists[li] = p
 	if p.n >= frequentDF {
@@ -268,18 +279,18 @@ func (ix *Index) install(term, word string, p plist) {
 	}
 }
 
-// decodeBlocked reads a list of n postings as version 4 writes it (its
+// blocked reads a list of n postings as version 4 writes it (its
 // blocked postings and its positions) and checks it whole: ids increasing
 // and below the index's next, frequencies and lengths well formed, one set
 // of positions per posting. The blocks, their bounds, the skip index and,
 // for a list of more than one block, its id bitmap are rebuilt from it, a
 // pass over the bytes: no posting is encoded again.
-func (ix *Index) decodeBlocked(d *bin.Dec, n uint32) (plist, error) {
+func (dec decoder) blocked(d *bin.Dec, n uint32) (plist, error) {
 	data, pos := d.Bytes(), d.Bytes()
 	if d.Err != nil {
 		return plist{}, d.Err
 	}
-	return ix.blocked(n, data, pos)
+	return dec.ix.blocked(n, data, pos)
 }
 
 // exact returns a copy of b in an array of its length (slices.Clone

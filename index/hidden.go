@@ -66,20 +66,20 @@ func (ix *Index) CountHidden(set *roaring.Bitmap) int {
 }
 
 // added and deleted keep the hidden documents' statistics as Add and
-// Delete change the index.
-func (ix *Index) added(id uint32) {
-	if ix.veil.ids.Contains(id) {
-		ix.veil.live++
-		ix.veil.lens += uint64(ix.lens[id])
+// Delete change the index: id of weighted length n.
+func (v *veiled) added(id, n uint32) {
+	if v.ids.Contains(id) {
+		v.live++
+		v.lens += uint64(n)
 	}
 }
 
-func (ix *Index) deleted(id uint32) {
-	if ix.veil.ids.Contains(id) {
-		ix.veil.live--
-		ix.veil.lens -= uint64(ix.lens[id])
-		ix.veil.ids.Remove(id)
-		ix.veil.gone.Add(id)
+func (v *veiled) deleted(id, n uint32) {
+	if v.ids.Contains(id) {
+		v.live--
+		v.lens -= uint64(n)
+		v.ids.Remove(id)
+		v.gone.Add(id)
 	}
 }
 

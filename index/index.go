@@ -171,7 +171,7 @@ func (ix *Index) Add(id uint32, d *Doc, facets []string) {
 	ix.total += uint64(ix.lens[id])
 	ix.live.Add(id)
 	ix.gen++
-	ix.added(id)
+	ix.veil.added(id, length)
 	for _, f := range facets {
 		bm := ix.facets[f]
 		if bm == nil {
@@ -189,7 +189,7 @@ func (ix *Index) Delete(id uint32) {
 	if !ix.Contains(id) {
 		return
 	}
-	ix.deleted(id)
+	ix.veil.deleted(id, ix.lens[id])
 	ix.gen++
 	ix.total -= uint64(ix.lens[id])
 	ix.lens[id] = 0
