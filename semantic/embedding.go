@@ -35,7 +35,7 @@ func (e *Embedding) Pause() bool { return e.x.embedDown.trip(embedPause) }
 // Embed embeds chunk texts: in one call, else text by text, leaving nil
 // the vector of a text the embedder refuses while it embeds others.
 func (e *Embedding) Embed(emb embed.Embedder, texts []string) ([][]float32, error) {
-	return e.x.embed(emb, texts)
+	return e.x.indexer.embed(emb, texts)
 }
 
 // Skipped counts the texts the embedder refused.

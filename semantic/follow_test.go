@@ -168,7 +168,7 @@ func TestSectionSurvivesRestart(t *testing.T) {
 	}
 	e = openDir(t, dir)
 	defer e.Close()
-	if !e.idle() {
+	if !e.indexer.idle() {
 		t.Fatal("a restart left semantic work to do")
 	}
 	if got := e.Status(); got.Chunks != want.Chunks || got.Vectors != want.Vectors || got.Embedder != want.Embedder {
@@ -216,7 +216,7 @@ func TestVisibilityWhileChunking(t *testing.T) {
 		if _, err := e.UpdateSource("s", func(s *Source) error { s.Visibility = record.VisibilityPrivate; return nil }); err != nil {
 			t.Error(err)
 		}
-		e.takeChanges() // what a search does meanwhile
+		e.indexer.takeChanges() // what a search does meanwhile
 	}
 	if _, err := e.PutDocuments([]Document{{SourceID: "s", Key: "a.md", Title: "Doc", Content: "zorbax words about deployment"}}); err != nil {
 		t.Fatal(err)

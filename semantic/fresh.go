@@ -80,7 +80,7 @@ func (st *state) markSince(pend map[uint64]uint64) {
 // from before the feed was followed (which it does not wait for: after a
 // start-up without the index's snapshot section, every search would).
 func (x *Index) catchUp(ctx context.Context, wait time.Duration) bool {
-	if x.takeChanges() == nil {
+	if x.indexer.takeChanges() == nil {
 		return true // following nothing: nothing to wait for
 	}
 	x.feedMu.Lock()
@@ -96,11 +96,11 @@ func (x *Index) catchUp(ctx context.Context, wait time.Duration) bool {
 			return false
 		}
 		x.wakeIndexer()
-		x.takeChanges()
+		x.indexer.takeChanges()
 		x.stepMu.Lock()
-		x.mergePending()
+		x.indexer.mergePending()
 		x.stepMu.Unlock()
-		if !x.chunkDocuments() && !x.windowChannels() {
+		if !x.indexer.chunkDocuments() && !x.indexer.windowChannels() {
 			time.Sleep(freshPoll)
 		}
 	}

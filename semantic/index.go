@@ -99,6 +99,7 @@ type Index struct {
 	hydeSlots chan struct{} // bounds concurrent hypothetical answers
 	hydeDown  breaker       // pauses HyDE after a failure
 	embedDown breaker       // pauses query embedding after a failure
+	indexer   *indexer      // the background side (semindex.go)
 }
 
 // state is the semantic index's data.
@@ -151,6 +152,7 @@ func New(opts Options) *Index {
 	x.pendDocs, x.pendChans = roaring.New(), roaring.New()
 	x.pendSince = map[uint64]uint64{}
 	x.semErr.Store("")
+	x.indexer = &indexer{x}
 	return x
 }
 
@@ -201,7 +203,7 @@ func (x *Index) Follow(store Store) {
 	})
 	x.mu.Unlock()
 	x.stepMu.Unlock()
-	go x.loop()
+	go x.indexer.loop()
 }
 
 // Section names the index's section in snapshots.

@@ -146,7 +146,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		return nil, fmt.Errorf("%w: q: give the text to search for", record.ErrInvalid)
 	}
 	fresh := x.catchUp(ctx, x.opts.FreshWait)
-	store := x.takeChanges() // a change of visibility counts at once
+	store := x.indexer.takeChanges() // a change of visibility counts at once
 	if store == nil {
 		return nil, errors.New("semantic: the index follows no store")
 	}

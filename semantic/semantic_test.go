@@ -245,7 +245,7 @@ func TestSemanticVectorsSurviveRestart(t *testing.T) {
 	e.Close()
 	e = openDir(t, dir)
 	defer e.Close()
-	if !e.idle() {
+	if !e.indexer.idle() {
 		t.Fatal("a restart left semantic work to do (re-embedding?)")
 	}
 	e.mu.RLock()
@@ -466,7 +466,7 @@ func TestVectorIndexBecomesIVF(t *testing.T) {
 	e.Close()
 	e = openDir(t, dir)
 	defer e.Close()
-	if !e.idle() {
+	if !e.indexer.idle() {
 		t.Fatal("the IVF index was not restored as is")
 	}
 	check(e)
@@ -642,7 +642,7 @@ func TestSemanticProgressIsSaved(t *testing.T) {
 	before := len(srv.Received())
 	e = remoteEngine(t, dir, srv)
 	defer e.Close()
-	if !e.idle() {
+	if !e.indexer.idle() {
 		t.Fatal("the restart has semantic work to do")
 	}
 	if _, n := vectorDims(e); n != e.Status().Chunks || len(srv.Received()) != before {

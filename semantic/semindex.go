@@ -23,6 +23,9 @@ import (
 // step is short and takes the index's lock only to apply its result, so
 // searches go on meanwhile; the store's writers never wait on it.
 
+// indexer is the Index's background side: the loop and its steps.
+type indexer struct{ *Index }
+
 const (
 	docsPerStep     = 64     // documents chunked per step
 	msgsPerStep     = 4096   // messages re-windowed per step (at least one channel)
@@ -32,7 +35,7 @@ const (
 	embedErrorPause = 5 * time.Second
 )
 
-func (x *Index) loop() {
+func (x *indexer) loop() {
 	defer close(x.done)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -65,7 +68,7 @@ func (x *Index) loop() {
 }
 
 // indexStep does one bounded piece of work and reports whether it did any.
-func (x *Index) indexStep() (bool, error) {
+func (x *indexer) indexStep() (bool, error) {
 	x.takeChanges()
 	x.stepMu.Lock()
 	x.mergePending()
@@ -94,7 +97,7 @@ func (x *Index) indexStep() (bool, error) {
 // meanwhile would be work thrown away (on a first catch-up the untrained
 // embedder's space is soon followed by the trained one's: at 10M
 // messages, 2.66M embeddings).
-func (x *Index) fillOrder() []bool {
+func (x *indexer) fillOrder() []bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	cur, next := x.st.space, x.st.next
@@ -105,7 +108,7 @@ func (x *Index) fillOrder() []bool {
 }
 
 // spaceOf returns the current space, or with next the one being filled.
-func (x *Index) spaceOf(next bool) *space {
+func (x *indexer) spaceOf(next bool) *space {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if next {
@@ -122,7 +125,7 @@ var testHookPack func()
 // still a quarter of the floats' memory to read), so a long catch-up
 // does not train clusters at each doubling; maintainVectors trains them
 // once the space is full. It reports whether it packed.
-func (x *Index) pack(sp *space) bool {
+func (x *indexer) pack(sp *space) bool {
 	if sp == nil {
 		return false
 	}
@@ -149,7 +152,7 @@ func (x *Index) pack(sp *space) bool {
 // at once, changed documents and channels are kept for the indexer
 // (mergePending). Searches call it too, so it never waits on a step. It
 // returns the store followed, nil before Follow.
-func (x *Index) takeChanges() Store {
+func (x *indexer) takeChanges() Store {
 	x.feedMu.Lock()
 	defer x.feedMu.Unlock()
 	store := x.store
@@ -212,7 +215,7 @@ func (x *Index) takeChanges() Store {
 
 // mergePending marks the documents and channels taken in as the indexer's
 // work; the caller holds stepMu.
-func (x *Index) mergePending() {
+func (x *indexer) mergePending() {
 	x.feedMu.Lock()
 	defer x.feedMu.Unlock()
 	if x.pendDocs.IsEmpty() && x.pendChans.IsEmpty() {
@@ -261,7 +264,7 @@ type pendingChunk struct {
 
 // chunkDocuments (re-)chunks up to docsPerStep marked documents. The
 // records are read under the store's read lock, analysed after it.
-func (x *Index) chunkDocuments() bool {
+func (x *indexer) chunkDocuments() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	st := x.st
@@ -337,7 +340,7 @@ var testHookChunked func()
 // document or channel now, just before they are applied: a change of
 // visibility taken in while they were being made touched only the old
 // chunks. The caller holds mu (then the store's lock is taken: the order).
-func (x *Index) freshHidden(pcs []*pendingChunk) {
+func (x *indexer) freshHidden(pcs []*pendingChunk) {
 	if len(pcs) == 0 {
 		return
 	}
@@ -349,7 +352,7 @@ func (x *Index) freshHidden(pcs []*pendingChunk) {
 }
 
 // analyzer returns the indexer's analyzer; the caller holds stepMu.
-func (x *Index) analyzer() *analysis.Analyzer {
+func (x *indexer) analyzer() *analysis.Analyzer {
 	if x.an == nil {
 		x.an = analysis.New(0)
 	}
@@ -358,7 +361,7 @@ func (x *Index) analyzer() *analysis.Analyzer {
 
 // windowChannels recomputes the conversation windows of marked channels,
 // keeping the chunks of windows that did not change.
-func (x *Index) windowChannels() bool {
+func (x *indexer) windowChannels() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	st := x.st
@@ -483,7 +486,7 @@ func slicesEqual(a, b []uint32) bool {
 
 // configuredEmbedder is the embedder the options name: a model server's, or
 // the built-in one (untrained until trainIfDue trains it).
-func (x *Index) configuredEmbedder() embed.Embedder {
+func (x *indexer) configuredEmbedder() embed.Embedder {
 	if x.opts.Embedder != nil {
 		return x.opts.Embedder
 	}
@@ -492,7 +495,7 @@ func (x *Index) configuredEmbedder() embed.Embedder {
 
 // ensureSpace creates the first space, or a next one when the configured
 // embedder is not the current space's.
-func (x *Index) ensureSpace() bool {
+func (x *indexer) ensureSpace() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	st := x.st
@@ -514,7 +517,7 @@ func (x *Index) ensureSpace() bool {
 // needsNewSpace reports whether the current vectors were made by another
 // embedder than the configured one and none is being filled for it. The
 // caller holds stepMu.
-func (x *Index) needsNewSpace() bool {
+func (x *indexer) needsNewSpace() bool {
 	st := x.st
 	if emb := x.opts.Embedder; emb != nil {
 		return !st.space.holds(emb) && !st.next.holds(emb)
@@ -523,7 +526,7 @@ func (x *Index) needsNewSpace() bool {
 }
 
 // markAllPending queues every live chunk for embedding in sp.
-func (x *Index) markAllPending(sp *space) {
+func (x *indexer) markAllPending(sp *space) {
 	for i := range x.st.chunks {
 		if x.st.chunks[i].kind != chunkNone {
 			sp.pending.Add(uint32(i))
@@ -534,7 +537,7 @@ func (x *Index) markAllPending(sp *space) {
 // trainIfDue trains the built-in embedder when the corpus is large enough
 // or has grown enough since the last training, and starts filling a next
 // space with the new model.
-func (x *Index) trainIfDue() bool {
+func (x *indexer) trainIfDue() bool {
 	if x.opts.Embedder != nil {
 		return false
 	}
@@ -583,7 +586,7 @@ const trainQuiet = time.Second
 
 // trainingWaits reports whether a due training should wait for writes to
 // pause (TrainingWaits).
-func (x *Index) trainingWaits(live, trained int) bool {
+func (x *indexer) trainingWaits(live, trained int) bool {
 	return TrainingWaits(x.store.LastWrite(), live, trained)
 }
 
@@ -602,7 +605,7 @@ func TrainingWaits(lastWrite time.Time, live, trained int) bool {
 
 // eachChunkText calls fn with the text of every live chunk, reading the
 // state a batch at a time under the read lock.
-func (x *Index) eachChunkText(fn func(string)) {
+func (x *indexer) eachChunkText(fn func(string)) {
 	var texts []string
 	for start := 0; ; start += 512 {
 		texts = texts[:0]
@@ -629,7 +632,7 @@ func (x *Index) eachChunkText(fn func(string)) {
 
 // embedPending embeds up to EmbedBatch chunks still without a vector in the
 // current space (or, with next, in the space being filled).
-func (x *Index) embedPending(next bool) (bool, error) {
+func (x *indexer) embedPending(next bool) (bool, error) {
 	x.mu.RLock()
 	sp := x.st.space
 	if next {
@@ -698,7 +701,7 @@ var testHookEmbedded func(space string, n int)
 // the embedder refuses (say, too long for a small model) does not hold up
 // the others: its vector is left nil when a probe text still embeds, which
 // shows the server is up. Otherwise it returns the error.
-func (x *Index) embed(emb embed.Embedder, texts []string) ([][]float32, error) {
+func (x *indexer) embed(emb embed.Embedder, texts []string) ([][]float32, error) {
 	ctx, cancel := context.WithTimeout(x.bg, 2*time.Minute)
 	defer cancel()
 	vecs, err := emb.Embed(ctx, texts)
@@ -728,13 +731,13 @@ func (x *Index) embed(emb embed.Embedder, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-func (x *Index) skipText(err error) {
+func (x *indexer) skipText(err error) {
 	x.skipped.Add(1)
 	x.log.Warn("the embedder refused a chunk; it is searchable by its words only", "err", err)
 }
 
 // swapSpace makes a completely filled next space the current one.
-func (x *Index) swapSpace() bool {
+func (x *indexer) swapSpace() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	if next := x.st.next; next == nil || !next.pending.IsEmpty() {
@@ -751,7 +754,7 @@ func (x *Index) swapSpace() bool {
 // being filled) to an IVF index when they pass ivfMin, trains the
 // clusters of a packed index (see pack) or rebuilds an IVF index whose
 // clusters drifted, and goes back to an exact index below ivfMin/2.
-func (x *Index) maintainVectors(sp *space) bool {
+func (x *indexer) maintainVectors(sp *space) bool {
 	x.stepMu.Lock()
 	if sp == nil || (sp != x.st.space && sp != x.st.next) || sp.vecs == nil {
 		x.stepMu.Unlock()
@@ -790,7 +793,7 @@ var testHookIVFBuild func()
 // holding writers back. Only this goroutine (the indexer) adds or drops
 // chunks and vectors, so the old index does not change during the build
 // and searches keep reading it; only the swap takes the locks.
-func (x *Index) buildIVF(sp *space) bool {
+func (x *indexer) buildIVF(sp *space) bool {
 	x.mu.RLock()
 	old := sp.vecs
 	x.mu.RUnlock()
@@ -820,7 +823,7 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 // compactChunks rebuilds the chunk index when it is untidy (index.Untidy:
 // many deleted chunks), the indexer having nothing else to do. The copy is
 // built beside running searches; only the swap takes the lock.
-func (x *Index) compactChunks() bool {
+func (x *indexer) compactChunks() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	ix := x.st.chunkIdx
@@ -835,7 +838,7 @@ func (x *Index) compactChunks() bool {
 }
 
 // idle reports whether the indexer has nothing left to do.
-func (x *Index) idle() bool {
+func (x *indexer) idle() bool {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
 	st := x.st
@@ -871,7 +874,7 @@ func (x *Index) idle() bool {
 func (x *Index) Wait(ctx context.Context) error {
 	for {
 		x.wakeIndexer()
-		if x.idle() {
+		if x.indexer.idle() {
 			return nil
 		}
 		select {

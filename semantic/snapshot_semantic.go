@@ -35,8 +35,8 @@ const (
 func (x *Index) WriteSection(seq uint64, put func([]byte) error) error {
 	x.stepMu.Lock()
 	defer x.stepMu.Unlock()
-	x.takeChanges()
-	x.mergePending()
+	x.indexer.takeChanges()
+	x.indexer.mergePending()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	st := x.st
