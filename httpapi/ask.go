@@ -219,6 +219,8 @@ func (c *collector) Sources(s []ask.Source, stale bool) error {
 	return nil
 }
 func (c *collector) Token(t string) error { c.answer.WriteString(t); return nil }
+func (c *collector) drawn() int           { return len(c.sources) }
+func (c *collector) noAnswer() bool       { return c.answer.String() == ask.NoAnswer }
 
 // staleHeader marks an answer or a semantic search made before the index
 // had taken in every write acknowledged before the request (its JSON says

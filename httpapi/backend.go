@@ -19,10 +19,16 @@ import (
 // caller is who a backend function answers: whether it may see private
 // content, and the names its use is counted under.
 type caller struct {
-	private  bool
+	private bool
+	// signedIn counts the use as an authenticated one in the insights
+	// even when it sees only public content (the pages do).
+	signedIn bool
 	endpoint string            // the dashboard's (stats): "GET /api/search", "MCP search"
 	via      insights.Endpoint // the insights'
 }
+
+// authenticated reports whether the use counts as authenticated.
+func (c caller) authenticated() bool { return c.private || c.signedIn }
 
 // searchFor runs a full-text search for c and counts it.
 func (s *api) searchFor(req query.SearchRequest, c caller) (*query.SearchResult, error) {
@@ -35,7 +41,7 @@ func (s *api) searchFor(req query.SearchRequest, c caller) (*query.SearchResult,
 	total := res.TotalMessages + res.TotalDocuments
 	s.stats.record(c.endpoint, req.Query, total, time.Since(start))
 	if req.Offset == 0 {
-		s.usage.noteSearch(c.via, req.Query, c.private, total)
+		s.usage.noteSearch(c.via, req.Query, c.authenticated(), total)
 	}
 	return res, nil
 }
@@ -52,23 +58,41 @@ func (s *api) semanticFor(ctx context.Context, req semantic.Request, c caller) (
 		return nil, err
 	}
 	s.stats.record(c.endpoint, req.Query, len(res.Hits), time.Since(start))
-	s.usage.noteSearch(c.via, req.Query, c.private, len(res.Hits))
+	s.usage.noteSearch(c.via, req.Query, c.authenticated(), len(res.Hits))
 	return res, nil
+}
+
+// answerSink is where an answer goes (ask.Sink), saying what it took in
+// for the counts.
+type answerSink interface {
+	ask.Sink
+	drawn() int     // the sources the answer drew on
+	noAnswer() bool // the answer was ask.NoAnswer
+}
+
+// askInto answers a question for c into sink and counts it. The caller
+// bounds ctx and holds the asker's admission (Asker.Admit).
+func (s *api) askInto(ctx context.Context, req ask.Request, c caller, sink answerSink) (ask.Usage, error) {
+	req.Private = c.private
+	start := time.Now()
+	usage, err := s.asker.Ask(ctx, req, sink)
+	if err != nil {
+		return usage, err
+	}
+	s.stats.record(c.endpoint, req.Question, sink.drawn(), time.Since(start))
+	s.usage.noteAsk(c.via, req.Question, c.authenticated(), sink.drawn(), sink.noAnswer())
+	return usage, nil
 }
 
 // askFor answers a question for c in one piece, bounded by askTimeout,
 // and counts it. The caller holds the asker's admission (Asker.Admit).
 func (s *api) askFor(ctx context.Context, req ask.Request, c caller) (*collector, ask.Usage, error) {
-	req.Private = c.private
 	ctx, cancel := context.WithTimeout(ctx, askTimeout)
 	defer cancel()
 	col := &collector{}
-	start := time.Now()
-	usage, err := s.asker.Ask(ctx, req, col)
+	usage, err := s.askInto(ctx, req, c, col)
 	if err != nil {
 		return nil, usage, err
 	}
-	s.stats.record(c.endpoint, req.Question, len(col.sources), time.Since(start))
-	s.usage.noteAsk(c.via, req.Question, c.private, len(col.sources), col.answer.String() == ask.NoAnswer)
 	return col, usage, nil
 }

@@ -2,14 +2,12 @@ package httpapi
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"maps"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
@@ -135,14 +133,10 @@ func (s *pages) homePage(ctx *fasthttp.RequestCtx) {
 		data.Query, data.Searched = req.Query, true
 		data.Head.Title = s.title(req.Query)
 		data.Head.NoIndex = true
-		start := time.Now()
-		if data.Result, err = s.eng.Search(req); err != nil {
+		// The page shows public content to everyone (it may be cached).
+		if data.Result, err = s.api.searchFor(req, caller{signedIn: privileged, endpoint: "page search", via: insights.Page}); err != nil {
 			data.Searched, data.Error = false, strings.TrimPrefix(err.Error(), record.ErrInvalid.Error()+": ")
 		} else {
-			s.stats.record("page search", req.Query, data.Result.TotalMessages+data.Result.TotalDocuments, time.Since(start))
-			if req.Offset == 0 {
-				s.usage.noteSearch(insights.Page, req.Query, privileged, data.Result.TotalMessages+data.Result.TotalDocuments)
-			}
 			params := filterParams(ctx)
 			data.Source, data.Keep = req.Source, maps.Clone(params)
 			data.Keep.Del("source")
@@ -266,16 +260,11 @@ func (s *pages) pageAnswer(ctx *fasthttp.RequestCtx, q string, data *homeData) (
 		return fasthttp.StatusServiceUnavailable, "Too many questions are being answered; try again in a few seconds."
 	}
 	defer release()
-	actx, cancel := context.WithTimeout(s.base, askTimeout)
-	defer cancel()
-	start := time.Now()
-	var col collector
-	if _, err := s.asker.Ask(actx, ask.Request{Question: q}, &col); err != nil {
+	col, _, err := s.api.askFor(s.base, ask.Request{Question: q}, caller{signedIn: s.privileged(ctx), endpoint: "page ask", via: insights.Ask})
+	if err != nil {
 		s.log.Warn("page question failed", "err", err)
 		return fasthttp.StatusBadGateway, "No answer: " + publicAskError(err) + "."
 	}
-	s.stats.record("page ask", q, len(col.sources), time.Since(start))
-	s.usage.noteAsk(insights.Ask, q, s.privileged(ctx), len(col.sources), col.answer.String() == ask.NoAnswer)
 	data.Answer = newPageAnswer(col.answer.String(), col.sources)
 	data.Answer.Stale = col.stale
 	return 0, ""

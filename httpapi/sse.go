@@ -83,6 +83,9 @@ func (k *sseSink) Token(t string) error {
 	return k.send(sseEvent{Type: "token", Token: &t})
 }
 
+func (k *sseSink) drawn() int     { return k.sources }
+func (k *sseSink) noAnswer() bool { return k.watch.noAnswer() }
+
 // streamAnswer runs the question and writes its events to w until the
 // answer ends or the client goes away; a failure is logged with the
 // request's id rid.
@@ -93,16 +96,11 @@ func (s *api) streamAnswer(w *bufio.Writer, req ask.Request, form askForm, rid s
 	go func() {
 		defer close(events)
 		sink := &sseSink{ctx: ctx, events: events, form: form}
-		start := time.Now()
-		usage, err := s.asker.Ask(ctx, req, sink)
-		if err == nil {
-			endpoint := "POST /api/ask (stream)"
-			if form.v1 {
-				endpoint = "POST /api/v1/ask (stream)"
-			}
-			s.stats.record(endpoint, req.Question, sink.sources, time.Since(start))
-			s.usage.noteAsk(insights.Ask, req.Question, req.Private, sink.sources, sink.watch.noAnswer())
+		endpoint := "POST /api/ask (stream)"
+		if form.v1 {
+			endpoint = "POST /api/v1/ask (stream)"
 		}
+		usage, err := s.askInto(ctx, req, caller{private: req.Private, endpoint: endpoint, via: insights.Ask}, sink)
 		switch {
 		case err != nil && ctx.Err() == context.Canceled:
 			// The client left: nobody to tell.
