@@ -3,12 +3,12 @@ package analysis
 import (
 	"bytes"
 	"encoding/binary"
-	"html"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/query"
 )
 
 // HighlightChars is the length of a search hit's snippet, in bytes.
@@ -25,9 +25,8 @@ type span struct{ start, end int }
 var cellSep = strings.TrimSpace(mdtext.CellSep)
 
 // Highlight returns a snippet of text around its densest cluster of terms
-// from marks, as HTML: escaped text with <mark> around each match and "…"
-// where the text was cut. It is at most about maxBytes of text.
-func (a *Analyzer) Highlight(text string, marks map[string]bool, maxBytes int) string {
+// from marks, with each match as a span: at most about maxBytes of text.
+func (a *Analyzer) Highlight(text string, marks map[string]bool, maxBytes int) query.Snippet {
 	scan := text
 	if len(scan) > HighlightScan {
 		scan = scan[:HighlightScan]
@@ -40,26 +39,14 @@ func (a *Analyzer) Highlight(text string, marks map[string]bool, maxBytes int) s
 	if len(text) > maxBytes {
 		lo, hi = window(text, spans, maxBytes)
 	}
-	var b strings.Builder
-	if lo > 0 {
-		b.WriteString("…")
-	}
-	at := lo
+	snip := query.Snippet{Text: text[lo:hi], Before: lo > 0, After: hi < len(text)}
 	for _, s := range spans {
 		if s.start < lo || s.end > hi {
 			continue
 		}
-		b.WriteString(html.EscapeString(text[at:s.start]))
-		b.WriteString("<mark>")
-		b.WriteString(html.EscapeString(text[s.start:s.end]))
-		b.WriteString("</mark>")
-		at = s.end
+		snip.Marks = append(snip.Marks, query.Span{Start: s.start - lo, End: s.end - lo})
 	}
-	b.WriteString(html.EscapeString(text[at:hi]))
-	if hi < len(text) {
-		b.WriteString("…")
-	}
-	return b.String()
+	return snip
 }
 
 // matchSpans returns the byte spans of text whose terms are in marks,

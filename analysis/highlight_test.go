@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sift-search/sift/internal/textcut"
 	"github.com/sift-search/sift/query"
@@ -63,8 +64,16 @@ func FuzzMatchSpans(f *testing.F) {
 		if got := a.matchSpans(text, m); !slices.Equal(got, want) {
 			t.Fatalf("q %q, text %q: spans %v, want %v", q, text, got, want)
 		}
-		if h := a.Highlight(text, m, HighlightChars); strings.Count(h, "<mark>") != strings.Count(h, "</mark>") {
-			t.Fatalf("unbalanced marks: %q", h)
+		h := a.Highlight(text, m, HighlightChars)
+		if !strings.Contains(text, h.Text) || !h.Before && !strings.HasPrefix(text, h.Text) || !h.After && !strings.HasSuffix(text, h.Text) {
+			t.Fatalf("snippet %+v of %q", h, text)
+		}
+		at := 0
+		for _, s := range h.Marks {
+			if s.Start < at || s.End > len(h.Text) || s.Start >= s.End || !utf8.ValidString(h.Text[s.Start:s.End]) && utf8.ValidString(text) {
+				t.Fatalf("mark %v of %+v", s, h)
+			}
+			at = s.End + 1 // marks that touch are merged
 		}
 	})
 }
@@ -148,7 +157,7 @@ func readJSONL(t *testing.T, path, field string, n int) []string {
 func TestHighlightSkipsCellSeparator(t *testing.T) {
 	a := New(0)
 	text := strings.Repeat("filler ", 40) + "· alpha · needle · omega " + strings.Repeat("filler ", 40)
-	h := a.Highlight(text, marksOf(a, "needle"), 40)
+	h := a.Highlight(text, marksOf(a, "needle"), 40).Render(nil, "<mark>", "</mark>")
 	if !strings.Contains(h, "<mark>needle</mark>") || strings.HasPrefix(h, "…·") {
 		t.Errorf("highlight %q", h)
 	}

@@ -88,9 +88,9 @@ func invalidf(format string, args ...any) error {
 // without them it lists what its filters match, newest first.
 func (c *CompiledSearch) Ranked() bool { return len(c.Terms) > 0 || len(c.Phrases) > 0 }
 
-// Highlight returns the HTML highlight of plain text (see MessagePlain and
-// DocumentPlain) for this query's words, as Search's hits carry.
-func (c *CompiledSearch) Highlight(plain string) string {
+// Highlight returns the snippet of plain text (see MessagePlain and
+// DocumentPlain) with this query's words marked, as Search's hits carry.
+func (c *CompiledSearch) Highlight(plain string) query.Snippet {
 	a := Get()
 	defer Put(a)
 	return a.Highlight(plain, c.compiled.Marks, HighlightChars)

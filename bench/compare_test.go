@@ -201,16 +201,16 @@ func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, 
 	}
 	var mm, wm, md, wd []scored
 	for _, h := range m.Messages {
-		mm = append(mm, scored{h.SourceID + "/" + h.ID, h.Highlight, h.Score})
+		mm = append(mm, scored{h.SourceID + "/" + h.ID, h.Highlight.Render(nil, "<mark>", "</mark>"), h.Score})
 	}
 	for _, h := range w.Messages {
-		wm = append(wm, scored{h.SourceID + "/" + h.ID, h.Highlight, h.Score})
+		wm = append(wm, scored{h.SourceID + "/" + h.ID, h.Highlight.Render(nil, "<mark>", "</mark>"), h.Score})
 	}
 	for _, h := range m.Documents {
-		md = append(md, scored{h.ID, h.Highlight, h.Score})
+		md = append(md, scored{h.ID, h.Highlight.Render(nil, "<mark>", "</mark>"), h.Score})
 	}
 	for _, h := range w.Documents {
-		wd = append(wd, scored{h.ID, h.Highlight, h.Score})
+		wd = append(wd, scored{h.ID, h.Highlight.Render(nil, "<mark>", "</mark>"), h.Score})
 	}
 	c.compare(t, what+" messages", mm, wm)
 	c.compare(t, what+" documents", md, wd)

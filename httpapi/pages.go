@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sift-search/sift/internal/mdtext"
+	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 )
 
@@ -45,7 +46,7 @@ func newTemplates(id identity) *templates {
 		"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"date":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
 		"day":        func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-		"html":       func(s string) template.HTML { return template.HTML(s) }, // engine-escaped highlights only
+		"highlight":  func(s query.Snippet) template.HTML { return template.HTML(highlightHTML(s)) }, // escaped by highlightHTML
 		"message":    renderMessage,
 		"thousand":   thousands,
 		"add":        func(a, b int) int { return a + b },

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"html"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -116,13 +115,11 @@ func contentParam(ctx *fasthttp.RequestCtx) (snippet bool, err error) {
 	}
 }
 
-// snippetText is the plain text of a highlight: its <mark> tags dropped,
-// its escaped characters restored ("…" marks where the text was cut).
-func snippetText(highlight string) string {
-	return html.UnescapeString(markTags.Replace(highlight))
+// highlightHTML renders a hit's snippet for the JSON API and the pages:
+// escaped text with <mark> around each match, "…" where it was cut.
+func highlightHTML(s query.Snippet) string {
+	return s.Render(html.EscapeString, "<mark>", "</mark>")
 }
-
-var markTags = strings.NewReplacer("<mark>", "", "</mark>", "")
 
 // search serves GET /api/search.
 func (s *api) search(ctx *fasthttp.RequestCtx) {
@@ -153,16 +150,16 @@ func (s *api) search(ctx *fasthttp.RequestCtx) {
 		out.Messages = append(out.Messages, messageJSON{
 			ID: m.ID, Content: m.Content, Timestamp: formatTime(m.Timestamp), Username: user,
 			ChannelName: m.ChannelName, ChannelSlug: m.ChannelSlug, PlatformName: m.SourceName,
-			PlatformType: m.SourceType, Score: round4(m.Score), Highlight: m.Highlight,
+			PlatformType: m.SourceType, Score: round4(m.Score), Highlight: highlightHTML(m.Highlight),
 		})
 	}
 	for _, d := range res.Documents {
 		dj := documentJSON{
-			ID: d.ID, Title: d.Title, Slug: d.Slug, Content: d.Content, Score: round4(d.Score), Highlight: d.Highlight,
+			ID: d.ID, Title: d.Title, Slug: d.Slug, Content: d.Content, Score: round4(d.Score), Highlight: highlightHTML(d.Highlight),
 			updated: d.UpdatedAt,
 		}
 		if snippet {
-			dj.Content, dj.snippet = snippetText(d.Highlight), true
+			dj.Content, dj.snippet = d.Highlight.Plain(), true
 		}
 		out.Documents = append(out.Documents, dj)
 	}

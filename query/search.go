@@ -41,14 +41,14 @@ type MessageHit struct {
 	SourceName  string
 	SourceType  string
 	Score       float64
-	Highlight   string // HTML: escaped plain text (see mdtext) with <mark> around matches
+	Highlight   Snippet // of the message's plain text (see mdtext), its matches marked
 }
 
 // DocumentHit is a found document.
 type DocumentHit struct {
 	record.Document
 	Score     float64
-	Highlight string // HTML, as MessageHit's; of the plain text of Markdown
+	Highlight Snippet // of the plain text of the document's Markdown
 }
 
 // SearchResult holds both ranked lists and how many matched in all.

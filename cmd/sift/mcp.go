@@ -194,13 +194,13 @@ func (r *remote) Search(ctx context.Context, a agent.SearchArgs) (*agent.SearchR
 	for _, m := range res.Messages {
 		out.Messages = append(out.Messages, agent.MessageHit{
 			ID: m.ID, Channel: m.ChannelName, ChannelSlug: m.ChannelSlug, Source: m.PlatformName, Author: m.Username,
-			Timestamp: m.Timestamp, Snippet: agent.Snippet(m.Highlight, m.Content), Score: m.Score,
+			Timestamp: m.Timestamp, Snippet: agent.SnippetOfHTML(m.Highlight, m.Content), Score: m.Score,
 			URL: httpapi.MessageURL(r.base, m.ChannelSlug, m.ID),
 		})
 	}
 	for _, d := range res.Documents {
 		out.Documents = append(out.Documents, agent.DocumentHit{
-			ID: d.ID, Title: d.Title, Slug: d.Slug, Snippet: agent.Snippet(d.Highlight, d.Content), Score: d.Score,
+			ID: d.ID, Title: d.Title, Slug: d.Slug, Snippet: agent.SnippetOfHTML(d.Highlight, d.Content), Score: d.Score,
 			URL: httpapi.DocumentURL(r.base, d.Slug),
 		})
 	}
