@@ -202,17 +202,6 @@ func (e *Engine) applyPutDocuments(docs []record.Document) {
 	}
 }
 
-// messageSlots returns the slots of the given messages of a source.
-func (st *state) messageSlots(source string, ids []string) []uint32 {
-	var slots []uint32
-	for _, id := range ids {
-		if i, ok := st.findMessage(source, id); ok {
-			slots = append(slots, i)
-		}
-	}
-	return slots
-}
-
 // deleteSlots deletes messages and documents by slot, a chunk at a time.
 func (e *Engine) deleteSlots(msgs, docs []uint32) {
 	for start := 0; start < len(msgs); start += applyChunk {
