@@ -17,6 +17,7 @@ import (
 // is the state itself (newState sets them), as listed below.
 type state struct {
 	messageTable // the messages and their order in each channel (messages.go, order.go)
+	visibility   // the operators' rules and what they hide (visibility.go)
 
 	sources   map[string]*record.Source
 	rules     map[string]*sourceRules // by source id; see visibility.go
@@ -80,7 +81,7 @@ func newState(opts index.Options) *state {
 		docIdx:    index.New(opts),
 		chanOrder: make(map[uint32][]uint32),
 	}
-	st.messageTable = messageTable{st}
+	st.messageTable, st.visibility = messageTable{st}, visibility{st}
 	return st
 }
 
