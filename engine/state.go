@@ -14,10 +14,14 @@ import (
 // keeps every writer out).
 //
 // Its methods are split by role among the types it embeds, each of which
-// is the state itself (newState sets them), as listed below.
+// is the state itself (newState sets them), as listed below. Its own are
+// those of the sources, channels and documents: storing them, copies for
+// readers, their slugs, their titles for suggestions, the languages they
+// are in, and the insights table.
 type state struct {
 	messageTable // the messages and their order in each channel (messages.go, order.go)
 	visibility   // the operators' rules and what they hide (visibility.go)
+	snapCodec    // the state as a snapshot's frames, and back (snapshot.go)
 
 	sources   map[string]*record.Source
 	rules     map[string]*sourceRules // by source id; see visibility.go
@@ -81,7 +85,7 @@ func newState(opts index.Options) *state {
 		docIdx:    index.New(opts),
 		chanOrder: make(map[uint32][]uint32),
 	}
-	st.messageTable, st.visibility = messageTable{st}, visibility{st}
+	st.messageTable, st.visibility, st.snapCodec = messageTable{st}, visibility{st}, snapCodec{st}
 	return st
 }
 
