@@ -66,7 +66,13 @@ func DefaultOptions() Options {
 }
 
 // Engine is the store. Its methods are safe for concurrent use.
+//
+// Its methods are split by role among the types it embeds, each of which
+// is the engine itself (Open sets them) and whose methods are promoted to
+// it, so its callers see one store; they are listed below.
 type Engine struct {
+	catalog // the sources and what operators decide about them (sources.go, sources_create.go, operator.go)
+
 	opts Options
 	log  *slog.Logger
 
@@ -127,6 +133,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
 		plain: newPlainCache(plainCacheBytes)}
+	e.catalog = catalog{e}
 	if opts.Follower != nil {
 		e.feed = &feed{}
 	}

@@ -9,45 +9,6 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
-// Sources returns every source, ordered by id.
-func (e *Engine) Sources() []record.Source {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	out := make([]record.Source, 0, len(e.st.sources))
-	for _, id := range sortedKeys(e.st.sources) {
-		out = append(out, record.CopySource(e.st.sources[id]))
-	}
-	return out
-}
-
-// Source returns one source.
-func (e *Engine) Source(id string) (record.Source, bool) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	s, ok := e.st.sources[id]
-	if !ok {
-		return record.Source{}, false
-	}
-	return record.CopySource(s), true
-}
-
-// SourceStats counts the channels, threads, messages and documents of a
-// source; without private, only what callers without credentials may see.
-// O(channels).
-func (e *Engine) SourceStats(id string, private bool) record.SourceStats {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	var s record.SourceStats
-	for n, c := range e.st.chans {
-		if c != nil && c.SourceID == id && (private || !e.st.hid.chans.Contains(uint32(n))) {
-			countChannel(&s.Channels, &s.Threads, c)
-		}
-	}
-	s.Messages = countVisible(e.st.msgIdx, sourceFacet(id), private)
-	s.Documents = countVisible(e.st.docIdx, sourceFacet(id), private)
-	return s
-}
-
 // countChannel adds c to the channels or, when it is a thread, to the
 // threads.
 func countChannel(chans, threads *int, c *record.Channel) {
