@@ -72,6 +72,7 @@ func DefaultOptions() Options {
 // it, so its callers see one store; they are listed below.
 type Engine struct {
 	catalog // the sources and what operators decide about them (sources.go, sources_create.go, operator.go)
+	content // the channels, messages and documents, read and written (engine_read.go, engine_write.go, …)
 
 	opts Options
 	log  *slog.Logger
@@ -133,7 +134,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
 		plain: newPlainCache(plainCacheBytes)}
-	e.catalog = catalog{e}
+	e.catalog, e.content = catalog{e}, content{e}
 	if opts.Follower != nil {
 		e.feed = &feed{}
 	}

@@ -9,6 +9,13 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
+// content is the engine's role of keeping the channels, messages and
+// documents: reading them by slug or id, for the pages, the reading API
+// and the crawlers (this file, read_window.go, reads.go, threads.go), and
+// writing them (engine_write.go). Like catalog it is the engine itself,
+// embedded in it.
+type content struct{ *Engine }
+
 // countChannel adds c to the channels or, when it is a thread, to the
 // threads.
 func countChannel(chans, threads *int, c *record.Channel) {
@@ -33,7 +40,7 @@ func countVisible(ix *index.Index, facet string, private bool) int {
 // Channels returns the channels of a source (all sources when id is ""),
 // ordered by name; without private, only those callers without credentials
 // may see.
-func (e *Engine) Channels(sourceID string, private bool) []record.Channel {
+func (e *content) Channels(sourceID string, private bool) []record.Channel {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []record.Channel
@@ -49,7 +56,7 @@ func (e *Engine) Channels(sourceID string, private bool) []record.Channel {
 }
 
 // ChannelBySlug returns the channel with the given slug.
-func (e *Engine) ChannelBySlug(slug string) (record.Channel, bool) {
+func (e *content) ChannelBySlug(slug string) (record.Channel, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
@@ -61,7 +68,7 @@ func (e *Engine) ChannelBySlug(slug string) (record.Channel, bool) {
 
 // ChannelMessages returns a page of a channel's messages in time order and
 // the channel's message count.
-func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
+func (e *content) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)
@@ -81,7 +88,7 @@ func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]record.Messa
 // channelSlots returns the message slots of a channel in time order (the
 // order the state keeps for each channel; not to be changed); the caller
 // holds mu.
-func (e *Engine) channelSlots(slug string) ([]uint32, error) {
+func (e *content) channelSlots(slug string) ([]uint32, error) {
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
 		return nil, record.ErrNotFound
@@ -91,7 +98,7 @@ func (e *Engine) channelSlots(slug string) ([]uint32, error) {
 
 // MessagePosition returns where a message stands in its channel's time
 // order (0 is the first), for the page that shows it.
-func (e *Engine) MessagePosition(slug, id string) (int, error) {
+func (e *content) MessagePosition(slug, id string) (int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
@@ -112,7 +119,7 @@ func (e *Engine) MessagePosition(slug, id string) (int, error) {
 // ChannelPageTimes splits a channel's messages, in time order, into pages
 // of size and returns for each the latest time a message on it was
 // written or edited; a channel without messages has no pages.
-func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
+func (e *content) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)
@@ -133,7 +140,7 @@ func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 
 // Documents returns a page of documents, newest first, and their count;
 // without private, only those callers without credentials may see.
-func (e *Engine) Documents(offset, limit int, private bool) ([]record.Document, int) {
+func (e *content) Documents(offset, limit int, private bool) ([]record.Document, int) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	docs := make([]*record.Document, 0, len(e.st.docID))
@@ -159,7 +166,7 @@ func (e *Engine) Documents(offset, limit int, private bool) ([]record.Document, 
 }
 
 // SourceDocuments returns the documents of a source, ordered by key.
-func (e *Engine) SourceDocuments(sourceID string) []record.Document {
+func (e *content) SourceDocuments(sourceID string) []record.Document {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots := e.st.docIdx.Facet(sourceFacet(sourceID)).ToArray()
@@ -174,7 +181,7 @@ func (e *Engine) SourceDocuments(sourceID string) []record.Document {
 }
 
 // DocumentBySlug returns the document with the given slug.
-func (e *Engine) DocumentBySlug(slug string) (record.Document, bool) {
+func (e *content) DocumentBySlug(slug string) (record.Document, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.docSlug[slug]
@@ -185,7 +192,7 @@ func (e *Engine) DocumentBySlug(slug string) (record.Document, bool) {
 }
 
 // Document returns the document with the given id.
-func (e *Engine) Document(id string) (record.Document, bool) {
+func (e *content) Document(id string) (record.Document, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.docID[id]
@@ -234,7 +241,7 @@ func (e *Engine) Counts(private bool) record.Counts {
 }
 
 // ChannelByID returns a source's channel by its platform id.
-func (e *Engine) ChannelByID(sourceID, id string) (record.Channel, bool) {
+func (e *content) ChannelByID(sourceID, id string) (record.Channel, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanKey[recKey{sourceID, id}]
@@ -245,7 +252,7 @@ func (e *Engine) ChannelByID(sourceID, id string) (record.Channel, bool) {
 }
 
 // ChannelMessageIDs returns the ids of a channel's messages, in time order.
-func (e *Engine) ChannelMessageIDs(slug string) ([]string, error) {
+func (e *content) ChannelMessageIDs(slug string) ([]string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)

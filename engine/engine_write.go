@@ -15,13 +15,13 @@ const (
 
 // PutChannels creates or updates channels and returns them with their slugs.
 // An existing channel keeps its slug; a new one gets a unique slug of its name.
-func (e *Engine) PutChannels(chs []record.Channel) ([]record.Channel, error) {
+func (e *content) PutChannels(chs []record.Channel) ([]record.Channel, error) {
 	return e.putChannels(chs, false)
 }
 
 // putChannels is PutChannels; with keepSlugs, a new channel keeps the Slug
 // it carries when that is a valid slug no other channel holds.
-func (e *Engine) putChannels(chs []record.Channel, keepSlugs bool) ([]record.Channel, error) {
+func (e *content) putChannels(chs []record.Channel, keepSlugs bool) ([]record.Channel, error) {
 	out := make([]record.Channel, len(chs))
 	copy(out, chs)
 	for i := range out {
@@ -66,14 +66,14 @@ func (e *Engine) putChannels(chs []record.Channel, keepSlugs bool) ([]record.Cha
 // its channels. Messages identical to the stored ones are skipped, so a
 // repeated import writes nothing. It returns how many were new or changed.
 // Author names lose control characters; times are kept to the microsecond.
-func (e *Engine) PutMessages(msgs []record.Message) (int, error) {
+func (e *content) PutMessages(msgs []record.Message) (int, error) {
 	c, err := e.PutMessagesCounted(msgs)
 	return c.New + c.Updated, err
 }
 
 // PutMessagesCounted is PutMessages, counting what became of each message
 // written; on an error, the counts are those of what was written before it.
-func (e *Engine) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
+func (e *content) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
 	var counts record.PutCounts
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
@@ -134,7 +134,7 @@ func (e *Engine) PutMessagesCounted(msgs []record.Message) (record.PutCounts, er
 
 // DeleteMessages deletes messages of a source by id; unknown ids are
 // ignored. It returns how many were deleted.
-func (e *Engine) DeleteMessages(sourceID string, ids []string) (int, error) {
+func (e *content) DeleteMessages(sourceID string, ids []string) (int, error) {
 	e.writeMu.Lock()
 	n := len(e.st.messageSlots(sourceID, ids))
 	if n == 0 {
@@ -152,13 +152,13 @@ func (e *Engine) DeleteMessages(sourceID string, ids []string) (int, error) {
 // PutDocuments creates or replaces documents and returns them as stored.
 // SourceID defaults to the uploads source; Key defaults to the URL, else the
 // title; the id derives from both. A replaced document keeps its slug.
-func (e *Engine) PutDocuments(docs []record.Document) ([]record.Document, error) {
+func (e *content) PutDocuments(docs []record.Document) ([]record.Document, error) {
 	return e.putDocuments(docs, false)
 }
 
 // putDocuments is PutDocuments; with keepSlugs, a new document keeps the
 // Slug it carries when that is a valid slug no other document holds.
-func (e *Engine) putDocuments(docs []record.Document, keepSlugs bool) ([]record.Document, error) {
+func (e *content) putDocuments(docs []record.Document, keepSlugs bool) ([]record.Document, error) {
 	out := make([]record.Document, len(docs))
 	copy(out, docs)
 	now := time.Now()
@@ -203,7 +203,7 @@ func (e *Engine) putDocuments(docs []record.Document, keepSlugs bool) ([]record.
 }
 
 // DeleteDocument deletes a document by id.
-func (e *Engine) DeleteDocument(id string) error {
+func (e *content) DeleteDocument(id string) error {
 	e.writeMu.Lock()
 	if _, ok := e.st.docID[id]; !ok {
 		e.writeMu.Unlock()
