@@ -71,8 +71,9 @@ func DefaultOptions() Options {
 // is the engine itself (Open sets them) and whose methods are promoted to
 // it, so its callers see one store; they are listed below.
 type Engine struct {
-	catalog // the sources and what operators decide about them (sources.go, sources_create.go, operator.go)
-	content // the channels, messages and documents, read and written (engine_read.go, engine_write.go, …)
+	catalog  // the sources and what operators decide about them (sources.go, sources_create.go, operator.go)
+	content  // the channels, messages and documents, read and written (engine_read.go, engine_write.go, …)
+	searcher // Search and Suggest (engine_search.go, suggest.go)
 
 	opts Options
 	log  *slog.Logger
@@ -134,7 +135,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
 		plain: newPlainCache(plainCacheBytes)}
-	e.catalog, e.content = catalog{e}, content{e}
+	e.catalog, e.content, e.searcher = catalog{e}, content{e}, searcher{e}
 	if opts.Follower != nil {
 		e.feed = &feed{}
 	}
