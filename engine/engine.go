@@ -74,6 +74,7 @@ type Engine struct {
 	catalog  // the sources and what operators decide about them (sources.go, sources_create.go, operator.go)
 	content  // the channels, messages and documents, read and written (engine_read.go, engine_write.go, …)
 	searcher // Search and Suggest (engine_search.go, suggest.go)
+	applier  // logged writes applied to the state (apply.go)
 
 	opts Options
 	log  *slog.Logger
@@ -135,7 +136,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
 		plain: newPlainCache(plainCacheBytes)}
-	e.catalog, e.content, e.searcher = catalog{e}, content{e}, searcher{e}
+	e.catalog, e.content, e.searcher, e.applier = catalog{e}, content{e}, searcher{e}, applier{e}
 	if opts.Follower != nil {
 		e.feed = &feed{}
 	}

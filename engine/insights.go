@@ -135,7 +135,7 @@ func checkInsight(in *record.Insight) error {
 
 // applyInsights applies a put of insight rows; the caller holds writeMu,
 // which alone guards the table (no search reads it, so mu is not taken).
-func (e *Engine) applyInsights(rows []record.Insight) {
+func (e *applier) applyInsights(rows []record.Insight) {
 	for i := range rows {
 		r := &rows[i]
 		if r.Count == 0 {

@@ -139,7 +139,7 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 // content already held: channels it excludes go with their threads and
 // messages, messages of authors newly opted out go; then the visibility of
 // its content is recomputed. The caller holds writeMu, not mu.
-func (e *Engine) applyPutSource(s *record.Source) {
+func (e *applier) applyPutSource(s *record.Source) {
 	st := e.st
 	old := st.sources[s.ID]
 	e.mu.Lock()
@@ -175,7 +175,7 @@ func (e *Engine) applyPutSource(s *record.Source) {
 
 // optedOutSlots returns the message slots of source id written by an author
 // in now but not in before. The caller holds writeMu or mu.
-func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
+func (e *applier) optedOutSlots(id string, before, now []string) []uint32 {
 	was := map[string]bool{}
 	for _, a := range before {
 		was[tokenizer.Fold(a)] = true
@@ -201,7 +201,7 @@ func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
 
 // deleteChannels removes channels by number with their messages. The
 // caller holds writeMu, not mu.
-func (e *Engine) deleteChannels(chans []uint32) {
+func (e *applier) deleteChannels(chans []uint32) {
 	if len(chans) == 0 {
 		return
 	}
