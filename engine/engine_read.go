@@ -202,44 +202,6 @@ func (e *content) Document(id string) (record.Document, bool) {
 	return e.st.document(n), true
 }
 
-// Counts returns what the engine holds. O(channels + sources).
-// Without private it counts only what callers without credentials may see
-// (and no terms): channels, threads, messages and documents they may see,
-// and the sources that show them any (an empty source is not counted).
-func (e *Engine) Counts(private bool) record.Counts {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	st := e.st
-	if private {
-		c := record.Counts{
-			Sources:  len(st.sources),
-			Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(),
-			MessageTerms: st.msgIdx.Terms(), DocumentTerms: st.docIdx.Terms(),
-		}
-		for _, ch := range st.chans {
-			if ch != nil {
-				countChannel(&c.Channels, &c.Threads, ch)
-			}
-		}
-		return c
-	}
-	c := record.Counts{Messages: st.msgIdx.PublicLen(), Documents: st.docIdx.PublicLen()}
-	shown := map[string]bool{}
-	for n, ch := range st.chans {
-		if ch != nil && !st.hid.chans.Contains(uint32(n)) {
-			countChannel(&c.Channels, &c.Threads, ch)
-			shown[ch.SourceID] = true
-		}
-	}
-	for id := range st.sources {
-		if !shown[id] && countVisible(st.docIdx, sourceFacet(id), false) > 0 {
-			shown[id] = true
-		}
-	}
-	c.Sources = len(shown)
-	return c
-}
-
 // ChannelByID returns a source's channel by its platform id.
 func (e *content) ChannelByID(sourceID, id string) (record.Channel, bool) {
 	e.mu.RLock()
