@@ -6,6 +6,14 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
+// applier is the engine's role of applying logged writes to the state:
+// commit and start-up's replay hand it each op (apply), and it changes
+// the records and indexes a chunk at a time under mu, the caller holding
+// writeMu (this file; visibility.go for what a source's rules demand of
+// the content held; insights.go). Like catalog it is the engine itself,
+// embedded in it.
+type applier struct{ *Engine }
+
 // applyChunk is how many records a writer changes per hold of the state lock,
 // so a bulk write never keeps a reader waiting for long.
 const applyChunk = 256
@@ -34,7 +42,7 @@ func withLang(facets []string, lang string) []string {
 }
 
 // writeAnalyzer returns the analyzer of writers; the caller holds writeMu.
-func (e *Engine) writeAnalyzer() *writer {
+func (e *applier) writeAnalyzer() *writer {
 	if e.wa == nil {
 		e.wa = newWriter()
 	}
@@ -44,7 +52,7 @@ func (e *Engine) writeAnalyzer() *writer {
 // apply changes the state as o says. The caller holds writeMu; apply takes
 // mu for short stretches. It must accept anything the log holds: records
 // that no longer fit (a channel of a deleted source, say) are skipped.
-func (e *Engine) apply(o *op) {
+func (e *applier) apply(o *op) {
 	switch o.kind {
 	case opPutSource:
 		s := o.source
@@ -134,7 +142,7 @@ func (st *state) putChannel(c *record.Channel) bool {
 	return true
 }
 
-func (e *Engine) applyPutMessages(msgs []record.Message) {
+func (e *applier) applyPutMessages(msgs []record.Message) {
 	a := e.writeAnalyzer()
 	st := e.st
 	for start := 0; start < len(msgs); start += applyChunk {
@@ -167,7 +175,7 @@ func (e *Engine) applyPutMessages(msgs []record.Message) {
 	}
 }
 
-func (e *Engine) applyPutDocuments(docs []record.Document) {
+func (e *applier) applyPutDocuments(docs []record.Document) {
 	a := e.writeAnalyzer()
 	st := e.st
 	for start := 0; start < len(docs); start += applyChunk {
@@ -202,19 +210,8 @@ func (e *Engine) applyPutDocuments(docs []record.Document) {
 	}
 }
 
-// messageSlots returns the slots of the given messages of a source.
-func (st *state) messageSlots(source string, ids []string) []uint32 {
-	var slots []uint32
-	for _, id := range ids {
-		if i, ok := st.findMessage(source, id); ok {
-			slots = append(slots, i)
-		}
-	}
-	return slots
-}
-
 // deleteSlots deletes messages and documents by slot, a chunk at a time.
-func (e *Engine) deleteSlots(msgs, docs []uint32) {
+func (e *applier) deleteSlots(msgs, docs []uint32) {
 	for start := 0; start < len(msgs); start += applyChunk {
 		e.mu.Lock()
 		for _, i := range msgs[start:min(start+applyChunk, len(msgs))] {
@@ -232,7 +229,7 @@ func (e *Engine) deleteSlots(msgs, docs []uint32) {
 }
 
 // applyDeleteSource removes a source and everything that came from it.
-func (e *Engine) applyDeleteSource(id string) {
+func (e *applier) applyDeleteSource(id string) {
 	st := e.st
 	f := sourceFacet(id)
 	e.deleteSlots(st.msgIdx.Facet(f).ToArray(), st.docIdx.Facet(f).ToArray())

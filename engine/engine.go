@@ -66,7 +66,19 @@ func DefaultOptions() Options {
 }
 
 // Engine is the store. Its methods are safe for concurrent use.
+//
+// Its methods are split by role among the types it embeds, each of which
+// is the engine itself (Open sets them) and whose methods are promoted to
+// it, so its callers see one store; they are listed below. Its own are
+// its lifecycle (Open's loading and recovery, maintain, Close), the write
+// path every role writes through (write, commit, sync) and snapshots.
 type Engine struct {
+	catalog  // the sources and what operators decide about them (sources.go, sources_create.go, operator.go)
+	content  // the channels, messages and documents, read and written (engine_read.go, engine_write.go, …)
+	searcher // Search and Suggest (engine_search.go, suggest.go)
+	instance // the store as a whole: status, backups, insights, the follower's feed (instance.go, …)
+	applier  // logged writes applied to the state (apply.go)
+
 	opts Options
 	log  *slog.Logger
 
@@ -127,6 +139,8 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{}),
 		plain: newPlainCache(plainCacheBytes)}
+	e.catalog, e.content, e.searcher = catalog{e}, content{e}, searcher{e}
+	e.instance, e.applier = instance{e}, applier{e}
 	if opts.Follower != nil {
 		e.feed = &feed{}
 	}
@@ -359,15 +373,6 @@ func (e *Engine) followerEdits() uint64 {
 	return 0
 }
 
-// LastWrite returns when the last write of content was applied (zero
-// before any); writes of insights do not count.
-func (e *Engine) LastWrite() time.Time {
-	if n := e.lastWrite.Load(); n != 0 {
-		return time.Unix(0, n)
-	}
-	return time.Time{}
-}
-
 func (e *Engine) sync(seq uint64) error {
 	if e.wal == nil {
 		return nil
@@ -444,14 +449,6 @@ func (e *Engine) Close() error {
 	e.unlockDir()
 	return errors.Join(errs...)
 }
-
-// Seq returns the sequence number of the last applied write. It never
-// waits, even while a snapshot holds writers off.
-func (e *Engine) Seq() uint64 { return e.seqSeen.Load() }
-
-// ContentSeq returns the sequence number of the last write of content:
-// Seq, but for writes of insights, which change no page.
-func (e *Engine) ContentSeq() uint64 { return e.chgSeen.Load() }
 
 // versionLegacySources gives the sources loaded from records written
 // before versions existed (Version 0, which PutSourceIf reads as "absent")

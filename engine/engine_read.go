@@ -9,44 +9,12 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
-// Sources returns every source, ordered by id.
-func (e *Engine) Sources() []record.Source {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	out := make([]record.Source, 0, len(e.st.sources))
-	for _, id := range sortedKeys(e.st.sources) {
-		out = append(out, record.CopySource(e.st.sources[id]))
-	}
-	return out
-}
-
-// Source returns one source.
-func (e *Engine) Source(id string) (record.Source, bool) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	s, ok := e.st.sources[id]
-	if !ok {
-		return record.Source{}, false
-	}
-	return record.CopySource(s), true
-}
-
-// SourceStats counts the channels, threads, messages and documents of a
-// source; without private, only what callers without credentials may see.
-// O(channels).
-func (e *Engine) SourceStats(id string, private bool) record.SourceStats {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	var s record.SourceStats
-	for n, c := range e.st.chans {
-		if c != nil && c.SourceID == id && (private || !e.st.hid.chans.Contains(uint32(n))) {
-			countChannel(&s.Channels, &s.Threads, c)
-		}
-	}
-	s.Messages = countVisible(e.st.msgIdx, sourceFacet(id), private)
-	s.Documents = countVisible(e.st.docIdx, sourceFacet(id), private)
-	return s
-}
+// content is the engine's role of keeping the channels, messages and
+// documents: reading them by slug or id, for the pages, the reading API
+// and the crawlers (this file, read_window.go, reads.go, threads.go), and
+// writing them (engine_write.go). Like catalog it is the engine itself,
+// embedded in it.
+type content struct{ *Engine }
 
 // countChannel adds c to the channels or, when it is a thread, to the
 // threads.
@@ -72,7 +40,7 @@ func countVisible(ix *index.Index, facet string, private bool) int {
 // Channels returns the channels of a source (all sources when id is ""),
 // ordered by name; without private, only those callers without credentials
 // may see.
-func (e *Engine) Channels(sourceID string, private bool) []record.Channel {
+func (e *content) Channels(sourceID string, private bool) []record.Channel {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []record.Channel
@@ -88,7 +56,7 @@ func (e *Engine) Channels(sourceID string, private bool) []record.Channel {
 }
 
 // ChannelBySlug returns the channel with the given slug.
-func (e *Engine) ChannelBySlug(slug string) (record.Channel, bool) {
+func (e *content) ChannelBySlug(slug string) (record.Channel, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
@@ -100,7 +68,7 @@ func (e *Engine) ChannelBySlug(slug string) (record.Channel, bool) {
 
 // ChannelMessages returns a page of a channel's messages in time order and
 // the channel's message count.
-func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
+func (e *content) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)
@@ -120,7 +88,7 @@ func (e *Engine) ChannelMessages(slug string, offset, limit int) ([]record.Messa
 // channelSlots returns the message slots of a channel in time order (the
 // order the state keeps for each channel; not to be changed); the caller
 // holds mu.
-func (e *Engine) channelSlots(slug string) ([]uint32, error) {
+func (e *content) channelSlots(slug string) ([]uint32, error) {
 	n, ok := e.st.chanSlug[slug]
 	if !ok {
 		return nil, record.ErrNotFound
@@ -130,7 +98,7 @@ func (e *Engine) channelSlots(slug string) ([]uint32, error) {
 
 // MessagePosition returns where a message stands in its channel's time
 // order (0 is the first), for the page that shows it.
-func (e *Engine) MessagePosition(slug, id string) (int, error) {
+func (e *content) MessagePosition(slug, id string) (int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanSlug[slug]
@@ -151,7 +119,7 @@ func (e *Engine) MessagePosition(slug, id string) (int, error) {
 // ChannelPageTimes splits a channel's messages, in time order, into pages
 // of size and returns for each the latest time a message on it was
 // written or edited; a channel without messages has no pages.
-func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
+func (e *content) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)
@@ -172,7 +140,7 @@ func (e *Engine) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 
 // Documents returns a page of documents, newest first, and their count;
 // without private, only those callers without credentials may see.
-func (e *Engine) Documents(offset, limit int, private bool) ([]record.Document, int) {
+func (e *content) Documents(offset, limit int, private bool) ([]record.Document, int) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	docs := make([]*record.Document, 0, len(e.st.docID))
@@ -198,7 +166,7 @@ func (e *Engine) Documents(offset, limit int, private bool) ([]record.Document, 
 }
 
 // SourceDocuments returns the documents of a source, ordered by key.
-func (e *Engine) SourceDocuments(sourceID string) []record.Document {
+func (e *content) SourceDocuments(sourceID string) []record.Document {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots := e.st.docIdx.Facet(sourceFacet(sourceID)).ToArray()
@@ -213,7 +181,7 @@ func (e *Engine) SourceDocuments(sourceID string) []record.Document {
 }
 
 // DocumentBySlug returns the document with the given slug.
-func (e *Engine) DocumentBySlug(slug string) (record.Document, bool) {
+func (e *content) DocumentBySlug(slug string) (record.Document, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.docSlug[slug]
@@ -224,7 +192,7 @@ func (e *Engine) DocumentBySlug(slug string) (record.Document, bool) {
 }
 
 // Document returns the document with the given id.
-func (e *Engine) Document(id string) (record.Document, bool) {
+func (e *content) Document(id string) (record.Document, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.docID[id]
@@ -234,46 +202,8 @@ func (e *Engine) Document(id string) (record.Document, bool) {
 	return e.st.document(n), true
 }
 
-// Counts returns what the engine holds. O(channels + sources).
-// Without private it counts only what callers without credentials may see
-// (and no terms): channels, threads, messages and documents they may see,
-// and the sources that show them any (an empty source is not counted).
-func (e *Engine) Counts(private bool) record.Counts {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	st := e.st
-	if private {
-		c := record.Counts{
-			Sources:  len(st.sources),
-			Messages: st.msgIdx.Len(), Documents: st.docIdx.Len(),
-			MessageTerms: st.msgIdx.Terms(), DocumentTerms: st.docIdx.Terms(),
-		}
-		for _, ch := range st.chans {
-			if ch != nil {
-				countChannel(&c.Channels, &c.Threads, ch)
-			}
-		}
-		return c
-	}
-	c := record.Counts{Messages: st.msgIdx.PublicLen(), Documents: st.docIdx.PublicLen()}
-	shown := map[string]bool{}
-	for n, ch := range st.chans {
-		if ch != nil && !st.hid.chans.Contains(uint32(n)) {
-			countChannel(&c.Channels, &c.Threads, ch)
-			shown[ch.SourceID] = true
-		}
-	}
-	for id := range st.sources {
-		if !shown[id] && countVisible(st.docIdx, sourceFacet(id), false) > 0 {
-			shown[id] = true
-		}
-	}
-	c.Sources = len(shown)
-	return c
-}
-
 // ChannelByID returns a source's channel by its platform id.
-func (e *Engine) ChannelByID(sourceID, id string) (record.Channel, bool) {
+func (e *content) ChannelByID(sourceID, id string) (record.Channel, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanKey[recKey{sourceID, id}]
@@ -284,7 +214,7 @@ func (e *Engine) ChannelByID(sourceID, id string) (record.Channel, bool) {
 }
 
 // ChannelMessageIDs returns the ids of a channel's messages, in time order.
-func (e *Engine) ChannelMessageIDs(slug string) ([]string, error) {
+func (e *content) ChannelMessageIDs(slug string) ([]string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	slots, err := e.channelSlots(slug)

@@ -12,8 +12,14 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
+// searcher is the engine's role of ranking messages and documents by
+// words (this file) and completing a query being typed (suggest.go): what
+// httpapi.Searcher asks. Like catalog it is the engine itself, embedded
+// in it.
+type searcher struct{ *Engine }
+
 // Search runs a full-text search over messages and documents.
-func (e *Engine) Search(req query.SearchRequest) (*query.SearchResult, error) {
+func (e *searcher) Search(req query.SearchRequest) (*query.SearchResult, error) {
 	cs, err := analysis.CompileSearch(req)
 	if err != nil {
 		return nil, err
@@ -79,7 +85,7 @@ type docHitText struct {
 
 // searchMessages runs c over messages, returning the hits, the language
 // each is analysed in, and how many matched. The caller holds mu.RLock.
-func (e *Engine) searchMessages(c *analysis.Compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.MessageHit, []string, int) {
+func (e *searcher) searchMessages(c *analysis.Compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.MessageHit, []string, int) {
 	st := e.st
 	var filters []*roaring.Bitmap
 	if pq.Source != "" {
@@ -128,7 +134,7 @@ func (e *Engine) searchMessages(c *analysis.Compiled, pq *query.ParsedQuery, off
 // searchDocuments runs c over documents, as searchMessages does over
 // messages. The caller holds mu.RLock. Documents have no channel or
 // author, so those filters exclude them all.
-func (e *Engine) searchDocuments(c *analysis.Compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.DocumentHit, []docHitText, int) {
+func (e *searcher) searchDocuments(c *analysis.Compiled, pq *query.ParsedQuery, offset, limit int, private bool, tn *typoNotes) ([]query.DocumentHit, []docHitText, int) {
 	st := e.st
 	if pq.Channel != "" || pq.From != "" {
 		return []query.DocumentHit{}, nil, 0

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -16,178 +13,15 @@ const (
 	maxOpPayloadBytes = 32 << 20
 )
 
-// PutSource creates or replaces a source, its crawl cursor included.
-// CreatedAt is kept for an existing source and set for a new one; UpdatedAt
-// is set to now; Version becomes the stored one plus one.
-func (e *Engine) PutSource(s record.Source) (record.Source, error) {
-	if err := record.CheckSource(&s); err != nil {
-		return record.Source{}, err
-	}
-	e.writeMu.Lock()
-	seq, err := e.commitSource(&s, true)
-	e.writeMu.Unlock()
-	if err != nil {
-		return record.Source{}, err
-	}
-	return record.CopySource(&s), e.sync(seq)
-}
-
-// PutSourceIf creates or replaces a source like PutSource, provided the
-// stored source's Version is version (0 when no source has the id, so
-// version 0 creates one only if there is none); otherwise it changes
-// nothing and returns an error wrapping ErrConflict. It leaves the crawl
-// cursor as stored, whatever s.Cursor says: the cursor is SetCursor's.
-func (e *Engine) PutSourceIf(s record.Source, version uint64) (record.Source, error) {
-	if err := record.CheckSource(&s); err != nil {
-		return record.Source{}, err
-	}
-	return e.putSourceIf(&s, version, false)
-}
-
-// putSourceIf is PutSourceIf for a checked s; setCursor stores s.Cursor
-// too, in the same record.
-func (e *Engine) putSourceIf(s *record.Source, version uint64, setCursor bool) (record.Source, error) {
-	e.writeMu.Lock()
-	var stored uint64
-	if old, ok := e.st.sources[s.ID]; ok {
-		stored = old.Version
-	}
-	if stored != version {
-		e.writeMu.Unlock()
-		return record.Source{}, fmt.Errorf("%w: source %q is at version %d, not %d", record.ErrConflict, s.ID, stored, version)
-	}
-	seq, err := e.commitSource(s, setCursor)
-	e.writeMu.Unlock()
-	if err != nil {
-		return record.Source{}, err
-	}
-	return record.CopySource(s), e.sync(seq)
-}
-
-// updateAttempts bounds UpdateSource's retries after a conflict.
-const updateAttempts = 64
-
-// UpdateSource changes a stored source: it reads the source, gives fn a
-// copy and stores fn's changes unless fn fails, by PutSourceIf on the
-// version it read, so a write to the source in between is never lost. On
-// such a conflict it reads the source again and calls fn again, up to a
-// bound, then returns an error wrapping ErrConflict: fn may run more than
-// once, must not write to the store, and should keep its effects to the
-// copy it is given. The crawl cursor is stored only when fn changes it.
-// The id and creation time cannot change.
-func (e *Engine) UpdateSource(id string, fn func(*record.Source) error) (record.Source, error) {
-	var err error
-	for attempt := range updateAttempts {
-		if attempt > 0 {
-			time.Sleep(time.Duration(rand.IntN(attempt*50)+1) * time.Microsecond)
-		}
-		old, ok := e.Source(id)
-		if !ok {
-			return record.Source{}, record.ErrNotFound
-		}
-		s := record.CopySource(&old)
-		if err := fn(&s); err != nil {
-			return record.Source{}, err
-		}
-		s.ID = id
-		if err := record.CheckSource(&s); err != nil {
-			return record.Source{}, err
-		}
-		var out record.Source
-		out, err = e.putSourceIf(&s, old.Version, s.Cursor != old.Cursor)
-		if !errors.Is(err, record.ErrConflict) {
-			return out, err
-		}
-	}
-	return record.Source{}, err
-}
-
-// commitSource stamps s and logs it; the caller holds writeMu. Without
-// setCursor the stored cursor stays (and s.Cursor is set to it).
-func (e *Engine) commitSource(s *record.Source, setCursor bool) (uint64, error) {
-	now := record.ExactTime(time.Now())
-	// A new source's version is the sequence number of its first write:
-	// higher than any version a source of the same id, deleted since,
-	// ever had (a version never passes its last write's number), so a
-	// compare-and-set read before the delete cannot land on the new one.
-	s.Version = e.seq + 1
-	old, ok := e.st.sources[s.ID]
-	if ok {
-		s.CreatedAt = old.CreatedAt
-		s.Version = old.Version + 1
-	} else if s.CreatedAt.IsZero() {
-		s.CreatedAt = now
-	}
-	if !setCursor {
-		s.Cursor = ""
-		if ok {
-			s.Cursor = old.Cursor
-		}
-	}
-	s.CreatedAt, s.UpdatedAt = record.ExactTime(s.CreatedAt), now
-	return e.commit(&op{kind: opPutSource, source: *s, cursorOK: setCursor})
-}
-
-// SetCursor stores the crawl cursor of a source, a record of its own: it
-// leaves the source's record and Version alone. ErrNotFound when there is
-// no such source; deleting the source deletes its cursor.
-func (e *Engine) SetCursor(sourceID, cursor string) error {
-	if len(cursor) > record.MaxCursorBytes {
-		return invalidf("cursor is too long: %d bytes, at most %d", len(cursor), record.MaxCursorBytes)
-	}
-	e.writeMu.Lock()
-	if _, ok := e.st.sources[sourceID]; !ok {
-		e.writeMu.Unlock()
-		return record.ErrNotFound
-	}
-	seq, err := e.commit(&op{kind: opPutCursor, id: sourceID, cursor: cursor})
-	e.writeMu.Unlock()
-	if err != nil {
-		return err
-	}
-	return e.sync(seq)
-}
-
-// Cursor returns the crawl cursor of a source, "" before the first;
-// ErrNotFound when there is no such source.
-func (e *Engine) Cursor(sourceID string) (string, error) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	s, ok := e.st.sources[sourceID]
-	if !ok {
-		return "", record.ErrNotFound
-	}
-	return s.Cursor, nil
-}
-
-// DeleteSource removes a source and every channel, message and document
-// that came from it.
-func (e *Engine) DeleteSource(id string) error {
-	if id == record.UploadsSourceID {
-		return invalidf("the built-in %q source cannot be deleted", record.UploadsSourceID)
-	}
-	e.writeMu.Lock()
-	if _, ok := e.st.sources[id]; !ok {
-		e.writeMu.Unlock()
-		return record.ErrNotFound
-	}
-	seq, err := e.commit(&op{kind: opDeleteSource, id: id})
-	e.writeMu.Unlock()
-	if err != nil {
-		return err
-	}
-	return e.sync(seq)
-}
-
 // PutChannels creates or updates channels and returns them with their slugs.
 // An existing channel keeps its slug; a new one gets a unique slug of its name.
-func (e *Engine) PutChannels(chs []record.Channel) ([]record.Channel, error) {
+func (e *content) PutChannels(chs []record.Channel) ([]record.Channel, error) {
 	return e.putChannels(chs, false)
 }
 
 // putChannels is PutChannels; with keepSlugs, a new channel keeps the Slug
 // it carries when that is a valid slug no other channel holds.
-func (e *Engine) putChannels(chs []record.Channel, keepSlugs bool) ([]record.Channel, error) {
+func (e *content) putChannels(chs []record.Channel, keepSlugs bool) ([]record.Channel, error) {
 	out := make([]record.Channel, len(chs))
 	copy(out, chs)
 	for i := range out {
@@ -232,14 +66,14 @@ func (e *Engine) putChannels(chs []record.Channel, keepSlugs bool) ([]record.Cha
 // its channels. Messages identical to the stored ones are skipped, so a
 // repeated import writes nothing. It returns how many were new or changed.
 // Author names lose control characters; times are kept to the microsecond.
-func (e *Engine) PutMessages(msgs []record.Message) (int, error) {
+func (e *content) PutMessages(msgs []record.Message) (int, error) {
 	c, err := e.PutMessagesCounted(msgs)
 	return c.New + c.Updated, err
 }
 
 // PutMessagesCounted is PutMessages, counting what became of each message
 // written; on an error, the counts are those of what was written before it.
-func (e *Engine) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
+func (e *content) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
 	var counts record.PutCounts
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
@@ -300,7 +134,7 @@ func (e *Engine) PutMessagesCounted(msgs []record.Message) (record.PutCounts, er
 
 // DeleteMessages deletes messages of a source by id; unknown ids are
 // ignored. It returns how many were deleted.
-func (e *Engine) DeleteMessages(sourceID string, ids []string) (int, error) {
+func (e *content) DeleteMessages(sourceID string, ids []string) (int, error) {
 	e.writeMu.Lock()
 	n := len(e.st.messageSlots(sourceID, ids))
 	if n == 0 {
@@ -318,13 +152,13 @@ func (e *Engine) DeleteMessages(sourceID string, ids []string) (int, error) {
 // PutDocuments creates or replaces documents and returns them as stored.
 // SourceID defaults to the uploads source; Key defaults to the URL, else the
 // title; the id derives from both. A replaced document keeps its slug.
-func (e *Engine) PutDocuments(docs []record.Document) ([]record.Document, error) {
+func (e *content) PutDocuments(docs []record.Document) ([]record.Document, error) {
 	return e.putDocuments(docs, false)
 }
 
 // putDocuments is PutDocuments; with keepSlugs, a new document keeps the
 // Slug it carries when that is a valid slug no other document holds.
-func (e *Engine) putDocuments(docs []record.Document, keepSlugs bool) ([]record.Document, error) {
+func (e *content) putDocuments(docs []record.Document, keepSlugs bool) ([]record.Document, error) {
 	out := make([]record.Document, len(docs))
 	copy(out, docs)
 	now := time.Now()
@@ -369,7 +203,7 @@ func (e *Engine) putDocuments(docs []record.Document, keepSlugs bool) ([]record.
 }
 
 // DeleteDocument deletes a document by id.
-func (e *Engine) DeleteDocument(id string) error {
+func (e *content) DeleteDocument(id string) error {
 	e.writeMu.Lock()
 	if _, ok := e.st.docID[id]; !ok {
 		e.writeMu.Unlock()

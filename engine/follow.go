@@ -57,7 +57,7 @@ func (f *feed) changed(kind ChangeKind, ref uint32) {
 // together). It is the feed of one follower: asking for the changes after
 // N acknowledges those up to N, which the store then forgets. Without a
 // follower (Options.Follower) it returns dst unchanged.
-func (e *Engine) Changes(after uint64, dst []Change) []Change {
+func (e *instance) Changes(after uint64, dst []Change) []Change {
 	f := e.feed
 	if f == nil {
 		return dst
@@ -92,7 +92,7 @@ var _ follow.View = (*View)(nil)
 
 // Read calls fn with a view of the records under the store's read lock.
 // Writers wait meanwhile: keep fn short.
-func (e *Engine) Read(fn func(v follow.View)) {
+func (e *instance) Read(fn func(v follow.View)) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	fn(&View{e.st})

@@ -23,7 +23,7 @@ func (f Footprint) Total() int64 {
 }
 
 // Footprint measures the engine. O(terms + channels).
-func (e *Engine) Footprint() Footprint {
+func (e *instance) Footprint() Footprint {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	st := e.st

@@ -79,7 +79,7 @@ func compareBool(a, b bool) int {
 // Insights returns every row of the insights table in key order. O(rows).
 // It waits for writers (and snapshots): the table is guarded by writeMu
 // alone, so that writing it never holds searches up.
-func (e *Engine) Insights() []record.Insight {
+func (e *instance) Insights() []record.Insight {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	return e.st.insightRows()
@@ -101,7 +101,7 @@ func (st *state) insightRows() []record.Insight {
 // the earlier records stored. A row whose text is over
 // MaxInsightTextBytes or not UTF-8, or whose counts exceed its Count, is
 // ErrInvalid and nothing is stored.
-func (e *Engine) PutInsights(rows []record.Insight) error {
+func (e *instance) PutInsights(rows []record.Insight) error {
 	for i := range rows {
 		if err := checkInsight(&rows[i]); err != nil {
 			return err
@@ -135,7 +135,7 @@ func checkInsight(in *record.Insight) error {
 
 // applyInsights applies a put of insight rows; the caller holds writeMu,
 // which alone guards the table (no search reads it, so mu is not taken).
-func (e *Engine) applyInsights(rows []record.Insight) {
+func (e *applier) applyInsights(rows []record.Insight) {
 	for i := range rows {
 		r := &rows[i]
 		if r.Count == 0 {

@@ -7,6 +7,14 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
+// messageTable is the state's role of holding the messages: their records
+// by slot (msgs, msgExtra), the table that finds them by key (msgKey),
+// their text (text), their authors (authors, authorNo) and, for each
+// channel, its messages in time order (chanOrder, order.go). It is the
+// state itself, embedded in it, so its methods are the state's: the split
+// is of methods by role, not of the data, which every role reads.
+type messageTable struct{ *state }
+
 // msgRec is a stored message: the fields of Message every message has, its
 // channel and author as numbers into their tables. A deleted slot has an
 // empty id. The fields few messages have live in msgExtra, and a message
@@ -64,7 +72,7 @@ func (r *recs) bytes() int64 {
 func (r *msgRec) live() bool { return r.text != 0 }
 
 // msgID returns the id of the message in slot i ("" once deleted).
-func (st *state) msgID(i uint32) string { return st.text.msgID(st.msgs.at(i).text) }
+func (st *messageTable) msgID(i uint32) string { return st.text.msgID(st.msgs.at(i).text) }
 
 // msgExtra holds the rarely set fields of a message.
 type msgExtra struct {
@@ -88,18 +96,18 @@ func keyHash(source, id string) uint64 {
 }
 
 // msgIs reports whether slot i holds message id of source.
-func (st *state) msgIs(i uint32, source, id string) bool {
+func (st *messageTable) msgIs(i uint32, source, id string) bool {
 	r := st.msgs.at(i)
 	return r.live() && st.text.msgID(r.text) == id && st.chans[r.channel].SourceID == source
 }
 
 // findMessage returns the slot of a message.
-func (st *state) findMessage(source, id string) (uint32, bool) {
+func (st *messageTable) findMessage(source, id string) (uint32, bool) {
 	return st.msgKey.find(keyHash(source, id), func(i uint32) bool { return st.msgIs(i, source, id) })
 }
 
 // setMessageKey files slot under its key, replacing the slot filed before.
-func (st *state) setMessageKey(source, id string, slot uint32) {
+func (st *messageTable) setMessageKey(source, id string, slot uint32) {
 	h := keyHash(source, id)
 	if old, ok := st.findMessage(source, id); ok {
 		st.msgKey.remove(h, old)
@@ -107,12 +115,12 @@ func (st *state) setMessageKey(source, id string, slot uint32) {
 	st.msgKey.insert(h, slot)
 }
 
-func (st *state) deleteMessageKey(source, id string, slot uint32) {
+func (st *messageTable) deleteMessageKey(source, id string, slot uint32) {
 	st.msgKey.remove(keyHash(source, id), slot)
 }
 
 // message rebuilds the public form of the message in slot i.
-func (st *state) message(i uint32) record.Message {
+func (st *messageTable) message(i uint32) record.Message {
 	r := st.msgs.at(i)
 	ch := st.chans[r.channel]
 	a := st.authors[r.author]
@@ -129,7 +137,7 @@ func (st *state) message(i uint32) record.Message {
 }
 
 // sameMessage reports whether storing m in slot i would change nothing.
-func (st *state) sameMessage(i uint32, m *record.Message) bool {
+func (st *messageTable) sameMessage(i uint32, m *record.Message) bool {
 	old := st.message(i)
 	return record.SameMessage(&old, m)
 }
@@ -137,7 +145,7 @@ func (st *state) sameMessage(i uint32, m *record.Message) bool {
 // pinMessageURLs stores the URLs the messages of channel n derive from the
 // channel's URL, before that URL changes: a message keeps the URL it was
 // given. The caller holds the write locks.
-func (st *state) pinMessageURLs(n uint32) {
+func (st *messageTable) pinMessageURLs(n uint32) {
 	ch := st.chans[n]
 	st.msgIdx.Facet(channelFacet(n)).Iterate(func(slot uint32) bool {
 		if x := st.msgExtra[slot]; !x.ownURL {
@@ -150,7 +158,7 @@ func (st *state) pinMessageURLs(n uint32) {
 
 // storeMessage appends m, of channel number ch, as a new slot and returns
 // it. The caller holds the write locks and indexes the slot.
-func (st *state) storeMessage(m *record.Message, ch uint32) uint32 {
+func (st *messageTable) storeMessage(m *record.Message, ch uint32) uint32 {
 	slot := st.msgs.append(msgRec{
 		text: st.text.addMessage(m.ID, m.Content), ts: timeMicro(m.Timestamp),
 		channel: ch, author: st.authorFor(m.Author, m.AuthorName),
@@ -167,7 +175,7 @@ func (st *state) storeMessage(m *record.Message, ch uint32) uint32 {
 }
 
 // deleteMessage frees slot i. The caller holds the write locks.
-func (st *state) deleteMessage(i uint32) {
+func (st *messageTable) deleteMessage(i uint32) {
 	r := st.msgs.at(i)
 	if !r.live() {
 		return
@@ -177,4 +185,28 @@ func (st *state) deleteMessage(i uint32) {
 	delete(st.msgExtra, i)
 	st.msgIdx.Delete(i)
 	*r = msgRec{}
+}
+
+// authorFor returns the number of an author, adding it to the table when
+// it is new. The caller holds the write locks.
+func (st *messageTable) authorFor(name, display string) uint32 {
+	a := author{name, display}
+	if n, ok := st.authorNo[a]; ok {
+		return n
+	}
+	n := uint32(len(st.authors))
+	st.authors = append(st.authors, a)
+	st.authorNo[a] = n
+	return n
+}
+
+// messageSlots returns the slots of the given messages of a source.
+func (st *messageTable) messageSlots(source string, ids []string) []uint32 {
+	var slots []uint32
+	for _, id := range ids {
+		if i, ok := st.findMessage(source, id); ok {
+			slots = append(slots, i)
+		}
+	}
+	return slots
 }

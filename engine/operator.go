@@ -17,7 +17,7 @@ import (
 // SourceChannels returns the channels of a source ordered by name, each
 // with the operator's choice, its effective visibility (Hidden) and its
 // message count, and the ids of the channels an operator excluded.
-func (e *Engine) SourceChannels(sourceID string) (chans []record.ChannelInfo, excluded []string, err error) {
+func (e *catalog) SourceChannels(sourceID string) (chans []record.ChannelInfo, excluded []string, err error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	src, ok := e.st.sources[sourceID]
@@ -62,7 +62,7 @@ func (st *state) document(i uint32) record.Document {
 
 // SetChannelVisibility records an operator's choice for a channel:
 // VisibilityPublic, VisibilityPrivate or VisibilityInherit.
-func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
+func (e *catalog) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
 	switch vis {
 	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
@@ -95,7 +95,7 @@ func (e *Engine) SetChannelVisibility(sourceID, channelID, vis string) (record.C
 }
 
 // hasChannel reports whether a source has the channel.
-func (e *Engine) hasChannel(sourceID, channelID string) bool {
+func (e *catalog) hasChannel(sourceID, channelID string) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	_, ok := e.st.chanKey[recKey{sourceID, channelID}]
@@ -105,7 +105,7 @@ func (e *Engine) hasChannel(sourceID, channelID string) bool {
 // ExcludeChannel deletes a channel of a source, its threads and all their
 // messages, and keeps later crawls and imports from storing them again
 // until RestoreChannel. Excluding an excluded channel changes nothing.
-func (e *Engine) ExcludeChannel(sourceID, channelID string) error {
+func (e *catalog) ExcludeChannel(sourceID, channelID string) error {
 	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		if slices.Contains(s.ExcludedChannels, channelID) {
 			return nil
@@ -121,7 +121,7 @@ func (e *Engine) ExcludeChannel(sourceID, channelID string) error {
 
 // RestoreChannel lets later crawls and imports store an excluded channel
 // again; ErrNotFound when it is not excluded.
-func (e *Engine) RestoreChannel(sourceID, channelID string) error {
+func (e *catalog) RestoreChannel(sourceID, channelID string) error {
 	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		i := slices.Index(s.ExcludedChannels, channelID)
 		if i < 0 {
@@ -137,7 +137,7 @@ func (e *Engine) RestoreChannel(sourceID, channelID string) error {
 // username, in any case) and keeps later writes from storing theirs. It
 // returns how many messages were deleted; opting out twice deletes nothing
 // more.
-func (e *Engine) OptOut(sourceID, author string) (removed int, err error) {
+func (e *catalog) OptOut(sourceID, author string) (removed int, err error) {
 	author = record.CleanName(author)
 	_, err = e.UpdateSource(sourceID, func(s *record.Source) error {
 		if slices.ContainsFunc(s.OptOuts, func(a string) bool { return tokenizer.Fold(a) == tokenizer.Fold(author) }) {
@@ -154,7 +154,7 @@ func (e *Engine) OptOut(sourceID, author string) (removed int, err error) {
 
 // OptIn lets an opted-out author's new messages in again (what was deleted
 // stays deleted); ErrNotFound when the author has not opted out.
-func (e *Engine) OptIn(sourceID, author string) error {
+func (e *catalog) OptIn(sourceID, author string) error {
 	_, err := e.UpdateSource(sourceID, func(s *record.Source) error {
 		i := slices.IndexFunc(s.OptOuts, func(a string) bool { return tokenizer.Fold(a) == tokenizer.Fold(author) })
 		if i < 0 {
@@ -167,14 +167,14 @@ func (e *Engine) OptIn(sourceID, author string) error {
 }
 
 // Settings returns a copy of the instance's settings.
-func (e *Engine) Settings() map[string]string {
+func (e *catalog) Settings() map[string]string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return maps.Clone(e.st.settings)
 }
 
 // UpdateSettings sets the given settings; an empty value removes one.
-func (e *Engine) UpdateSettings(changes map[string]string) (map[string]string, error) {
+func (e *catalog) UpdateSettings(changes map[string]string) (map[string]string, error) {
 	if err := record.CheckSettings(changes); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // pages, reading windows and the follower's conversation windows.
 
 // orderInsert adds message slot i to its channel's time order.
-func (st *state) orderInsert(ch, i uint32) {
+func (st *messageTable) orderInsert(ch, i uint32) {
 	o := st.chanOrder[ch]
 	at := len(o)
 	if at > 0 && st.msgCmp(i, o[at-1]) < 0 { // not the newest: a backfill
@@ -21,7 +21,7 @@ func (st *state) orderInsert(ch, i uint32) {
 
 // orderRemove drops message slot i from its channel's time order. Called
 // before the record is cleared.
-func (st *state) orderRemove(ch, i uint32) {
+func (st *messageTable) orderRemove(ch, i uint32) {
 	o := st.chanOrder[ch]
 	if at, ok := slices.BinarySearchFunc(o, i, st.msgCmp); ok {
 		st.chanOrder[ch] = slices.Delete(o, at, at+1)
@@ -33,7 +33,7 @@ func (st *state) orderRemove(ch, i uint32) {
 }
 
 // msgCmp orders message slots by time, then slot.
-func (st *state) msgCmp(a, b uint32) int {
+func (st *messageTable) msgCmp(a, b uint32) int {
 	if c := cmp.Compare(st.msgs.at(a).ts, st.msgs.at(b).ts); c != 0 {
 		return c
 	}
@@ -41,7 +41,7 @@ func (st *state) msgCmp(a, b uint32) int {
 }
 
 // buildChannelOrders sorts every channel's messages by time (at load).
-func (st *state) buildChannelOrders() {
+func (st *messageTable) buildChannelOrders() {
 	for i := range st.msgs.len() {
 		if r := st.msgs.at(uint32(i)); r.live() {
 			st.chanOrder[r.channel] = append(st.chanOrder[r.channel], uint32(i))

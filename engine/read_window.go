@@ -11,7 +11,7 @@ import (
 // order. An anchor message that is not in the channel is ErrNotFound; a
 // Limit below 1 or Around with Before or After is ErrInvalid. It costs
 // O(log n + Limit) for a channel of n messages.
-func (e *Engine) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
+func (e *content) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
 	if q.Limit < 1 {
 		return record.ChannelWindow{}, invalidf("limit must be at least 1")
 	}
@@ -64,7 +64,7 @@ func (e *Engine) ChannelWindow(slug string, q record.WindowQuery) (record.Channe
 // anchorAt returns the position in channel n's time order o of anchor a:
 // of its message (just past it when after), or of the first message at
 // (after: past) its time. The caller holds mu.
-func (e *Engine) anchorAt(n uint32, o []uint32, a record.Anchor, after bool) (int, error) {
+func (e *content) anchorAt(n uint32, o []uint32, a record.Anchor, after bool) (int, error) {
 	if a.ID != "" {
 		slot, ok := e.st.findMessage(e.st.chans[n].SourceID, a.ID)
 		if !ok || e.st.msgs.at(slot).channel != n {

@@ -5,7 +5,7 @@ import "github.com/sift-search/sift/record"
 // MessageIDs returns the ids of the messages of a source's channel, found
 // by the channel's platform id, in time order; ErrNotFound when the source
 // has no such channel.
-func (e *Engine) MessageIDs(sourceID, channelID string) ([]string, error) {
+func (e *content) MessageIDs(sourceID, channelID string) ([]string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	n, ok := e.st.chanKey[recKey{sourceID, channelID}]

@@ -14,7 +14,7 @@ import (
 
 // PutSourceKeepingCreated is PutSource that keeps s.CreatedAt (when set)
 // even for a source that exists, such as the built-in uploads source.
-func (e *Engine) PutSourceKeepingCreated(s record.Source) (record.Source, error) {
+func (e *instance) PutSourceKeepingCreated(s record.Source) (record.Source, error) {
 	if err := record.CheckSource(&s); err != nil {
 		return record.Source{}, err
 	}
@@ -39,13 +39,13 @@ func (e *Engine) PutSourceKeepingCreated(s record.Source) (record.Source, error)
 // PutChannelsKeepingSlugs is PutChannels that gives a new channel the
 // Slug it carries when that is a valid slug no other channel holds (else
 // a unique slug of its name, as PutChannels does).
-func (e *Engine) PutChannelsKeepingSlugs(chs []record.Channel) ([]record.Channel, error) {
+func (e *instance) PutChannelsKeepingSlugs(chs []record.Channel) ([]record.Channel, error) {
 	return e.putChannels(chs, true)
 }
 
 // PutDocumentsKeepingSlugs is PutDocuments that gives a new document the
 // Slug it carries when that is a valid slug no other document holds (else
 // a unique slug of its title, as PutDocuments does).
-func (e *Engine) PutDocumentsKeepingSlugs(docs []record.Document) ([]record.Document, error) {
+func (e *instance) PutDocumentsKeepingSlugs(docs []record.Document) ([]record.Document, error) {
 	return e.putDocuments(docs, true)
 }

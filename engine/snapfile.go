@@ -179,9 +179,6 @@ func (e *Engine) snapshotFailed(err error) error {
 	return err
 }
 
-// LastSnapshot describes the newest snapshot, or nil before the first.
-func (e *Engine) LastSnapshot() *record.SnapshotInfo { return e.lastSnap.Load() }
-
 // writeFileAtomic writes path through a temporary file that is synced,
 // checked by check (when not nil), renamed into place, and whose directory
 // is synced. A file that fails its check never replaces path.
@@ -238,7 +235,7 @@ func writeFileAtomic(path string, noSync bool, write func(io.Writer) error, chec
 // its sequence number. With a data directory it streams the newest snapshot
 // file, taking a new one first if the log grew, so writers wait only for the
 // snapshot, not for a slow reader of w.
-func (e *Engine) Backup(w io.Writer) (uint64, error) {
+func (e *instance) Backup(w io.Writer) (uint64, error) {
 	if e.wal == nil {
 		e.writeMu.Lock()
 		defer e.writeMu.Unlock()
@@ -361,18 +358,3 @@ func Restore(dir, src string) (seq uint64, messages, documents int, err error) {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-// LogStatus reports the write-ahead log's state.
-func (e *Engine) LogStatus() record.LogStatus {
-	st := record.LogStatus{Seq: e.Seq(), InMemory: e.wal == nil}
-	if snap := e.LastSnapshot(); snap != nil {
-		st.SnapshotSeq = snap.Seq
-	}
-	if e.wal == nil {
-		return st
-	}
-	ws := e.wal.Status()
-	st.Segments = ws.Segments
-	st.Bytes = ws.Bytes
-	return st
-}

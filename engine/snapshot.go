@@ -86,6 +86,13 @@ type snapshotMeta struct {
 	insights    int // version 7 on
 }
 
+// snapCodec is the state's role of being a snapshot: it writes the
+// records and indexes as frames (writeTo) and reads them back into an
+// empty state (readRecords, then readIndexes, or reindex when the
+// snapshot's analysis is not this build's). Like messageTable it is the
+// state itself, embedded in it.
+type snapCodec struct{ *state }
+
 // frameWriter writes payloads as frames, splitting those over chunkBytes
 // into continued frames, and counts the frames.
 type frameWriter struct {
@@ -117,7 +124,7 @@ func (fw *frameWriter) frame(typ byte, payload []byte) error {
 
 // writeTo writes st as a snapshot at sequence number seq. The caller keeps
 // writers out for its duration.
-func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8, f Follower) error {
+func (st *snapCodec) writeTo(w io.Writer, seq uint64, titleWeight uint8, f Follower) error {
 	hdr := make([]byte, 0, snapHeaderSize)
 	hdr = append(hdr, snapMagic...)
 	hdr = binary.LittleEndian.AppendUint32(hdr, snapVersion)
@@ -142,7 +149,7 @@ func (st *state) writeTo(w io.Writer, seq uint64, titleWeight uint8, f Follower)
 	return nil
 }
 
-func (st *state) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f Follower) error {
+func (st *snapCodec) writeFrames(fw *frameWriter, seq uint64, titleWeight uint8, f Follower) error {
 	var e bin.Enc
 	e.String(analyzerVersion)
 	e.U8(titleWeight)
@@ -510,7 +517,7 @@ func skipLegacySemantic(fr *frameReader) {
 	}
 }
 
-func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, error) {
+func (st *snapCodec) readRecords(fr *frameReader, version uint32) (snapshotMeta, error) {
 	var m snapshotMeta
 	p, err := fr.take(frameMeta)
 	if err != nil {
@@ -648,7 +655,7 @@ func (st *state) readRecords(fr *frameReader, version uint32) (snapshotMeta, err
 }
 
 // readIndexes decodes both indexes and checks they agree with the records.
-func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
+func (st *snapCodec) readIndexes(fr *frameReader, opts index.Options) error {
 	var err error
 	if st.msgIdx, err = index.Decode(opts, func() ([]byte, error) { return fr.take(frameMsgIndex) }); err != nil {
 		return fmt.Errorf("message index: %w", err)
@@ -673,7 +680,7 @@ func (st *state) readIndexes(fr *frameReader, opts index.Options) error {
 }
 
 // reindex rebuilds both indexes from the records.
-func (st *state) reindex(opts index.Options, titleWeight uint8) {
+func (st *snapCodec) reindex(opts index.Options, titleWeight uint8) {
 	st.msgIdx, st.docIdx = index.New(opts), index.New(opts)
 	a := newWriter()
 	d := &a.docs[0]

@@ -14,7 +14,7 @@ import (
 // so concurrent creations of the same name get distinct ids. A given id
 // that a source has already is an error wrapping ErrConflict. CreatedAt
 // is set to now unless given; UpdatedAt is set to now.
-func (e *Engine) CreateSource(s record.Source) (record.Source, error) {
+func (e *catalog) CreateSource(s record.Source) (record.Source, error) {
 	derive := s.ID == ""
 	if derive {
 		s.ID = record.SourceIDBase(s.Name) // checked with the rest; made free below

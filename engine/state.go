@@ -12,7 +12,17 @@ import (
 // state is everything the engine holds. Writers change it holding both the
 // engine's writeMu and mu; readers hold mu.RLock (or writeMu alone, which
 // keeps every writer out).
+//
+// Its methods are split by role among the types it embeds, each of which
+// is the state itself (newState sets them), as listed below. Its own are
+// those of the sources, channels and documents: storing them, copies for
+// readers, their slugs, their titles for suggestions, the languages they
+// are in, and the insights table.
 type state struct {
+	messageTable // the messages and their order in each channel (messages.go, order.go)
+	visibility   // the operators' rules and what they hide (visibility.go)
+	snapCodec    // the state as a snapshot's frames, and back (snapshot.go)
+
 	sources   map[string]*record.Source
 	rules     map[string]*sourceRules // by source id; see visibility.go
 	settings  map[string]string       // the instance's settings (site name, …)
@@ -59,7 +69,7 @@ type recKey struct{ source, id string }
 type author struct{ name, display string }
 
 func newState(opts index.Options) *state {
-	return &state{
+	st := &state{
 		sources:   make(map[string]*record.Source),
 		rules:     make(map[string]*sourceRules),
 		settings:  make(map[string]string),
@@ -75,17 +85,8 @@ func newState(opts index.Options) *state {
 		docIdx:    index.New(opts),
 		chanOrder: make(map[uint32][]uint32),
 	}
-}
-
-func (st *state) authorFor(name, display string) uint32 {
-	a := author{name, display}
-	if n, ok := st.authorNo[a]; ok {
-		return n
-	}
-	n := uint32(len(st.authors))
-	st.authors = append(st.authors, a)
-	st.authorNo[a] = n
-	return n
+	st.messageTable, st.visibility, st.snapCodec = messageTable{st}, visibility{st}, snapCodec{st}
+	return st
 }
 
 // Facet keys of the indexes.

@@ -27,7 +27,7 @@ const (
 // start with its last word, and the channels and documents whose titles
 // match its last words, among what the caller may see. O(terms sharing the
 // word's first rune) for words, O(log titles + suggestScan) for titles.
-func (e *Engine) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
+func (e *searcher) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
 	limit, err := query.CheckSuggest(&req)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (e *Engine) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
 
 // completeWord merges the completions of the last word in both indexes.
 // The caller holds mu.RLock.
-func (e *Engine) completeWord(sq *query.SuggestQuery, private bool) []query.Suggestion {
+func (e *searcher) completeWord(sq *query.SuggestQuery, private bool) []query.Suggestion {
 	if sq.Word == "" {
 		return nil
 	}
@@ -100,7 +100,7 @@ const (
 
 // titles returns a title table no older than the rules above allow. The
 // caller holds mu.RLock.
-func (e *Engine) titles() *titleTable {
+func (e *searcher) titles() *titleTable {
 	seq := e.Seq()
 	e.titleMu.Lock()
 	defer e.titleMu.Unlock()
@@ -146,7 +146,7 @@ func (st *state) buildTitles(seq uint64) *titleTable {
 // matchTitles finds the titles of channels and documents the caller may
 // see that match sq's phrases, at most limit of them. The caller holds
 // mu.RLock.
-func (e *Engine) matchTitles(sq *query.SuggestQuery, private bool, limit int) []query.RankedTitle {
+func (e *searcher) matchTitles(sq *query.SuggestQuery, private bool, limit int) []query.RankedTitle {
 	if len(sq.Phrases) == 0 {
 		return nil
 	}

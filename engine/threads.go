@@ -13,7 +13,7 @@ import (
 // is not stored in its channel, or its channel is not stored, or (private
 // false) its channel is hidden. Without private, hidden threads are left
 // out. O(channels of all sources).
-func (e *Engine) OrphanThreads(sourceID string, private bool) []record.Channel {
+func (e *content) OrphanThreads(sourceID string, private bool) []record.Channel {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []record.Channel

@@ -14,6 +14,13 @@ import (
 // indexes (index.Hide), which also rank a public search by the statistics
 // of public content alone.
 
+// visibility is the state's role of applying the operators' rules: each
+// source's exclusions and opt-outs (rules), what writes therefore drop,
+// and what callers without credentials must not see (hid, and the
+// indexes' hidden sets), kept current as the records change. Like
+// messageTable it is the state itself, embedded in it.
+type visibility struct{ *state }
+
 // hidden holds the channels callers without credentials must not see; the
 // message and document indexes hold the hidden messages and documents.
 type hidden struct {
@@ -34,7 +41,7 @@ type sourceRules struct {
 }
 
 // setRules rebuilds the rules of s; the caller holds the write locks.
-func (st *state) setRules(s *record.Source) {
+func (st *visibility) setRules(s *record.Source) {
 	r := &sourceRules{excluded: map[string]bool{}, optOuts: map[string]bool{}, dropped: map[string]bool{}}
 	if old := st.rules[s.ID]; old != nil && len(s.ExcludedChannels) > 0 {
 		r.dropped = old.dropped
@@ -50,14 +57,14 @@ func (st *state) setRules(s *record.Source) {
 
 // skipsChannel reports whether writes drop channel c: an operator deleted
 // it or the channel it is a thread of.
-func (st *state) skipsChannel(c *record.Channel) bool {
+func (st *visibility) skipsChannel(c *record.Channel) bool {
 	r := st.rules[c.SourceID]
 	return r != nil && (r.excluded[c.ID] || c.ParentID != "" && r.excluded[c.ParentID])
 }
 
 // skipsMessage reports whether writes drop m: its author opted out, or its
 // channel was dropped.
-func (st *state) skipsMessage(m *record.Message) bool {
+func (st *visibility) skipsMessage(m *record.Message) bool {
 	r := st.rules[m.SourceID]
 	if r == nil {
 		return false
@@ -66,13 +73,13 @@ func (st *state) skipsMessage(m *record.Message) bool {
 }
 
 // optedOut reports whether author opted out of a source.
-func (st *state) optedOut(source, author string) bool {
+func (st *visibility) optedOut(source, author string) bool {
 	r := st.rules[source]
 	return r != nil && len(r.optOuts) > 0 && author != "" && r.optOuts[tokenizer.Fold(author)]
 }
 
 // channelHidden computes whether channel c is hidden; the caller holds mu.
-func (st *state) channelHidden(c *record.Channel) bool {
+func (st *visibility) channelHidden(c *record.Channel) bool {
 	return record.ChannelHiddenBy(st.sources[c.SourceID], c, func(id string) *record.Channel {
 		if n, ok := st.chanKey[recKey{c.SourceID, id}]; ok {
 			return st.chans[n]
@@ -85,7 +92,7 @@ func (st *state) channelHidden(c *record.Channel) bool {
 // documents ("" = every source), moving their messages and chunks in or out
 // of the hidden sets. O(channels + the content whose visibility changed).
 // The caller holds the write locks.
-func (st *state) refreshVisibility(sourceID string) {
+func (st *visibility) refreshVisibility(sourceID string) {
 	for n, c := range st.chans {
 		if c == nil || sourceID != "" && c.SourceID != sourceID {
 			continue
@@ -132,7 +139,7 @@ func setBit(b *roaring.Bitmap, i uint32, on bool) {
 // content already held: channels it excludes go with their threads and
 // messages, messages of authors newly opted out go; then the visibility of
 // its content is recomputed. The caller holds writeMu, not mu.
-func (e *Engine) applyPutSource(s *record.Source) {
+func (e *applier) applyPutSource(s *record.Source) {
 	st := e.st
 	old := st.sources[s.ID]
 	e.mu.Lock()
@@ -168,7 +175,7 @@ func (e *Engine) applyPutSource(s *record.Source) {
 
 // optedOutSlots returns the message slots of source id written by an author
 // in now but not in before. The caller holds writeMu or mu.
-func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
+func (e *applier) optedOutSlots(id string, before, now []string) []uint32 {
 	was := map[string]bool{}
 	for _, a := range before {
 		was[tokenizer.Fold(a)] = true
@@ -194,7 +201,7 @@ func (e *Engine) optedOutSlots(id string, before, now []string) []uint32 {
 
 // deleteChannels removes channels by number with their messages. The
 // caller holds writeMu, not mu.
-func (e *Engine) deleteChannels(chans []uint32) {
+func (e *applier) deleteChannels(chans []uint32) {
 	if len(chans) == 0 {
 		return
 	}
