@@ -61,7 +61,7 @@ func (c cond) where() *filters.WhereBuilder {
 }
 
 // countCond counts the objects of class c matches.
-func (s *Store) countCond(ctx context.Context, class string, c cond) (int, error) {
+func (s *core) countCond(ctx context.Context, class string, c cond) (int, error) {
 	n, err := s.count(ctx, class, and(c.all...))
 	if err != nil || len(c.none) == 0 || n == 0 {
 		return n, err
@@ -498,7 +498,7 @@ func (s *Store) walk(ctx context.Context, c *analysis.CompiledSearch, class, tsP
 }
 
 // byObjectID reads fields of objects by their ids.
-func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fields ...string) (map[string]map[string]any, error) {
+func (s *core) byObjectID(ctx context.Context, class string, ids []string, fields ...string) (map[string]map[string]any, error) {
 	out := make(map[string]map[string]any, len(ids))
 	if len(ids) == 0 {
 		return out, nil

@@ -14,10 +14,10 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 )
 
-// Store is Sift's store in a Weaviate cluster.
+// Store is Sift's store in a Weaviate cluster, written on the object
+// layer it embeds (core).
 type Store struct {
-	opts  Options
-	c     *weaviate.Client
+	core
 	cache catalogCache
 	// dropped holds threads of excluded channels that PutChannels
 	// skipped, so their messages are kept out rather than refused.
@@ -48,11 +48,21 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := migrate(ctx, c, opts); err != nil {
 		return nil, err
 	}
-	s := &Store{opts: opts, c: c, dropped: map[chanKey]bool{}}
+	s := &Store{core: core{opts: opts, c: c}, dropped: map[chanKey]bool{}}
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// core is the Weaviate object layer every role reads and writes through:
+// the client and options, object ids and class names, batched writes and
+// deletions, queries and the paging past their bounds (objects.go,
+// paging.go, listing.go), and the steps and leases that coordinate
+// processes (step.go, lease.go).
+type core struct {
+	opts Options
+	c    *weaviate.Client
 }
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
