@@ -18,7 +18,7 @@ import (
 // layer it embeds (core).
 type Store struct {
 	core
-	cache catalogCache
+	sources
 	// dropped holds threads of excluded channels that PutChannels
 	// skipped, so their messages are kept out rather than refused.
 	droppedMu sync.Mutex
@@ -49,6 +49,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{core: core{opts: opts, c: c}, dropped: map[chanKey]bool{}}
+	s.sources.Store = s
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
@@ -65,9 +66,19 @@ type core struct {
 	c    *weaviate.Client
 }
 
+// sources is the catalog of sources and channels (catalog.go): the
+// versions of each source record and of the settings (sources.go), the
+// crawl cursors (cursors.go), this process's copy of the catalog and the
+// token that says it is current, and the slug claims of channels and
+// documents.
+type sources struct {
+	*Store
+	cache catalogCache
+}
+
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
-func (s *Store) ensureUploads() error {
+func (s *sources) ensureUploads() error {
 	if _, ok := s.Source(record.UploadsSourceID); ok {
 		return nil
 	}
