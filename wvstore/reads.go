@@ -21,7 +21,7 @@ import (
 
 // MessageIDs returns the ids of the messages of a source's channel, found
 // by the channel's platform id, in time order.
-func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
+func (s *content) MessageIDs(sourceID, channelID string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -39,7 +39,7 @@ func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
 // to (the message whose id is the thread's, stored in the thread's
 // channel, shown), sorted by name; without private, hidden threads are
 // left out.
-func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
+func (s *content) OrphanThreads(sourceID string, private bool) []record.Channel {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -77,7 +77,7 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
 // ChannelWindow returns the messages of channel slug that q picks, in time
 // order (see record.WindowQuery): positions are counted by the cluster,
 // then the stretch read as a page.
-func (s *Store) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
+func (s *content) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
 	if q.Limit < 1 {
 		return record.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", record.ErrInvalid)
 	}
@@ -143,7 +143,7 @@ func (s *Store) ChannelWindow(slug string, q record.WindowQuery) (record.Channel
 // anchorAt returns the position in channel k's time order of anchor a: of
 // its message (just past it when after), or of the first message at
 // (after: past) its time.
-func (s *Store) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after bool) (int, error) {
+func (s *content) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after bool) (int, error) {
 	if a.ID != "" {
 		cat, err := s.cat(ctx)
 		if err != nil {
@@ -168,7 +168,7 @@ func (s *Store) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after 
 // ChannelPageTimes splits a channel's messages, in time order, into pages
 // of size and returns for each the latest time a message on it was
 // written or edited.
-func (s *Store) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
+func (s *content) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)

@@ -19,11 +19,8 @@ import (
 type Store struct {
 	core
 	sources
-	// dropped holds threads of excluded channels that PutChannels
-	// skipped, so their messages are kept out rather than refused.
-	droppedMu sync.Mutex
-	dropped   map[chanKey]bool
-	stamp     stamp
+	content
+	stamp stamp
 }
 
 // Open connects to the cluster at opts.URL and creates or migrates Sift's
@@ -48,8 +45,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := migrate(ctx, c, opts); err != nil {
 		return nil, err
 	}
-	s := &Store{core: core{opts: opts, c: c}, dropped: map[chanKey]bool{}}
+	s := &Store{core: core{opts: opts, c: c}}
 	s.sources.Store = s
+	s.content = content{Store: s, dropped: map[chanKey]bool{}}
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
@@ -74,6 +72,18 @@ type core struct {
 type sources struct {
 	*Store
 	cache catalogCache
+}
+
+// content is the channels, messages and documents (channels.go,
+// messages.go, documents.go): written by crawls and uploads, read by slug
+// for the pages and the reading API (reads.go), each write of a record
+// logged for the semantic indexer (changes.go).
+type content struct {
+	*Store
+	// dropped holds threads of excluded channels that PutChannels
+	// skipped, so their messages are kept out rather than refused.
+	droppedMu sync.Mutex
+	dropped   map[chanKey]bool
 }
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
