@@ -20,6 +20,7 @@ type Store struct {
 	core
 	sources
 	content
+	searcher
 	stamp stamp
 }
 
@@ -48,6 +49,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	s := &Store{core: core{opts: opts, c: c}}
 	s.sources.Store = s
 	s.content = content{Store: s, dropped: map[chanKey]bool{}}
+	s.searcher.Store = s
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
@@ -85,6 +87,10 @@ type content struct {
 	droppedMu sync.Mutex
 	dropped   map[chanKey]bool
 }
+
+// searcher ranks messages and documents by words (search.go) and completes
+// a query being typed (suggest.go).
+type searcher struct{ *Store }
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
