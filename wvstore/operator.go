@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/weaviate/weaviate/entities/models"
@@ -150,72 +149,6 @@ func (s *Store) deleteContent(ctx context.Context, id string) error {
 	return nil
 }
 
-// SourceStats counts what a source holds; without private, only what
-// callers without credentials may see.
-func (s *Store) SourceStats(id string, private bool) record.SourceStats {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	var st record.SourceStats
-	cat, err := s.cat(ctx)
-	if err != nil || cat.sources[id] == nil {
-		return st
-	}
-	for k, ch := range cat.chans {
-		if k.source == id && (private || !cat.hidden[k]) {
-			countChannel(&st.Channels, &st.Threads, ch)
-		}
-	}
-	src := cond{}.and(eqText("sourceId", id))
-	st.Messages, _ = s.countCond(ctx, s.class("Message"), src.except(hiddenMessages(cat, private)))
-	st.Documents, _ = s.countCond(ctx, s.class("Document"), src.except(hiddenDocuments(cat, private)))
-	return st
-}
-
-// countChannel adds ch to the channels or, when it is a thread, to the
-// threads, as the memory store counts them.
-func countChannel(chans, threads *int, ch *record.Channel) {
-	if ch.ParentID != "" {
-		*threads++
-	} else {
-		*chans++
-	}
-}
-
-// Counts returns what the store holds; without private, what callers
-// without credentials may see, with only the sources that show them
-// something. Term counts are the memory store's only.
-func (s *Store) Counts(private bool) record.Counts {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	var c record.Counts
-	cat, err := s.cat(ctx)
-	if err != nil {
-		return c
-	}
-	shown := map[string]bool{}
-	for k, ch := range cat.chans {
-		if private || !cat.hidden[k] {
-			countChannel(&c.Channels, &c.Threads, ch)
-			shown[k.source] = true
-		}
-	}
-	for id, src := range cat.sources {
-		if private || !shown[id] && !src.Hidden() && s.holdsDocuments(ctx, id) {
-			shown[id] = true
-		}
-	}
-	c.Sources = len(shown)
-	c.Messages, _ = s.countCond(ctx, s.class("Message"), cond{}.except(hiddenMessages(cat, private)))
-	c.Documents, _ = s.countCond(ctx, s.class("Document"), cond{}.except(hiddenDocuments(cat, private)))
-	return c
-}
-
-// holdsDocuments reports whether a source holds a document.
-func (s *Store) holdsDocuments(ctx context.Context, id string) bool {
-	n, _ := s.countCond(ctx, s.class("Document"), cond{}.and(eqText("sourceId", id)))
-	return n > 0
-}
-
 // hasChannel reports whether a source has a channel.
 func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -337,56 +270,4 @@ func (s *Store) OptIn(sourceID, author string) error {
 		return nil
 	})
 	return err
-}
-
-// Settings are kept as the versions of a record of their own, written
-// as sources are (compare-and-set by steps), under an id no source can
-// have.
-const settingsID = "!settings"
-
-// Settings returns a copy of the instance's settings.
-func (s *Store) Settings() map[string]string {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	cur, err := s.current(ctx, settingsID)
-	if err != nil {
-		return map[string]string{}
-	}
-	return settingsOf(cur)
-}
-
-func settingsOf(cur sourceVersion) map[string]string {
-	out := map[string]string{}
-	if cur.Rec != nil {
-		for k, v := range cur.Rec.Config {
-			if s, ok := v.(string); ok {
-				out[k] = s
-			}
-		}
-	}
-	return out
-}
-
-// UpdateSettings sets the given settings; an empty value removes one.
-func (s *Store) UpdateSettings(changes map[string]string) (map[string]string, error) {
-	if err := record.CheckSettings(changes); err != nil {
-		return nil, err
-	}
-	var next map[string]string
-	_, err := s.retry(settingsID, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
-		var err error
-		if next, err = record.ApplySettings(settingsOf(cur), changes); err != nil {
-			return record.Source{}, err
-		}
-		cfg := map[string]any{}
-		for k, v := range next {
-			cfg[k] = v
-		}
-		return record.Source{}, s.advance(ctx, settingsID, cur.Version,
-			sourceVersion{Version: cur.Version + 1, Rec: &record.Source{ID: settingsID, Config: cfg}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return maps.Clone(next), nil
 }
