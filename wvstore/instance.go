@@ -32,7 +32,7 @@ type stamp struct {
 }
 
 // wrote records a write.
-func (s *Store) wrote(ctx context.Context) error {
+func (s *instance) wrote(ctx context.Context) error {
 	now := uint64(time.Now().UnixMicro())
 	s.stamp.mu.Lock()
 	s.stamp.seq = max(s.stamp.seq, now)
@@ -43,7 +43,7 @@ func (s *Store) wrote(ctx context.Context) error {
 
 // Seq is the time of the latest write through any process, in unix
 // microseconds, as this process last read it (at most a second ago).
-func (s *Store) Seq() uint64 {
+func (s *instance) Seq() uint64 {
 	s.stamp.mu.Lock()
 	defer s.stamp.mu.Unlock()
 	if time.Since(s.stamp.read) < time.Second {
@@ -60,16 +60,16 @@ func (s *Store) Seq() uint64 {
 }
 
 // LogStatus reports no log: the cluster keeps the records.
-func (s *Store) LogStatus() record.LogStatus {
+func (s *instance) LogStatus() record.LogStatus {
 	return record.LogStatus{InMemory: true, Seq: s.Seq()}
 }
 
 // LastSnapshot is nil: the cluster keeps the records (backups are
 // written by Backup on demand).
-func (s *Store) LastSnapshot() *record.SnapshotInfo { return nil }
+func (s *instance) LastSnapshot() *record.SnapshotInfo { return nil }
 
 // Describe says where the records are, for the dashboard.
-func (s *Store) Describe() string {
+func (s *instance) Describe() string {
 	u := s.opts.URL
 	if p, err := url.Parse(u); err == nil {
 		p.User = nil
@@ -81,7 +81,7 @@ func (s *Store) Describe() string {
 
 // SourceStats counts what a source holds; without private, only what
 // callers without credentials may see.
-func (s *Store) SourceStats(id string, private bool) record.SourceStats {
+func (s *instance) SourceStats(id string, private bool) record.SourceStats {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	var st record.SourceStats
@@ -113,7 +113,7 @@ func countChannel(chans, threads *int, ch *record.Channel) {
 // Counts returns what the store holds; without private, what callers
 // without credentials may see, with only the sources that show them
 // something. Term counts are the memory store's only.
-func (s *Store) Counts(private bool) record.Counts {
+func (s *instance) Counts(private bool) record.Counts {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	var c record.Counts
@@ -140,7 +140,7 @@ func (s *Store) Counts(private bool) record.Counts {
 }
 
 // holdsDocuments reports whether a source holds a document.
-func (s *Store) holdsDocuments(ctx context.Context, id string) bool {
+func (s *instance) holdsDocuments(ctx context.Context, id string) bool {
 	n, _ := s.countCond(ctx, s.class("Document"), cond{}.and(eqText("sourceId", id)))
 	return n > 0
 }
@@ -151,7 +151,7 @@ func (s *Store) holdsDocuments(ctx context.Context, id string) bool {
 const settingsID = "!settings"
 
 // Settings returns a copy of the instance's settings.
-func (s *Store) Settings() map[string]string {
+func (s *instance) Settings() map[string]string {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cur, err := s.current(ctx, settingsID)
@@ -174,7 +174,7 @@ func settingsOf(cur sourceVersion) map[string]string {
 }
 
 // UpdateSettings sets the given settings; an empty value removes one.
-func (s *Store) UpdateSettings(changes map[string]string) (map[string]string, error) {
+func (s *instance) UpdateSettings(changes map[string]string) (map[string]string, error) {
 	if err := record.CheckSettings(changes); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ type Store struct {
 	sources
 	content
 	searcher
-	stamp stamp
+	instance
 }
 
 // Open connects to the cluster at opts.URL and creates or migrates Sift's
@@ -50,6 +50,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	s.sources.Store = s
 	s.content = content{Store: s, dropped: map[chanKey]bool{}}
 	s.searcher.Store = s
+	s.instance.Store = s
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
@@ -91,6 +92,14 @@ type content struct {
 // searcher ranks messages and documents by words (search.go) and completes
 // a query being typed (suggest.go).
 type searcher struct{ *Store }
+
+// instance is the state of the whole store, for health, metrics and the
+// dashboard, and the instance's settings (instance.go). It keeps this
+// process's reading of the write stamp every write leaves.
+type instance struct {
+	*Store
+	stamp stamp
+}
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
