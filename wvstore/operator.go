@@ -23,7 +23,7 @@ import (
 
 // applyRules carries out what src's rules demand of the stored content,
 // given the record it replaced (nil for a new source).
-func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
+func (s *operator) applyRules(ctx context.Context, old, src *record.Source) error {
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
 
 // removeAuthor deletes an author's messages of a source, renaming the
 // threads their messages started.
-func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
+func (s *operator) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
 	where := and(eqText("sourceId", source), eqText("author", folded))
 	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
 	if err != nil {
@@ -101,7 +101,7 @@ func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded s
 
 // deleteChannels deletes channels with their messages and frees their
 // slugs.
-func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey) error {
+func (s *operator) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey) error {
 	for _, k := range keys {
 		if _, err := s.deleteWhere(ctx, s.class("Message"), channelWhere(k)); err != nil {
 			return err
@@ -123,7 +123,7 @@ func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey
 
 // deleteContent deletes everything of a source: channels, messages,
 // documents, chunks, and the slugs they held.
-func (s *Store) deleteContent(ctx context.Context, id string) error {
+func (s *operator) deleteContent(ctx context.Context, id string) error {
 	chans, err := s.getAll(ctx, getQuery{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func (s *Store) deleteContent(ctx context.Context, id string) error {
 }
 
 // hasChannel reports whether a source has a channel.
-func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
+func (s *operator) hasChannel(sourceID, channelID string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -161,7 +161,7 @@ func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
 }
 
 // SetChannelVisibility records an operator's choice for a channel.
-func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
+func (s *operator) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
 	switch vis {
 	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
@@ -199,7 +199,7 @@ func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (record.Ch
 
 // ExcludeChannel deletes a channel of a source, its threads and their
 // messages, and keeps later writes from storing them again.
-func (s *Store) ExcludeChannel(sourceID, channelID string) error {
+func (s *operator) ExcludeChannel(sourceID, channelID string) error {
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		if slices.Contains(src.ExcludedChannels, channelID) {
 			return nil
@@ -214,7 +214,7 @@ func (s *Store) ExcludeChannel(sourceID, channelID string) error {
 }
 
 // RestoreChannel lets later writes store an excluded channel again.
-func (s *Store) RestoreChannel(sourceID, channelID string) error {
+func (s *operator) RestoreChannel(sourceID, channelID string) error {
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		i := slices.Index(src.ExcludedChannels, channelID)
 		if i < 0 {
@@ -237,7 +237,7 @@ func (s *Store) RestoreChannel(sourceID, channelID string) error {
 
 // OptOut deletes every message of a source written by author and keeps
 // later writes from storing theirs; it returns how many were deleted.
-func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
+func (s *operator) OptOut(sourceID, author string) (removed int, err error) {
 	author = record.CleanName(author)
 	f := analysis.Fold(author)
 	_, err = s.UpdateSource(sourceID, func(src *record.Source) error {
@@ -259,7 +259,7 @@ func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
 }
 
 // OptIn lets an opted-out author's new messages in again.
-func (s *Store) OptIn(sourceID, author string) error {
+func (s *operator) OptIn(sourceID, author string) error {
 	f := analysis.Fold(author)
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		i := slices.IndexFunc(src.OptOuts, func(a string) bool { return analysis.Fold(a) == f })

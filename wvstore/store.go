@@ -22,6 +22,7 @@ type Store struct {
 	content
 	searcher
 	instance
+	operator
 }
 
 // Open connects to the cluster at opts.URL and creates or migrates Sift's
@@ -51,6 +52,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	s.content = content{Store: s, dropped: map[chanKey]bool{}}
 	s.searcher.Store = s
 	s.instance.Store = s
+	s.operator.Store = s
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
@@ -100,6 +102,11 @@ type instance struct {
 	*Store
 	stamp stamp
 }
+
+// operator carries out what operators decide about a source's content
+// (operator.go): channel visibility, excluded channels and opt-outs, and
+// the deletions a changed or deleted source demands of what is stored.
+type operator struct{ *Store }
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
