@@ -23,6 +23,7 @@ type Store struct {
 	searcher
 	instance
 	operator
+	bulk
 }
 
 // Open connects to the cluster at opts.URL and creates or migrates Sift's
@@ -53,6 +54,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	s.searcher.Store = s
 	s.instance.Store = s
 	s.operator.Store = s
+	s.bulk.Store = s
 	if err := s.ensureUploads(); err != nil {
 		return nil, err
 	}
@@ -107,6 +109,13 @@ type instance struct {
 // (operator.go): channel visibility, excluded channels and opt-outs, and
 // the deletions a changed or deleted source demands of what is stored.
 type operator struct{ *Store }
+
+// bulk moves records into and out of the cluster whole: the export a copy
+// reads (export.go; transfer.Source), and what `sift migrate` needs beyond
+// the catalog's and content's methods — a migration's identity and
+// progress, sources that keep their creation time, slugs given with the
+// records (migrate.go).
+type bulk struct{ *Store }
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
