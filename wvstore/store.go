@@ -14,8 +14,12 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 )
 
-// Store is Sift's store in a Weaviate cluster, written on the object
-// layer it embeds (core).
+// Store is Sift's store in a Weaviate cluster. Its methods are those of the
+// types it embeds, each one role: the object layer (core) and, written on
+// it, the catalog, the content, full-text search, the instance's state,
+// the operators' decisions, bulk export and migration, and the store's
+// side of semantic search. Every role but core embeds the Store in turn,
+// and so reaches the others' methods as the Store's own.
 type Store struct {
 	core
 	sources
@@ -24,41 +28,7 @@ type Store struct {
 	instance
 	operator
 	bulk
-}
-
-// Open connects to the cluster at opts.URL and creates or migrates Sift's
-// collections.
-func Open(ctx context.Context, opts Options) (*Store, error) {
-	opts.defaults()
-	u, err := url.Parse(opts.URL)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("WEAVIATE_URL %q: give http(s)://host:port", opts.URL)
-	}
-	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, Timeout: time.Minute}
-	if opts.GRPCAddr != "" {
-		cfg.GrpcConfig = &grpc.Config{Host: opts.GRPCAddr, Secured: u.Scheme == "https"}
-	}
-	if opts.APIKey != "" {
-		cfg.AuthConfig = auth.ApiKey{Value: opts.APIKey}
-	}
-	c, err := weaviate.NewClient(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("weaviate client: %w", err)
-	}
-	if err := migrate(ctx, c, opts); err != nil {
-		return nil, err
-	}
-	s := &Store{core: core{opts: opts, c: c}}
-	s.sources.Store = s
-	s.content = content{Store: s, dropped: map[chanKey]bool{}}
-	s.searcher.Store = s
-	s.instance.Store = s
-	s.operator.Store = s
-	s.bulk.Store = s
-	if err := s.ensureUploads(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	chunks
 }
 
 // core is the Weaviate object layer every role reads and writes through:
@@ -116,6 +86,48 @@ type operator struct{ *Store }
 // progress, sources that keep their creation time, slugs given with the
 // records (migrate.go).
 type bulk struct{ *Store }
+
+// chunks is the store's side of semantic search (semantic*.go): the
+// chunk objects and their queries, the change log the indexer follows
+// with its watermark, and the built-in embedder's stored model. Semantic,
+// which it makes, searches and indexes through it.
+type chunks struct{ *Store }
+
+// Open connects to the cluster at opts.URL and creates or migrates Sift's
+// collections.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	opts.defaults()
+	u, err := url.Parse(opts.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("WEAVIATE_URL %q: give http(s)://host:port", opts.URL)
+	}
+	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, Timeout: time.Minute}
+	if opts.GRPCAddr != "" {
+		cfg.GrpcConfig = &grpc.Config{Host: opts.GRPCAddr, Secured: u.Scheme == "https"}
+	}
+	if opts.APIKey != "" {
+		cfg.AuthConfig = auth.ApiKey{Value: opts.APIKey}
+	}
+	c, err := weaviate.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("weaviate client: %w", err)
+	}
+	if err := migrate(ctx, c, opts); err != nil {
+		return nil, err
+	}
+	s := &Store{core: core{opts: opts, c: c}}
+	s.sources.Store = s
+	s.content = content{Store: s, dropped: map[chanKey]bool{}}
+	s.searcher.Store = s
+	s.instance.Store = s
+	s.operator.Store = s
+	s.bulk.Store = s
+	s.chunks.Store = s
+	if err := s.ensureUploads(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // ensureUploads creates the built-in uploads source on a new cluster (a
 // process starting beside another that created it meanwhile is fine).
