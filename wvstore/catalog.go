@@ -43,7 +43,7 @@ type catalogCache struct {
 const catalogKey = "catalog"
 
 // cat returns a current catalog.
-func (s *Store) cat(ctx context.Context) (*catalog, error) {
+func (s *sources) cat(ctx context.Context) (*catalog, error) {
 	props, _, err := getProps(ctx, s.c, s.class("Meta"), metaID(s.opts.Namespace, catalogKey))
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Store) cat(ctx context.Context) (*catalog, error) {
 	return c, nil
 }
 
-func (s *Store) loadCatalog(ctx context.Context, token string) (*catalog, error) {
+func (s *sources) loadCatalog(ctx context.Context, token string) (*catalog, error) {
 	c := &catalog{token: token, sources: map[string]*record.Source{}, versions: map[string]uint64{},
 		chans: map[chanKey]*record.Channel{}, bySlug: map[string]chanKey{}, hidden: map[chanKey]bool{}}
 	h, err := s.hints(ctx, "")
@@ -110,7 +110,7 @@ func (s *Store) loadCatalog(ctx context.Context, token string) (*catalog, error)
 
 // changed records that the catalog changed: a fresh token, and this
 // process's copy dropped.
-func (s *Store) changed(ctx context.Context) error {
+func (s *sources) changed(ctx context.Context) error {
 	var b [12]byte
 	rand.Read(b[:])
 	err := s.upsert(ctx, []*models.Object{{Class: s.class("Meta"), ID: strfmt.UUID(metaID(s.opts.Namespace, catalogKey)),
@@ -185,10 +185,10 @@ func (c *catalog) hiddenDocSources() []string {
 // leaves the slug to nobody: uniqueness holds, and the next writer takes
 // the next free slug.
 
-func (s *Store) claimKey(kind, slug string) string { return "slug:" + kind + ":" + slug }
+func (s *sources) claimKey(kind, slug string) string { return "slug:" + kind + ":" + slug }
 
 // claim tries to claim slug for owner; it reports whether owner holds it.
-func (s *Store) claim(ctx context.Context, kind, slug, owner string) (bool, error) {
+func (s *sources) claim(ctx context.Context, kind, slug, owner string) (bool, error) {
 	key := s.claimKey(kind, slug)
 	id := metaID(s.opts.Namespace, key)
 	holder := func() (string, bool, error) {
@@ -223,14 +223,14 @@ func (s *Store) claim(ctx context.Context, kind, slug, owner string) (bool, erro
 }
 
 // release gives a slug up.
-func (s *Store) release(ctx context.Context, kind, slug string) error {
+func (s *sources) release(ctx context.Context, kind, slug string) error {
 	return s.deleteObject(ctx, s.class("Meta"), metaID(s.opts.Namespace, s.claimKey(kind, slug)))
 }
 
 // claimSlug returns a slug of name (fallback when it has none) that owner
 // holds: the first free one after those taken says are used, as
 // record.SlugFor makes it (hiddenKey: the record's, when it is hidden).
-func (s *Store) claimSlug(ctx context.Context, kind, name, fallback, hiddenKey, owner string, taken func(string) bool) (string, error) {
+func (s *sources) claimSlug(ctx context.Context, kind, name, fallback, hiddenKey, owner string, taken func(string) bool) (string, error) {
 	lost := map[string]bool{}
 	for range 1000 {
 		slug := record.SlugFor(name, fallback, hiddenKey, func(x string) bool { return lost[x] || taken(x) })

@@ -18,7 +18,7 @@ import (
 
 // contentChanged marks channels and documents (owners, as channelOwner
 // and documentOwner name them, with their sources) as changed now.
-func (s *Store) contentChanged(ctx context.Context, owners map[string]string) error {
+func (s *content) contentChanged(ctx context.Context, owners map[string]string) error {
 	if len(owners) == 0 {
 		return nil
 	}

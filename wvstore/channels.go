@@ -15,11 +15,11 @@ import (
 	"github.com/sift-search/sift/record"
 )
 
-func (s *Store) channelObjID(source, id string) string { return s.objID("channel", source, id) }
+func (s *content) channelObjID(source, id string) string { return s.objID("channel", source, id) }
 
 func channelOwner(source, id string) string { return "c\x00" + source + "\x00" + id }
 
-func (s *Store) channelObject(c *record.Channel) *models.Object {
+func (s *content) channelObject(c *record.Channel) *models.Object {
 	rec := *c
 	rec.Hidden, rec.NameAuthor = false, ""
 	return &models.Object{Class: s.class("Channel"), ID: strfmt.UUID(s.channelObjID(c.SourceID, c.ID)),
@@ -32,7 +32,7 @@ func (s *Store) channelObject(c *record.Channel) *models.Object {
 // gets the Slug it carries when that is free (a migration's), else a
 // unique slug of its name. Channels an operator excluded, and their
 // threads, are not stored.
-func (s *Store) PutChannels(chs []record.Channel) ([]record.Channel, error) {
+func (s *content) PutChannels(chs []record.Channel) ([]record.Channel, error) {
 	out := slices.Clone(chs)
 	for i := range out {
 		if err := record.CheckChannel(&out[i]); err != nil {
@@ -133,7 +133,7 @@ func skipsChannel(src *record.Source, c *record.Channel) bool {
 // Channels returns the channels of a source (every source's for ""),
 // ordered by name; without private, only those callers without
 // credentials may see.
-func (s *Store) Channels(sourceID string, private bool) []record.Channel {
+func (s *content) Channels(sourceID string, private bool) []record.Channel {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -155,7 +155,7 @@ func (s *Store) Channels(sourceID string, private bool) []record.Channel {
 }
 
 // ChannelBySlug returns the channel with the given slug.
-func (s *Store) ChannelBySlug(slug string) (record.Channel, bool) {
+func (s *content) ChannelBySlug(slug string) (record.Channel, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -170,7 +170,7 @@ func (s *Store) ChannelBySlug(slug string) (record.Channel, bool) {
 }
 
 // ChannelByID returns a source's channel by its platform id.
-func (s *Store) ChannelByID(sourceID, id string) (record.Channel, bool) {
+func (s *content) ChannelByID(sourceID, id string) (record.Channel, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -183,7 +183,7 @@ func (s *Store) ChannelByID(sourceID, id string) (record.Channel, bool) {
 // SourceChannels returns the channels of a source ordered by name, each
 // with the operator's choice, its visibility and its message count, and
 // the ids of the channels an operator excluded.
-func (s *Store) SourceChannels(sourceID string) ([]record.ChannelInfo, []string, error) {
+func (s *content) SourceChannels(sourceID string) ([]record.ChannelInfo, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)

@@ -12,13 +12,13 @@ import (
 // A source's crawl cursor is a record of its own (one object per source,
 // last write wins): storing it leaves the source's version alone.
 
-func (s *Store) cursorObjID(id string) string {
+func (s *sources) cursorObjID(id string) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":cursor:"+id)).String()
 }
 
 // SetCursor stores a source's crawl cursor; record.ErrNotFound without
 // the source.
-func (s *Store) SetCursor(sourceID, cursor string) error {
+func (s *sources) SetCursor(sourceID, cursor string) error {
 	if len(cursor) > record.MaxCursorBytes {
 		return fmt.Errorf("%w: cursor is too long: %d bytes, at most %d", record.ErrInvalid, len(cursor), record.MaxCursorBytes)
 	}
@@ -36,7 +36,7 @@ func (s *Store) SetCursor(sourceID, cursor string) error {
 
 // Cursor returns a source's crawl cursor, "" before the first;
 // record.ErrNotFound without the source.
-func (s *Store) Cursor(sourceID string) (string, error) {
+func (s *sources) Cursor(sourceID string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cur, err := s.current(ctx, sourceID)
@@ -49,7 +49,7 @@ func (s *Store) Cursor(sourceID string) (string, error) {
 	return s.cursor(ctx, sourceID)
 }
 
-func (s *Store) setCursor(ctx context.Context, id, cursor string) error {
+func (s *sources) setCursor(ctx context.Context, id, cursor string) error {
 	props := map[string]any{"sourceId": id, "cursor": cursor}
 	existed, err := createObject(ctx, s.c, s.opts.Namespace+"Cursor", s.cursorObjID(id), props)
 	if existed {
@@ -62,13 +62,13 @@ func (s *Store) setCursor(ctx context.Context, id, cursor string) error {
 	return nil
 }
 
-func (s *Store) cursor(ctx context.Context, id string) (string, error) {
+func (s *sources) cursor(ctx context.Context, id string) (string, error) {
 	props, _, err := getProps(ctx, s.c, s.opts.Namespace+"Cursor", s.cursorObjID(id))
 	c, _ := props["cursor"].(string)
 	return c, err
 }
 
-func (s *Store) deleteCursor(ctx context.Context, id string) error {
+func (s *sources) deleteCursor(ctx context.Context, id string) error {
 	err := s.c.Data().Deleter().WithClassName(s.opts.Namespace + "Cursor").WithID(s.cursorObjID(id)).
 		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
 	if err != nil && !notFound(err) {

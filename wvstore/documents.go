@@ -23,9 +23,9 @@ import (
 // memory store's default.
 const titleWeight = 3
 
-func (s *Store) documentObjID(id string) string { return s.objID("document", id) }
+func (s *content) documentObjID(id string) string { return s.objID("document", id) }
 
-func (s *Store) documentObject(d *record.Document) *models.Object {
+func (s *content) documentObject(d *record.Document) *models.Object {
 	rec := *d
 	rec.Hidden = false
 	words := analysis.IndexTerms(nil, d.Title, titleWeight)
@@ -50,7 +50,7 @@ func decodeDocument(cat *catalog, o map[string]any) (record.Document, error) {
 }
 
 // storedDocuments returns the stored documents among ids.
-func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string) (map[string]record.Document, error) {
+func (s *content) storedDocuments(ctx context.Context, cat *catalog, ids []string) (map[string]record.Document, error) {
 	out := map[string]record.Document{}
 	step := perQuery(501) - 1
 	for start := 0; start < len(ids); start += step {
@@ -73,7 +73,7 @@ func (s *Store) storedDocuments(ctx context.Context, cat *catalog, ids []string)
 // PutDocuments creates or replaces documents and returns them as stored;
 // a replaced document keeps its slug and creation time, a new one gets
 // the Slug it carries when that is free (a migration's).
-func (s *Store) PutDocuments(docs []record.Document) ([]record.Document, error) {
+func (s *content) PutDocuments(docs []record.Document) ([]record.Document, error) {
 	out := make([]record.Document, len(docs))
 	copy(out, docs)
 	now := time.Now()
@@ -144,7 +144,7 @@ func (s *Store) PutDocuments(docs []record.Document) ([]record.Document, error) 
 }
 
 // DeleteDocument deletes a document by id.
-func (s *Store) DeleteDocument(id string) error {
+func (s *content) DeleteDocument(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	d, ok, err := s.document(ctx, id)
@@ -166,7 +166,7 @@ func (s *Store) DeleteDocument(id string) error {
 	return s.wrote(ctx)
 }
 
-func (s *Store) document(ctx context.Context, id string) (record.Document, bool, error) {
+func (s *content) document(ctx context.Context, id string) (record.Document, bool, error) {
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return record.Document{}, false, err
@@ -180,7 +180,7 @@ func (s *Store) document(ctx context.Context, id string) (record.Document, bool,
 }
 
 // Document returns a document by id.
-func (s *Store) Document(id string) (record.Document, bool) {
+func (s *content) Document(id string) (record.Document, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	d, ok, _ := s.document(ctx, id)
@@ -188,7 +188,7 @@ func (s *Store) Document(id string) (record.Document, bool) {
 }
 
 // DocumentBySlug returns the document with the given slug.
-func (s *Store) DocumentBySlug(slug string) (record.Document, bool) {
+func (s *content) DocumentBySlug(slug string) (record.Document, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -206,7 +206,7 @@ func (s *Store) DocumentBySlug(slug string) (record.Document, bool) {
 // Documents returns a page of the documents, newest first (ties by id),
 // and how many there are; without private, only those callers without
 // credentials may see.
-func (s *Store) Documents(offset, limit int, private bool) ([]record.Document, int) {
+func (s *content) Documents(offset, limit int, private bool) ([]record.Document, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -239,7 +239,7 @@ func (s *Store) Documents(offset, limit int, private bool) ([]record.Document, i
 }
 
 // SourceDocuments returns a source's documents ordered by key.
-func (s *Store) SourceDocuments(sourceID string) []record.Document {
+func (s *content) SourceDocuments(sourceID string) []record.Document {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)

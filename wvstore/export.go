@@ -25,7 +25,7 @@ const (
 
 // ExportSources returns the sources, in id order, each with its crawl
 // cursor and creation time, and the settings (nil when none are set).
-func (s *Store) ExportSources() ([]record.Source, map[string]string, error) {
+func (s *bulk) ExportSources() ([]record.Source, map[string]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	h, err := s.hints(ctx, "")
@@ -58,7 +58,7 @@ func (s *Store) ExportSources() ([]record.Source, map[string]string, error) {
 }
 
 // ExportChannels calls fn with every channel, a page at a time.
-func (s *Store) ExportChannels(fn func([]record.Channel) error) error {
+func (s *bulk) ExportChannels(fn func([]record.Channel) error) error {
 	return s.eachPage("Channel", exportPage, func(objs []map[string]any) error {
 		chs := make([]record.Channel, 0, len(objs))
 		for _, o := range objs {
@@ -73,7 +73,7 @@ func (s *Store) ExportChannels(fn func([]record.Channel) error) error {
 }
 
 // ExportMessages calls fn with every message, a page at a time.
-func (s *Store) ExportMessages(fn func([]record.Message) error) error {
+func (s *bulk) ExportMessages(fn func([]record.Message) error) error {
 	return s.eachPage("Message", exportPage, func(objs []map[string]any) error {
 		msgs := make([]record.Message, 0, len(objs))
 		for _, o := range objs {
@@ -88,7 +88,7 @@ func (s *Store) ExportMessages(fn func([]record.Message) error) error {
 }
 
 // ExportDocuments calls fn with every document, docPage at a time.
-func (s *Store) ExportDocuments(fn func([]record.Document) error) error {
+func (s *bulk) ExportDocuments(fn func([]record.Document) error) error {
 	return s.eachPage("Document", docPage, func(objs []map[string]any) error {
 		docs := make([]record.Document, 0, len(objs))
 		for _, o := range objs {
@@ -105,7 +105,7 @@ func (s *Store) ExportDocuments(fn func([]record.Document) error) error {
 // eachPage calls fn with the records of every object of a collection,
 // limit (at most maxResults) at a time, in object id order (cursor paging:
 // no bound on how many, no order needed).
-func (s *Store) eachPage(suffix string, limit int, fn func([]map[string]any) error) error {
+func (s *bulk) eachPage(suffix string, limit int, fn func([]map[string]any) error) error {
 	q := getQuery{class: s.class(suffix), fields: []string{"record", "_id"}, limit: perQuery(limit)}
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)

@@ -27,11 +27,11 @@ type leaseTerm struct {
 	Expires time.Time `json:"expires"`
 }
 
-func (s *Store) leaseObjID(name string, term uint64) string {
+func (s *core) leaseObjID(name string, term uint64) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":lease:"+name+":"+strconv.FormatUint(term, 10))).String()
 }
 
-func (s *Store) readTerm(ctx context.Context, name string, term uint64) (leaseTerm, bool, error) {
+func (s *core) readTerm(ctx context.Context, name string, term uint64) (leaseTerm, bool, error) {
 	props, ok, err := getProps(ctx, s.c, s.opts.Namespace+"Meta", s.leaseObjID(name, term))
 	if err != nil || !ok {
 		return leaseTerm{}, false, err
@@ -46,7 +46,7 @@ func (s *Store) readTerm(ctx context.Context, name string, term uint64) (leaseTe
 
 // currentTerm returns a lease's newest term (Term 0 before the first),
 // probing from the last term this process saw.
-func (s *Store) currentTerm(ctx context.Context, name string, from uint64) (leaseTerm, error) {
+func (s *core) currentTerm(ctx context.Context, name string, from uint64) (leaseTerm, error) {
 	cur := leaseTerm{}
 	if from > 0 {
 		lt, ok, err := s.readTerm(ctx, name, from)
@@ -66,7 +66,7 @@ func (s *Store) currentTerm(ctx context.Context, name string, from uint64) (leas
 	}
 }
 
-func (s *Store) writeTerm(ctx context.Context, name string, lt leaseTerm, replace bool) error {
+func (s *core) writeTerm(ctx context.Context, name string, lt leaseTerm, replace bool) error {
 	b, err := json.Marshal(lt)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (s *Store) writeTerm(ctx context.Context, name string, lt leaseTerm, replac
 
 // Lease is one process's view of a named lease.
 type Lease struct {
-	s      *Store
+	s      *core
 	name   string
 	holder string
 	ttl    time.Duration
@@ -96,7 +96,7 @@ type Lease struct {
 
 // Lease returns the lease name as process holder sees it, with terms of
 // ttl.
-func (s *Store) Lease(name, holder string, ttl time.Duration) *Lease {
+func (s *core) Lease(name, holder string, ttl time.Duration) *Lease {
 	return &Lease{s: s, name: name, holder: holder, ttl: ttl}
 }
 

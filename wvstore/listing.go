@@ -52,7 +52,7 @@ func (l listing) past(t time.Time) *filters.WhereBuilder {
 // (fewer past the end). A page within the first maxResults objects is one
 // query; a deeper one is reached by skipping (listPart), half of
 // maxResults at a time for a longer page.
-func (s *Store) listPage(ctx context.Context, l listing, offset, limit int) ([]map[string]any, error) {
+func (s *core) listPage(ctx context.Context, l listing, offset, limit int) ([]map[string]any, error) {
 	var out []map[string]any
 	step := max(maxResults/2, 1)
 	for limit > 0 {
@@ -78,7 +78,7 @@ func (s *Store) listPage(ctx context.Context, l listing, offset, limit int) ([]m
 // the listing. Each skip leaves out at most maxResults objects, so a page
 // at offset n costs about n/maxResults queries of times. When the objects
 // at t begin the listing and reach too far to skip, tiedPage reads them.
-func (s *Store) listPart(ctx context.Context, l listing, offset, limit int) ([]map[string]any, error) {
+func (s *core) listPart(ctx context.Context, l listing, offset, limit int) ([]map[string]any, error) {
 	base := l.where
 	for offset+limit > maxResults {
 		t, before, ok, err := s.skip(ctx, l, offset)
@@ -98,7 +98,7 @@ func (s *Store) listPart(ctx context.Context, l listing, offset, limit int) ([]m
 // time t of the one at offset (the last one read when offset is past
 // them) and how many of them come before the first at t, at most offset;
 // ok is false when l holds no more than offset objects.
-func (s *Store) skip(ctx context.Context, l listing, offset int) (t time.Time, before int, ok bool, err error) {
+func (s *core) skip(ctx context.Context, l listing, offset int) (t time.Time, before int, ok bool, err error) {
 	objs, err := s.get(ctx, getQuery{class: l.class, fields: []string{l.ts}, where: l.where,
 		sort: []graphql.Sort{{Path: []string{l.ts}, Order: l.dir()}}, limit: maxResults})
 	if err != nil || len(objs) == 0 || offset >= len(objs) && len(objs) < maxResults {
@@ -117,7 +117,7 @@ func (s *Store) skip(ctx context.Context, l listing, offset int) (t time.Time, b
 // (getAll, ordered as Weaviate orders them), the page's objects among them
 // read by object id, and a page reaching past them continues with the
 // objects after t.
-func (s *Store) tiedPage(ctx context.Context, l listing, t time.Time, offset, limit int) ([]map[string]any, error) {
+func (s *core) tiedPage(ctx context.Context, l listing, t time.Time, offset, limit int) ([]map[string]any, error) {
 	tied, err := s.getAll(ctx, getQuery{class: l.class, fields: []string{l.id}, where: and(l.where, dateCmp(l.ts, filters.Equal, t)),
 		sort: []graphql.Sort{{Path: []string{l.id}, Order: graphql.Asc}}})
 	if err != nil {

@@ -20,9 +20,9 @@ import (
 // source, channel, the "chan" of both, folded author names, the time and
 // Sift's analysed words.
 
-func (s *Store) messageObjID(source, id string) string { return s.objID("message", source, id) }
+func (s *content) messageObjID(source, id string) string { return s.objID("message", source, id) }
 
-func (s *Store) messageObject(m *record.Message) *models.Object {
+func (s *content) messageObject(m *record.Message) *models.Object {
 	words := analysis.IndexTerms(nil, m.Content, 1)
 	return &models.Object{Class: s.class("Message"), ID: strfmt.UUID(s.messageObjID(m.SourceID, m.ID)),
 		Properties: map[string]any{
@@ -43,7 +43,7 @@ func decodeMessage(o map[string]any) (record.Message, error) {
 }
 
 // storedMessages returns the stored messages of a source among ids.
-func (s *Store) storedMessages(ctx context.Context, source string, ids []string) (map[string]record.Message, error) {
+func (s *content) storedMessages(ctx context.Context, source string, ids []string) (map[string]record.Message, error) {
 	out := map[string]record.Message{}
 	step := perQuery(501) - 1
 	for start := 0; start < len(ids); start += step {
@@ -66,13 +66,13 @@ func (s *Store) storedMessages(ctx context.Context, source string, ids []string)
 
 // PutMessages creates or updates messages; it returns how many were new
 // or changed.
-func (s *Store) PutMessages(msgs []record.Message) (int, error) {
+func (s *content) PutMessages(msgs []record.Message) (int, error) {
 	c, err := s.PutMessagesCounted(msgs)
 	return c.New + c.Updated, err
 }
 
 // PutMessagesCounted is PutMessages, counting what became of each message.
-func (s *Store) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
+func (s *content) PutMessagesCounted(msgs []record.Message) (record.PutCounts, error) {
 	var counts record.PutCounts
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
@@ -159,7 +159,7 @@ func (s *Store) PutMessagesCounted(msgs []record.Message) (record.PutCounts, err
 
 // DeleteMessages deletes messages of a source by id; unknown ids are
 // ignored. It returns how many were deleted.
-func (s *Store) DeleteMessages(sourceID string, ids []string) (int, error) {
+func (s *content) DeleteMessages(sourceID string, ids []string) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -194,12 +194,12 @@ func channelWhere(k chanKey) *filters.WhereBuilder { return eqText("chan", chanR
 var timeOrder = []graphql.Sort{{Path: []string{"ts"}, Order: graphql.Asc}, {Path: []string{"msgId"}, Order: graphql.Asc}}
 
 // channelListing is channel k's messages in time order.
-func (s *Store) channelListing(k chanKey) listing {
+func (s *content) channelListing(k chanKey) listing {
 	return listing{class: s.class("Message"), where: channelWhere(k), ts: "ts", id: "msgId", fields: msgFields}
 }
 
 // channelKey finds a channel by slug.
-func (s *Store) channelKey(ctx context.Context, slug string) (*catalog, chanKey, error) {
+func (s *content) channelKey(ctx context.Context, slug string) (*catalog, chanKey, error) {
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return nil, chanKey{}, err
@@ -213,7 +213,7 @@ func (s *Store) channelKey(ctx context.Context, slug string) (*catalog, chanKey,
 
 // ChannelMessages returns a page of a channel's messages in time order and
 // the channel's message count.
-func (s *Store) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
+func (s *content) ChannelMessages(slug string, offset, limit int) ([]record.Message, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)
@@ -245,7 +245,7 @@ func (s *Store) ChannelMessages(slug string, offset, limit int) ([]record.Messag
 }
 
 // ChannelMessageIDs returns the ids of a channel's messages, in time order.
-func (s *Store) ChannelMessageIDs(slug string) ([]string, error) {
+func (s *content) ChannelMessageIDs(slug string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)
@@ -266,7 +266,7 @@ func (s *Store) ChannelMessageIDs(slug string) ([]string, error) {
 
 // MessagePosition returns where a message stands in its channel's time
 // order (0 is the first).
-func (s *Store) MessagePosition(slug, id string) (int, error) {
+func (s *content) MessagePosition(slug, id string) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)

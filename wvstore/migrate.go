@@ -29,7 +29,7 @@ const migrateKey = "migrate:"
 // number): resumed reports that the namespace holds this migration already.
 // A namespace holding another migration, or content of its own (more than
 // the built-in uploads source), is ErrNamespaceInUse.
-func (s *Store) BeginMigration(identity string) (resumed bool, err error) {
+func (s *bulk) BeginMigration(identity string) (resumed bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	from, ok, err := s.metaValue(ctx, migrateKey+"from")
@@ -54,7 +54,7 @@ func (s *Store) BeginMigration(identity string) (resumed bool, err error) {
 
 // holds describes what the namespace holds beyond a new one's uploads
 // source, "" for nothing.
-func (s *Store) holds(ctx context.Context) (string, error) {
+func (s *bulk) holds(ctx context.Context) (string, error) {
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return "", err
@@ -93,7 +93,7 @@ func (s *Store) holds(ctx context.Context) (string, error) {
 
 // Progress returns what SetProgress last recorded for a stage of the
 // migration, "" when nothing.
-func (s *Store) Progress(stage string) (string, error) {
+func (s *bulk) Progress(stage string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	v, _, err := s.metaValue(ctx, migrateKey+stage)
@@ -104,7 +104,7 @@ func (s *Store) Progress(stage string) (string, error) {
 }
 
 // SetProgress records how far a stage of the migration got.
-func (s *Store) SetProgress(stage, value string) error {
+func (s *bulk) SetProgress(stage, value string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if err := s.setMeta(ctx, migrateKey+stage, value); err != nil {
@@ -113,13 +113,13 @@ func (s *Store) SetProgress(stage, value string) error {
 	return nil
 }
 
-func (s *Store) metaValue(ctx context.Context, key string) (string, bool, error) {
+func (s *bulk) metaValue(ctx context.Context, key string) (string, bool, error) {
 	p, ok, err := getProps(ctx, s.c, s.class("Meta"), metaID(s.opts.Namespace, key))
 	v, _ := p["value"].(string)
 	return v, ok, err
 }
 
-func (s *Store) setMeta(ctx context.Context, key, value string) error {
+func (s *bulk) setMeta(ctx context.Context, key, value string) error {
 	return s.upsert(ctx, []*models.Object{{Class: s.class("Meta"), ID: strfmt.UUID(metaID(s.opts.Namespace, key)),
 		Properties: map[string]any{"key": key, "value": value}}})
 }
@@ -127,7 +127,7 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 // PutSourceKeepingCreated is PutSource that keeps src.CreatedAt (when
 // set) even for a source that exists, such as the built-in uploads source
 // Open created.
-func (s *Store) PutSourceKeepingCreated(src record.Source) (record.Source, error) {
+func (s *bulk) PutSourceKeepingCreated(src record.Source) (record.Source, error) {
 	if err := record.CheckSource(&src); err != nil {
 		return record.Source{}, err
 	}
@@ -144,7 +144,7 @@ func (s *Store) PutSourceKeepingCreated(src record.Source) (record.Source, error
 // claimGiven claims slug, given with a new channel or document (a
 // migration brings the data dir's), for owner: it returns slug when owner
 // holds it, "" when slug is empty, not a slug, taken, or held by another.
-func (s *Store) claimGiven(ctx context.Context, kind, slug, owner string, taken func(string) bool) (string, error) {
+func (s *bulk) claimGiven(ctx context.Context, kind, slug, owner string, taken func(string) bool) (string, error) {
 	if !record.ValidSlug(slug) || taken(slug) {
 		return "", nil
 	}

@@ -78,7 +78,7 @@ var maxResults = 10_000
 func perQuery(n int) int { return max(min(n, maxResults), 1) }
 
 // objID derives a record's object id from its kind and key parts.
-func (s *Store) objID(kind string, parts ...string) string {
+func (s *core) objID(kind string, parts ...string) string {
 	key := "sift:" + s.opts.Namespace + ":" + kind
 	for _, p := range parts {
 		key += "\x00" + p
@@ -86,10 +86,10 @@ func (s *Store) objID(kind string, parts ...string) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte(key)).String()
 }
 
-func (s *Store) class(suffix string) string { return s.opts.Namespace + suffix }
+func (s *core) class(suffix string) string { return s.opts.Namespace + suffix }
 
 // upsert writes objects in batches.
-func (s *Store) upsert(ctx context.Context, objs []*models.Object) error {
+func (s *core) upsert(ctx context.Context, objs []*models.Object) error {
 	for part := range batches(objs) {
 		err := s.upsertBatch(ctx, part, replication.ConsistencyLevel.ALL)
 		// A node down, or two writers of one object meeting in a read
@@ -105,7 +105,7 @@ func (s *Store) upsert(ctx context.Context, objs []*models.Object) error {
 	return nil
 }
 
-func (s *Store) upsertBatch(ctx context.Context, objs []*models.Object, level string) error {
+func (s *core) upsertBatch(ctx context.Context, objs []*models.Object, level string) error {
 	res, err := s.c.Batch().ObjectsBatcher().WithObjects(objs...).WithConsistencyLevel(level).Do(ctx)
 	if err != nil {
 		return fmt.Errorf("write %d objects: %w", len(objs), err)
@@ -120,7 +120,7 @@ func (s *Store) upsertBatch(ctx context.Context, objs []*models.Object, level st
 
 // deleteWhere deletes every object of class matching where and returns how
 // many it deleted.
-func (s *Store) deleteWhere(ctx context.Context, class string, where *filters.WhereBuilder) (int, error) {
+func (s *core) deleteWhere(ctx context.Context, class string, where *filters.WhereBuilder) (int, error) {
 	total := 0
 	for {
 		n, err := s.deleteWhereOnce(ctx, class, where, replication.ConsistencyLevel.ALL)
@@ -137,7 +137,7 @@ func (s *Store) deleteWhere(ctx context.Context, class string, where *filters.Wh
 	}
 }
 
-func (s *Store) deleteWhereOnce(ctx context.Context, class string, where *filters.WhereBuilder, level string) (int, error) {
+func (s *core) deleteWhereOnce(ctx context.Context, class string, where *filters.WhereBuilder, level string) (int, error) {
 	res, err := s.c.Batch().ObjectsBatchDeleter().WithClassName(class).WithWhere(where).WithConsistencyLevel(level).
 		WithOutput("minimal").Do(ctx)
 	if err != nil {
@@ -153,7 +153,7 @@ func (s *Store) deleteWhereOnce(ctx context.Context, class string, where *filter
 }
 
 // deleteObject deletes one object; one already gone is fine.
-func (s *Store) deleteObject(ctx context.Context, class, id string) error {
+func (s *core) deleteObject(ctx context.Context, class, id string) error {
 	err := s.c.Data().Deleter().WithClassName(class).WithID(id).WithConsistencyLevel(replication.ConsistencyLevel.ALL).Do(ctx)
 	if err != nil && !notFound(err) {
 		err = s.c.Data().Deleter().WithClassName(class).WithID(id).WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
@@ -180,7 +180,7 @@ type getQuery struct {
 // "_id" and "_score" hold the object id and the BM25 score as strings. A
 // query whose offset plus limit exceed maxResults is an error, whatever
 // the cluster allows.
-func (s *Store) get(ctx context.Context, q getQuery) ([]map[string]any, error) {
+func (s *core) get(ctx context.Context, q getQuery) ([]map[string]any, error) {
 	if q.offset+q.limit > maxResults {
 		return nil, fmt.Errorf("query %s: offset %d and limit %d reach past %d objects", q.class, q.offset, q.limit, maxResults)
 	}
@@ -256,7 +256,7 @@ func (s *Store) get(ctx context.Context, q getQuery) ([]map[string]any, error) {
 }
 
 // count returns how many objects of class match where.
-func (s *Store) count(ctx context.Context, class string, where *filters.WhereBuilder) (int, error) {
+func (s *core) count(ctx context.Context, class string, where *filters.WhereBuilder) (int, error) {
 	o, err := s.aggregate(ctx, class, where, graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})
 	if err != nil {
 		return 0, fmt.Errorf("count %s: %w", class, err)
@@ -268,7 +268,7 @@ func (s *Store) count(ctx context.Context, class string, where *filters.WhereBui
 
 // aggregate runs an Aggregate of fields over the objects of class matching
 // where and returns its one group (empty when there is none).
-func (s *Store) aggregate(ctx context.Context, class string, where *filters.WhereBuilder, fields ...graphql.Field) (map[string]any, error) {
+func (s *core) aggregate(ctx context.Context, class string, where *filters.WhereBuilder, fields ...graphql.Field) (map[string]any, error) {
 	b := s.c.GraphQL().Aggregate().WithClassName(class).WithFields(fields...)
 	if where != nil {
 		b = b.WithWhere(where)
@@ -291,7 +291,7 @@ func (s *Store) aggregate(ctx context.Context, class string, where *filters.Wher
 
 // countBy returns how many objects of class match where, by the value of
 // prop.
-func (s *Store) countBy(ctx context.Context, class, prop string, where *filters.WhereBuilder) (map[string]int, error) {
+func (s *core) countBy(ctx context.Context, class, prop string, where *filters.WhereBuilder) (map[string]int, error) {
 	b := s.c.GraphQL().Aggregate().WithClassName(class).WithGroupBy(prop).WithFields(
 		graphql.Field{Name: "groupedBy", Fields: []graphql.Field{{Name: "value"}}},
 		graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})

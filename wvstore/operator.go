@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/weaviate/weaviate/entities/models"
@@ -24,7 +23,7 @@ import (
 
 // applyRules carries out what src's rules demand of the stored content,
 // given the record it replaced (nil for a new source).
-func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
+func (s *operator) applyRules(ctx context.Context, old, src *record.Source) error {
 	cat, err := s.cat(ctx)
 	if err != nil {
 		return err
@@ -64,7 +63,7 @@ func (s *Store) applyRules(ctx context.Context, old, src *record.Source) error {
 
 // removeAuthor deletes an author's messages of a source, renaming the
 // threads their messages started.
-func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
+func (s *operator) removeAuthor(ctx context.Context, cat *catalog, source, folded string) error {
 	where := and(eqText("sourceId", source), eqText("author", folded))
 	objs, err := s.getAll(ctx, getQuery{class: s.class("Message"), fields: []string{"msgId", "channelId"}, where: where})
 	if err != nil {
@@ -102,7 +101,7 @@ func (s *Store) removeAuthor(ctx context.Context, cat *catalog, source, folded s
 
 // deleteChannels deletes channels with their messages and frees their
 // slugs.
-func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey) error {
+func (s *operator) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey) error {
 	for _, k := range keys {
 		if _, err := s.deleteWhere(ctx, s.class("Message"), channelWhere(k)); err != nil {
 			return err
@@ -124,7 +123,7 @@ func (s *Store) deleteChannels(ctx context.Context, cat *catalog, keys []chanKey
 
 // deleteContent deletes everything of a source: channels, messages,
 // documents, chunks, and the slugs they held.
-func (s *Store) deleteContent(ctx context.Context, id string) error {
+func (s *operator) deleteContent(ctx context.Context, id string) error {
 	chans, err := s.getAll(ctx, getQuery{class: s.class("Channel"), fields: []string{"slug"}, where: eqText("sourceId", id)})
 	if err != nil {
 		return err
@@ -150,74 +149,8 @@ func (s *Store) deleteContent(ctx context.Context, id string) error {
 	return nil
 }
 
-// SourceStats counts what a source holds; without private, only what
-// callers without credentials may see.
-func (s *Store) SourceStats(id string, private bool) record.SourceStats {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	var st record.SourceStats
-	cat, err := s.cat(ctx)
-	if err != nil || cat.sources[id] == nil {
-		return st
-	}
-	for k, ch := range cat.chans {
-		if k.source == id && (private || !cat.hidden[k]) {
-			countChannel(&st.Channels, &st.Threads, ch)
-		}
-	}
-	src := cond{}.and(eqText("sourceId", id))
-	st.Messages, _ = s.countCond(ctx, s.class("Message"), src.except(hiddenMessages(cat, private)))
-	st.Documents, _ = s.countCond(ctx, s.class("Document"), src.except(hiddenDocuments(cat, private)))
-	return st
-}
-
-// countChannel adds ch to the channels or, when it is a thread, to the
-// threads, as the memory store counts them.
-func countChannel(chans, threads *int, ch *record.Channel) {
-	if ch.ParentID != "" {
-		*threads++
-	} else {
-		*chans++
-	}
-}
-
-// Counts returns what the store holds; without private, what callers
-// without credentials may see, with only the sources that show them
-// something. Term counts are the memory store's only.
-func (s *Store) Counts(private bool) record.Counts {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	var c record.Counts
-	cat, err := s.cat(ctx)
-	if err != nil {
-		return c
-	}
-	shown := map[string]bool{}
-	for k, ch := range cat.chans {
-		if private || !cat.hidden[k] {
-			countChannel(&c.Channels, &c.Threads, ch)
-			shown[k.source] = true
-		}
-	}
-	for id, src := range cat.sources {
-		if private || !shown[id] && !src.Hidden() && s.holdsDocuments(ctx, id) {
-			shown[id] = true
-		}
-	}
-	c.Sources = len(shown)
-	c.Messages, _ = s.countCond(ctx, s.class("Message"), cond{}.except(hiddenMessages(cat, private)))
-	c.Documents, _ = s.countCond(ctx, s.class("Document"), cond{}.except(hiddenDocuments(cat, private)))
-	return c
-}
-
-// holdsDocuments reports whether a source holds a document.
-func (s *Store) holdsDocuments(ctx context.Context, id string) bool {
-	n, _ := s.countCond(ctx, s.class("Document"), cond{}.and(eqText("sourceId", id)))
-	return n > 0
-}
-
 // hasChannel reports whether a source has a channel.
-func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
+func (s *operator) hasChannel(sourceID, channelID string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -228,7 +161,7 @@ func (s *Store) hasChannel(sourceID, channelID string) (bool, error) {
 }
 
 // SetChannelVisibility records an operator's choice for a channel.
-func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
+func (s *operator) SetChannelVisibility(sourceID, channelID, vis string) (record.ChannelInfo, error) {
 	switch vis {
 	case record.VisibilityPublic, record.VisibilityPrivate, record.VisibilityInherit:
 	default:
@@ -266,7 +199,7 @@ func (s *Store) SetChannelVisibility(sourceID, channelID, vis string) (record.Ch
 
 // ExcludeChannel deletes a channel of a source, its threads and their
 // messages, and keeps later writes from storing them again.
-func (s *Store) ExcludeChannel(sourceID, channelID string) error {
+func (s *operator) ExcludeChannel(sourceID, channelID string) error {
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		if slices.Contains(src.ExcludedChannels, channelID) {
 			return nil
@@ -281,7 +214,7 @@ func (s *Store) ExcludeChannel(sourceID, channelID string) error {
 }
 
 // RestoreChannel lets later writes store an excluded channel again.
-func (s *Store) RestoreChannel(sourceID, channelID string) error {
+func (s *operator) RestoreChannel(sourceID, channelID string) error {
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		i := slices.Index(src.ExcludedChannels, channelID)
 		if i < 0 {
@@ -304,7 +237,7 @@ func (s *Store) RestoreChannel(sourceID, channelID string) error {
 
 // OptOut deletes every message of a source written by author and keeps
 // later writes from storing theirs; it returns how many were deleted.
-func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
+func (s *operator) OptOut(sourceID, author string) (removed int, err error) {
 	author = record.CleanName(author)
 	f := analysis.Fold(author)
 	_, err = s.UpdateSource(sourceID, func(src *record.Source) error {
@@ -326,7 +259,7 @@ func (s *Store) OptOut(sourceID, author string) (removed int, err error) {
 }
 
 // OptIn lets an opted-out author's new messages in again.
-func (s *Store) OptIn(sourceID, author string) error {
+func (s *operator) OptIn(sourceID, author string) error {
 	f := analysis.Fold(author)
 	_, err := s.UpdateSource(sourceID, func(src *record.Source) error {
 		i := slices.IndexFunc(src.OptOuts, func(a string) bool { return analysis.Fold(a) == f })
@@ -337,56 +270,4 @@ func (s *Store) OptIn(sourceID, author string) error {
 		return nil
 	})
 	return err
-}
-
-// Settings are kept as the versions of a record of their own, written
-// as sources are (compare-and-set by steps), under an id no source can
-// have.
-const settingsID = "!settings"
-
-// Settings returns a copy of the instance's settings.
-func (s *Store) Settings() map[string]string {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	cur, err := s.current(ctx, settingsID)
-	if err != nil {
-		return map[string]string{}
-	}
-	return settingsOf(cur)
-}
-
-func settingsOf(cur sourceVersion) map[string]string {
-	out := map[string]string{}
-	if cur.Rec != nil {
-		for k, v := range cur.Rec.Config {
-			if s, ok := v.(string); ok {
-				out[k] = s
-			}
-		}
-	}
-	return out
-}
-
-// UpdateSettings sets the given settings; an empty value removes one.
-func (s *Store) UpdateSettings(changes map[string]string) (map[string]string, error) {
-	if err := record.CheckSettings(changes); err != nil {
-		return nil, err
-	}
-	var next map[string]string
-	_, err := s.retry(settingsID, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
-		var err error
-		if next, err = record.ApplySettings(settingsOf(cur), changes); err != nil {
-			return record.Source{}, err
-		}
-		cfg := map[string]any{}
-		for k, v := range next {
-			cfg[k] = v
-		}
-		return record.Source{}, s.advance(ctx, settingsID, cur.Version,
-			sourceVersion{Version: cur.Version + 1, Rec: &record.Source{ID: settingsID, Config: cfg}})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return maps.Clone(next), nil
 }

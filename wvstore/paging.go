@@ -23,7 +23,7 @@ import (
 // query (default 1,000); else by object id — ordered by id, each query
 // from past the last id read, maxResults a query, since each query sorts
 // every match left — and sorts in memory.
-func (s *Store) getAll(ctx context.Context, q getQuery) ([]map[string]any, error) {
+func (s *core) getAll(ctx context.Context, q getQuery) ([]map[string]any, error) {
 	if q.where == nil && len(q.sort) == 0 {
 		return s.cursorAll(ctx, q)
 	}
@@ -43,7 +43,7 @@ func (s *Store) getAll(ctx context.Context, q getQuery) ([]map[string]any, error
 
 // cursorAll reads every object of q.class with Weaviate's cursor (no
 // where, no sort): no bound on how many.
-func (s *Store) cursorAll(ctx context.Context, q getQuery) ([]map[string]any, error) {
+func (s *core) cursorAll(ctx context.Context, q getQuery) ([]map[string]any, error) {
 	q.limit = perQuery(cmp.Or(q.limit, 1000))
 	return s.pages(ctx, q, func(q *getQuery, last string) { q.after = last })
 }
@@ -52,7 +52,7 @@ func (s *Store) cursorAll(ctx context.Context, q getQuery) ([]map[string]any, er
 // object id order, each query's filter starting past the last id read
 // (Weaviate filters the id as text, comparing bytes: the order of the
 // lowercase UUIDs it sorts by).
-func (s *Store) idKeysetAll(ctx context.Context, q getQuery) ([]map[string]any, error) {
+func (s *core) idKeysetAll(ctx context.Context, q getQuery) ([]map[string]any, error) {
 	base := q.where
 	q.sort = []graphql.Sort{{Path: []string{"_id"}, Order: graphql.Asc}}
 	q.limit, q.offset = maxResults, 0
@@ -63,7 +63,7 @@ func (s *Store) idKeysetAll(ctx context.Context, q getQuery) ([]map[string]any, 
 
 // pages reads q, then the queries next makes of it from the last object id
 // read, until a page comes back short.
-func (s *Store) pages(ctx context.Context, q getQuery, next func(q *getQuery, last string)) ([]map[string]any, error) {
+func (s *core) pages(ctx context.Context, q getQuery, next func(q *getQuery, last string)) ([]map[string]any, error) {
 	q.fields = withField(q.fields, "_id")
 	var out []map[string]any
 	for {

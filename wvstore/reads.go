@@ -4,15 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
-	"strconv"
-	"sync"
 	"time"
 
-	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
-	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/record"
 )
@@ -21,7 +16,7 @@ import (
 
 // MessageIDs returns the ids of the messages of a source's channel, found
 // by the channel's platform id, in time order.
-func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
+func (s *content) MessageIDs(sourceID, channelID string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -39,7 +34,7 @@ func (s *Store) MessageIDs(sourceID, channelID string) ([]string, error) {
 // to (the message whose id is the thread's, stored in the thread's
 // channel, shown), sorted by name; without private, hidden threads are
 // left out.
-func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
+func (s *content) OrphanThreads(sourceID string, private bool) []record.Channel {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cat, err := s.cat(ctx)
@@ -77,7 +72,7 @@ func (s *Store) OrphanThreads(sourceID string, private bool) []record.Channel {
 // ChannelWindow returns the messages of channel slug that q picks, in time
 // order (see record.WindowQuery): positions are counted by the cluster,
 // then the stretch read as a page.
-func (s *Store) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
+func (s *content) ChannelWindow(slug string, q record.WindowQuery) (record.ChannelWindow, error) {
 	if q.Limit < 1 {
 		return record.ChannelWindow{}, fmt.Errorf("%w: limit must be at least 1", record.ErrInvalid)
 	}
@@ -143,7 +138,7 @@ func (s *Store) ChannelWindow(slug string, q record.WindowQuery) (record.Channel
 // anchorAt returns the position in channel k's time order of anchor a: of
 // its message (just past it when after), or of the first message at
 // (after: past) its time.
-func (s *Store) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after bool) (int, error) {
+func (s *content) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after bool) (int, error) {
 	if a.ID != "" {
 		cat, err := s.cat(ctx)
 		if err != nil {
@@ -168,7 +163,7 @@ func (s *Store) anchorAt(ctx context.Context, k chanKey, a record.Anchor, after 
 // ChannelPageTimes splits a channel's messages, in time order, into pages
 // of size and returns for each the latest time a message on it was
 // written or edited.
-func (s *Store) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
+func (s *content) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	_, k, err := s.channelKey(ctx, slug)
@@ -198,65 +193,4 @@ func (s *Store) ChannelPageTimes(slug string, size int) ([]time.Time, error) {
 		out = append(out, last)
 	}
 	return out, nil
-}
-
-// The write stamp stands for the memory store's sequence number: every
-// write through any process stores the time it was made in Meta (last
-// writer wins), and Seq reads it at most once a second. Pages and the
-// sitemap are cached until it moves.
-
-const writtenKey = "written"
-
-type stamp struct {
-	mu   sync.Mutex
-	read time.Time
-	seq  uint64
-}
-
-// wrote records a write.
-func (s *Store) wrote(ctx context.Context) error {
-	now := uint64(time.Now().UnixMicro())
-	s.stamp.mu.Lock()
-	s.stamp.seq = max(s.stamp.seq, now)
-	s.stamp.mu.Unlock()
-	return s.upsert(ctx, []*models.Object{{Class: s.class("Meta"), ID: strfmt.UUID(metaID(s.opts.Namespace, writtenKey)),
-		Properties: map[string]any{"key": writtenKey, "value": strconv.FormatUint(now, 10)}}})
-}
-
-// Seq is the time of the latest write through any process, in unix
-// microseconds, as this process last read it (at most a second ago).
-func (s *Store) Seq() uint64 {
-	s.stamp.mu.Lock()
-	defer s.stamp.mu.Unlock()
-	if time.Since(s.stamp.read) < time.Second {
-		return s.stamp.seq
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	p, _, err := getProps(ctx, s.c, s.class("Meta"), metaID(s.opts.Namespace, writtenKey))
-	if err == nil {
-		v, _ := strconv.ParseUint(fmt.Sprint(p["value"]), 10, 64)
-		s.stamp.seq, s.stamp.read = max(s.stamp.seq, v), time.Now()
-	}
-	return s.stamp.seq
-}
-
-// LogStatus reports no log: the cluster keeps the records.
-func (s *Store) LogStatus() record.LogStatus {
-	return record.LogStatus{InMemory: true, Seq: s.Seq()}
-}
-
-// LastSnapshot is nil: the cluster keeps the records (backups are
-// written by Backup on demand).
-func (s *Store) LastSnapshot() *record.SnapshotInfo { return nil }
-
-// Describe says where the records are, for the dashboard.
-func (s *Store) Describe() string {
-	u := s.opts.URL
-	if p, err := url.Parse(u); err == nil {
-		p.User = nil
-		u = p.Redacted()
-	}
-	return fmt.Sprintf("Records in the Weaviate cluster at %s: collections %s*, replication factor %d, %d shard(s) each; last write %s",
-		u, s.opts.Namespace, s.opts.Replication, s.opts.Shards, time.UnixMicro(int64(s.Seq())).UTC().Format(time.RFC3339))
 }

@@ -61,7 +61,7 @@ func (c cond) where() *filters.WhereBuilder {
 }
 
 // countCond counts the objects of class c matches.
-func (s *Store) countCond(ctx context.Context, class string, c cond) (int, error) {
+func (s *core) countCond(ctx context.Context, class string, c cond) (int, error) {
 	n, err := s.count(ctx, class, and(c.all...))
 	if err != nil || len(c.none) == 0 || n == 0 {
 		return n, err
@@ -126,7 +126,7 @@ type hit struct {
 }
 
 // Search runs a full-text search over messages and documents.
-func (s *Store) Search(req query.SearchRequest) (*query.SearchResult, error) {
+func (s *searcher) Search(req query.SearchRequest) (*query.SearchResult, error) {
 	c, err := analysis.CompileSearch(req)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (s *Store) Search(req query.SearchRequest) (*query.SearchResult, error) {
 	return res, nil
 }
 
-func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
+func (s *searcher) searchMessages(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
 	w := wordFilters(c)
 	if f.Source != "" {
@@ -193,7 +193,7 @@ func (s *Store) searchMessages(ctx context.Context, cat *catalog, c *analysis.Co
 	return nil
 }
 
-func (s *Store) searchDocuments(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
+func (s *searcher) searchDocuments(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
 	if f.Channel != "" || f.From != "" {
 		return nil // documents have no channel or author
@@ -234,7 +234,7 @@ func timeFilters(prop string, f *query.ParsedQuery) *filters.WhereBuilder {
 
 // rank returns the page c asks for of class's objects matching where, and
 // how many match in all.
-func (s *Store) rank(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) analysis.Candidate) ([]hit, int, error) {
 	words := termWords(c)
 	if len(words) > 0 && len(c.Phrases) == 0 {
@@ -317,7 +317,7 @@ func (s *Store) rank(ctx context.Context, c *analysis.CompiledSearch, class, tsP
 // phrase's, which Sift computes as the memory index does — the phrase as
 // one term, from how often each holder holds it, how many hold it in all
 // and the records' lengths ("len").
-func (s *Store) rankChecked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+func (s *searcher) rankChecked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) analysis.Candidate) ([]hit, int, error) {
 	all, matches, err := s.walk(ctx, c, class, tsProp, idProp, w, candidate)
 	if err != nil {
@@ -398,7 +398,7 @@ func termWords(c *analysis.CompiledSearch) []string {
 // the memory index counts them for the phrase's weight: all of them,
 // whatever the query's filters. When the query has no condition but the
 // phrase's words, the walk it made already counted them.
-func (s *Store) phraseHolders(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+func (s *searcher) phraseHolders(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	p int, ph []string, all []hit, matches []analysis.PhraseMatch, candidate func(hit) analysis.Candidate) (int, error) {
 	if len(w.none) > 0 || len(w.all) != 1 || len(c.Phrases) != 1 {
 		var err error
@@ -418,7 +418,7 @@ func (s *Store) phraseHolders(ctx context.Context, c *analysis.CompiledSearch, c
 
 // lengths returns how many records class holds and their mean length in
 // words, as BM25 counts them.
-func (s *Store) lengths(ctx context.Context, class string) (int, float64, error) {
+func (s *searcher) lengths(ctx context.Context, class string) (int, float64, error) {
 	o, err := s.aggregate(ctx, class, nil,
 		graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}},
 		graphql.Field{Name: "len", Fields: []graphql.Field{{Name: "mean"}}})
@@ -448,7 +448,7 @@ const phraseWalkMax = 100_000
 // phraseWindow (at most maxResults) a query keyed on (time, id): each
 // query starts at the last time read and leaves out the ids read at it.
 // It matches each candidate against c.
-func (s *Store) walk(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+func (s *searcher) walk(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) analysis.Candidate) ([]hit, []analysis.PhraseMatch, error) {
 	window := perQuery(phraseWindow)
 	var out []hit
@@ -498,7 +498,7 @@ func (s *Store) walk(ctx context.Context, c *analysis.CompiledSearch, class, tsP
 }
 
 // byObjectID reads fields of objects by their ids.
-func (s *Store) byObjectID(ctx context.Context, class string, ids []string, fields ...string) (map[string]map[string]any, error) {
+func (s *core) byObjectID(ctx context.Context, class string, ids []string, fields ...string) (map[string]map[string]any, error) {
 	out := make(map[string]map[string]any, len(ids))
 	if len(ids) == 0 {
 		return out, nil

@@ -68,7 +68,7 @@ type Semantic struct {
 // Semantic returns semantic search over s's chunks. Every process serving
 // searches makes one; one process at a time (the holder of the lease
 // "indexer") runs its indexer.
-func (s *Store) Semantic(opts SemanticOptions) *Semantic {
+func (s *chunks) Semantic(opts SemanticOptions) *Semantic {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -76,7 +76,7 @@ func (s *Store) Semantic(opts SemanticOptions) *Semantic {
 	if opts.FreshWait == 0 {
 		opts.FreshWait = semantic.DefaultFreshWait
 	}
-	return &Semantic{s: s, opts: opts, log: log,
+	return &Semantic{s: s.Store, opts: opts, log: log,
 		emb:  semantic.NewEmbedding(semantic.Options{Hypothesize: opts.Hypothesize, Logger: log}),
 		ix:   indexer{memo: map[string]int64{}},
 		wake: make(chan struct{}, 1)}

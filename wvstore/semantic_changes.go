@@ -30,7 +30,7 @@ const pageAttempts = 3
 // a page, completed with every change of the page's last time; when more
 // may follow, full is set and next is that time, where the next page
 // starts.
-func (s *Store) changesAfter(ctx context.Context, after int64) (page []change, next int64, full bool, err error) {
+func (s *chunks) changesAfter(ctx context.Context, after int64) (page []change, next int64, full bool, err error) {
 	var owners []string
 	var times map[string]int64
 	for attempt := 1; ; attempt++ {
@@ -82,7 +82,7 @@ func (s *Store) changesAfter(ctx context.Context, after int64) (page []change, n
 
 // changePage returns the owners of the changesPerPage oldest changes after
 // time after, in the order of their times (then owners).
-func (s *Store) changePage(ctx context.Context, after int64) ([]string, error) {
+func (s *chunks) changePage(ctx context.Context, after int64) ([]string, error) {
 	objs, err := s.get(ctx, getQuery{class: s.class("Change"), fields: []string{"owner"},
 		where: filters.Where().WithPath([]string{"at"}).WithOperator(filters.GreaterThan).WithValueInt(after),
 		sort:  []graphql.Sort{{Path: []string{"at"}, Order: graphql.Asc}, {Path: []string{"owner"}, Order: graphql.Asc}},
@@ -100,7 +100,7 @@ func (s *Store) changePage(ctx context.Context, after int64) ([]string, error) {
 
 // changeTimes reads the times of owners' changes, a few at once; an owner
 // whose change is gone (deleted with its source) has none.
-func (s *Store) changeTimes(ctx context.Context, owners []string) (map[string]int64, error) {
+func (s *chunks) changeTimes(ctx context.Context, owners []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(owners))
 	var mu sync.Mutex
 	var firstErr error
@@ -140,7 +140,7 @@ func withTimes(owners []string, times map[string]int64) []change {
 	return out
 }
 
-func (s *Store) watermark(ctx context.Context) (int64, error) {
+func (s *chunks) watermark(ctx context.Context) (int64, error) {
 	p, ok, err := getProps(ctx, s.c, s.class("Meta"), metaID(s.opts.Namespace, watermarkKey))
 	if err != nil || !ok {
 		return 0, err
@@ -153,7 +153,7 @@ func (s *Store) watermark(ctx context.Context) (int64, error) {
 	return w, nil
 }
 
-func (s *Store) setWatermark(ctx context.Context, w int64) error {
+func (s *chunks) setWatermark(ctx context.Context, w int64) error {
 	err := s.upsert(ctx, []*models.Object{{Class: s.class("Meta"), ID: strfmt.UUID(metaID(s.opts.Namespace, watermarkKey)),
 		Properties: map[string]any{"key": watermarkKey, "value": strconv.FormatInt(w, 10)}}})
 	if err != nil {

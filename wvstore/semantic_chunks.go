@@ -53,7 +53,7 @@ const noEmbedder = "none"
 
 func refusedBy(name string) string { return "refused:" + name }
 
-func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkRecord) *chunkObj {
+func (s *chunks) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkRecord) *chunkObj {
 	record := encodeRecord(&rec)
 	words := analysis.IndexTerms(nil, rec.Title, titleWeight)
 	words = analysis.IndexTerms(words, rec.Body, 1)
@@ -71,7 +71,7 @@ func (s *Store) newChunk(owner, kind, chanRef, key string, seq int64, rec chunkR
 }
 
 // docChunks cuts a document into passages as the memory index does.
-func (s *Store) docChunks(d *record.Document) []*chunkObj {
+func (s *chunks) docChunks(d *record.Document) []*chunkObj {
 	spans := chunk.SplitDocument(d.Content)
 	sections := chunk.SectionStarts(d.Content, spans)
 	hash := shortHash(d.Content)
@@ -96,7 +96,7 @@ func (s *Store) docChunks(d *record.Document) []*chunkObj {
 
 // windowChunks cuts a channel's messages (objects in time order) into
 // conversation windows as the memory index does.
-func (s *Store) windowChunks(ch *record.Channel, objs []map[string]any) ([]*chunkObj, error) {
+func (s *chunks) windowChunks(ch *record.Channel, objs []map[string]any) ([]*chunkObj, error) {
 	msgs := make([]record.Message, len(objs))
 	texts := make([]follow.MessageText, len(objs))
 	for i, o := range objs {
@@ -252,7 +252,7 @@ func chunkObjects(s *Store, cs []*chunkObj) []*models.Object {
 }
 
 // storedChunks returns the stored chunks of owners by id.
-func (s *Store) storedChunks(ctx context.Context, owners []string) (map[string]storedChunk, error) {
+func (s *chunks) storedChunks(ctx context.Context, owners []string) (map[string]storedChunk, error) {
 	out := map[string]storedChunk{}
 	for start := 0; start < len(owners); start += 100 {
 		objs, err := s.keysetAll(ctx, getQuery{class: s.class("Chunk"), fields: []string{"_id", "hash", "textHash", "embedder"},

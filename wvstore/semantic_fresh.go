@@ -61,7 +61,7 @@ func (x *Semantic) reached(ctx context.Context, t int64) (bool, error) {
 }
 
 // changedAfter reports whether a change holds a time after at.
-func (s *Store) changedAfter(ctx context.Context, at int64) (bool, error) {
+func (s *chunks) changedAfter(ctx context.Context, at int64) (bool, error) {
 	objs, err := s.get(ctx, getQuery{class: s.class("Change"), fields: []string{"owner"},
 		where: filters.Where().WithPath([]string{"at"}).WithOperator(filters.GreaterThan).WithValueInt(at), limit: 1})
 	if err != nil {

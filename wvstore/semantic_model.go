@@ -91,7 +91,7 @@ func (x *Semantic) current(ctx context.Context, fresh bool) (embed.Embedder, err
 	return c.model, nil
 }
 
-func (s *Store) readModelHead(ctx context.Context) (modelHead, bool, error) {
+func (s *chunks) readModelHead(ctx context.Context) (modelHead, bool, error) {
 	p, ok, err := getProps(ctx, s.c, s.class("Meta"), metaID(s.opts.Namespace, modelKey))
 	if err != nil || !ok {
 		return modelHead{}, false, err
@@ -106,7 +106,7 @@ func (s *Store) readModelHead(ctx context.Context) (modelHead, bool, error) {
 
 // saveModel stores m as the current model after prev (nil when none) and
 // deletes the model before prev.
-func (s *Store) saveModel(ctx context.Context, m *embed.Model, prev *modelHead) (modelHead, error) {
+func (s *chunks) saveModel(ctx context.Context, m *embed.Model, prev *modelHead) (modelHead, error) {
 	var b []byte
 	err := m.Encode(func(block []byte) error {
 		b = binary.AppendUvarint(b, uint64(len(block)))
@@ -155,7 +155,7 @@ func (s *Store) saveModel(ctx context.Context, m *embed.Model, prev *modelHead) 
 }
 
 // loadModel reads and decodes the model h names.
-func (s *Store) loadModel(ctx context.Context, h modelHead) (*embed.Model, error) {
+func (s *chunks) loadModel(ctx context.Context, h modelHead) (*embed.Model, error) {
 	parts := make([]string, h.Parts)
 	keys := make([]string, h.Parts)
 	for i := range keys {

@@ -41,7 +41,7 @@ func (h *chunkHit) str(prop string) string {
 	return v
 }
 
-func (s *Store) chunkGet(ctx context.Context, q chunkQuery) ([]chunkHit, error) {
+func (s *chunks) chunkGet(ctx context.Context, q chunkQuery) ([]chunkHit, error) {
 	class := s.class("Chunk")
 	fs := make([]graphql.Field, 0, len(q.fields)+1)
 	for _, f := range q.fields {
@@ -119,7 +119,7 @@ func idIn(ids []string) *filters.WhereBuilder {
 }
 
 // chunksByID reads chunk objects by id, in parts.
-func (s *Store) chunksByID(ctx context.Context, ids []string, fields []string, vector bool) (map[string]chunkHit, error) {
+func (s *chunks) chunksByID(ctx context.Context, ids []string, fields []string, vector bool) (map[string]chunkHit, error) {
 	out := make(map[string]chunkHit, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		part := ids[start:min(start+500, len(ids))]
@@ -138,7 +138,7 @@ func (s *Store) chunksByID(ctx context.Context, ids []string, fields []string, v
 // (then q.sort), a page at a time from the last value read, so that no
 // query reaches past the cluster's QUERY_MAXIMUM_RESULTS as offsets would:
 // a page's last value is read whole by a query of its own.
-func (s *Store) keysetAll(ctx context.Context, q getQuery, k keyProp) ([]map[string]any, error) {
+func (s *chunks) keysetAll(ctx context.Context, q getQuery, k keyProp) ([]map[string]any, error) {
 	page := keysetPage
 	base := q.where
 	q.fields = append(slices.Clone(q.fields), k.name)

@@ -224,7 +224,7 @@ func (x *Semantic) build(ctx context.Context, cat *catalog, gs []*group, maxChar
 
 // liveMessages reads the messages want names by channel: those that
 // still exist.
-func (s *Store) liveMessages(ctx context.Context, want map[chanKey][]string) (map[msgKey]record.Message, error) {
+func (s *chunks) liveMessages(ctx context.Context, want map[chanKey][]string) (map[msgKey]record.Message, error) {
 	out := map[msgKey]record.Message{}
 	if len(want) == 0 {
 		return out, nil

@@ -38,7 +38,7 @@ type sourceVersion struct {
 	Rec     *record.Source `json:"record,omitempty"`
 }
 
-func (s *Store) sourceObjID(id string, v uint64) string {
+func (s *sources) sourceObjID(id string, v uint64) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+s.opts.Namespace+":source:"+id+":"+strconv.FormatUint(v, 10))).String()
 }
 
@@ -47,7 +47,7 @@ func sourceStep(id string, from uint64) string {
 }
 
 // getVersion reads version v of a source: ok false when it is not written.
-func (s *Store) getVersion(ctx context.Context, id string, v uint64) (sv sourceVersion, ok bool, err error) {
+func (s *sources) getVersion(ctx context.Context, id string, v uint64) (sv sourceVersion, ok bool, err error) {
 	props, ok, err := getProps(ctx, s.c, s.opts.Namespace+"Source", s.sourceObjID(id, v))
 	if err != nil || !ok {
 		return sv, false, err
@@ -68,7 +68,7 @@ var sourcePage = 1000
 // deleted, so the probe always reaches the newest). For one source it asks
 // for its highest version; for all, it pages through every version object
 // (a source changes a few times a day, so they stay few).
-func (s *Store) hints(ctx context.Context, id string) (map[string]uint64, error) {
+func (s *sources) hints(ctx context.Context, id string) (map[string]uint64, error) {
 	class := s.opts.Namespace + "Source"
 	out := map[string]uint64{}
 	add := func(res *models.GraphQLResponse, err error) ([]map[string]any, error) {
@@ -116,7 +116,7 @@ func (s *Store) hints(ctx context.Context, id string) (map[string]uint64, error)
 // latest returns a source's current version (0 and no record when it was
 // never written): from the query's hint, probing the next versions at
 // QUORUM until one is missing.
-func (s *Store) latest(ctx context.Context, id string, hint uint64) (sourceVersion, error) {
+func (s *sources) latest(ctx context.Context, id string, hint uint64) (sourceVersion, error) {
 	cur := sourceVersion{}
 	if hint > 0 {
 		sv, ok, err := s.getVersion(ctx, id, hint)
@@ -140,7 +140,7 @@ func (s *Store) latest(ctx context.Context, id string, hint uint64) (sourceVersi
 }
 
 // current returns a source's current version.
-func (s *Store) current(ctx context.Context, id string) (sourceVersion, error) {
+func (s *sources) current(ctx context.Context, id string) (sourceVersion, error) {
 	h, err := s.hints(ctx, id)
 	if err != nil {
 		return sourceVersion{}, err
@@ -150,7 +150,7 @@ func (s *Store) current(ctx context.Context, id string) (sourceVersion, error) {
 
 // writeVersion stores sv (idempotent: the same version always holds the
 // same record, its step's intent).
-func (s *Store) writeVersion(ctx context.Context, id string, sv sourceVersion) error {
+func (s *sources) writeVersion(ctx context.Context, id string, sv sourceVersion) error {
 	b, err := json.Marshal(sv)
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (s *Store) writeVersion(ctx context.Context, id string, sv sourceVersion) e
 // advance moves source id from version from to next (whose Version is
 // from+1): the step's winner writes it; a loser completes the winner's
 // write and reports a conflict.
-func (s *Store) advance(ctx context.Context, id string, from uint64, next sourceVersion) error {
+func (s *sources) advance(ctx context.Context, id string, from uint64, next sourceVersion) error {
 	intent, err := json.Marshal(next)
 	if err != nil {
 		return err
@@ -207,7 +207,7 @@ func (s *Store) advance(ctx context.Context, id string, from uint64, next source
 }
 
 // Source returns one source.
-func (s *Store) Source(id string) (record.Source, bool) {
+func (s *sources) Source(id string) (record.Source, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	cur, err := s.current(ctx, id)
@@ -220,7 +220,7 @@ func (s *Store) Source(id string) (record.Source, bool) {
 }
 
 // Sources returns every source, by id.
-func (s *Store) Sources() []record.Source {
+func (s *sources) Sources() []record.Source {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	h, err := s.hints(ctx, "")
@@ -246,7 +246,7 @@ func (s *Store) Sources() []record.Source {
 
 // put stores src as the version after cur, stamped as the memory store
 // stamps it; without setCursor the stored cursor stays.
-func (s *Store) put(ctx context.Context, src record.Source, cur sourceVersion, setCursor bool) (record.Source, error) {
+func (s *sources) put(ctx context.Context, src record.Source, cur sourceVersion, setCursor bool) (record.Source, error) {
 	now := record.ExactTime(time.Now())
 	if cur.Rec != nil {
 		src.CreatedAt = cur.Rec.CreatedAt
@@ -281,7 +281,7 @@ func (s *Store) put(ctx context.Context, src record.Source, cur sourceVersion, s
 }
 
 // PutSource creates or replaces a source (and its cursor).
-func (s *Store) PutSource(src record.Source) (record.Source, error) {
+func (s *sources) PutSource(src record.Source) (record.Source, error) {
 	if err := record.CheckSource(&src); err != nil {
 		return record.Source{}, err
 	}
@@ -293,7 +293,7 @@ func (s *Store) PutSource(src record.Source) (record.Source, error) {
 // PutSourceIf replaces (or, at version 0, creates) a source only when its
 // stored Version is version, else record.ErrConflict; it leaves the crawl
 // cursor alone.
-func (s *Store) PutSourceIf(src record.Source, version uint64) (record.Source, error) {
+func (s *sources) PutSourceIf(src record.Source, version uint64) (record.Source, error) {
 	if err := record.CheckSource(&src); err != nil {
 		return record.Source{}, err
 	}
@@ -315,7 +315,7 @@ func (s *Store) PutSourceIf(src record.Source, version uint64) (record.Source, e
 
 // CreateSource stores a new source: an id that exists is ErrConflict;
 // without an id, one is derived from the name and made unique.
-func (s *Store) CreateSource(src record.Source) (record.Source, error) {
+func (s *sources) CreateSource(src record.Source) (record.Source, error) {
 	derive := src.ID == ""
 	if derive {
 		src.ID = record.SourceIDBase(src.Name)
@@ -358,7 +358,7 @@ func (s *Store) CreateSource(src record.Source) (record.Source, error) {
 const updateAttempts = 64
 
 // retry runs fn on the current version until it does not conflict.
-func (s *Store) retry(id string, fn func(ctx context.Context, cur sourceVersion) (record.Source, error)) (record.Source, error) {
+func (s *sources) retry(id string, fn func(ctx context.Context, cur sourceVersion) (record.Source, error)) (record.Source, error) {
 	var err error
 	for attempt := range updateAttempts {
 		backoff(attempt)
@@ -389,7 +389,7 @@ func backoff(attempt int) {
 // UpdateSource is read → fn → PutSourceIf on the version read, retried on
 // a conflict: fn may run more than once and must not write. The cursor is
 // stored only when fn changes it.
-func (s *Store) UpdateSource(id string, fn func(*record.Source) error) (record.Source, error) {
+func (s *sources) UpdateSource(id string, fn func(*record.Source) error) (record.Source, error) {
 	return s.retry(id, func(ctx context.Context, cur sourceVersion) (record.Source, error) {
 		if cur.Rec == nil {
 			return record.Source{}, record.ErrNotFound
@@ -410,7 +410,7 @@ func (s *Store) UpdateSource(id string, fn func(*record.Source) error) (record.S
 
 // DeleteSource removes a source with its cursor, channels, messages,
 // documents and chunks.
-func (s *Store) DeleteSource(id string) error {
+func (s *sources) DeleteSource(id string) error {
 	if id == record.UploadsSourceID {
 		return fmt.Errorf("%w: the built-in %q source cannot be deleted", record.ErrInvalid, id)
 	}

@@ -25,14 +25,14 @@ import (
 const stepPrefix = "Step"
 
 // stepClass returns the collection name of the step key.
-func (s *Store) stepClass(key string) string {
+func (s *core) stepClass(key string) string {
 	h := sha256.Sum256([]byte(key))
 	return s.opts.Namespace + stepPrefix + hex.EncodeToString(h[:12])
 }
 
 // takeStep tries to take the step key with intent. It reports whether this
 // call took it; when another writer had, it returns that writer's intent.
-func (s *Store) takeStep(ctx context.Context, key string, intent []byte) (won bool, theirs []byte, err error) {
+func (s *core) takeStep(ctx context.Context, key string, intent []byte) (won bool, theirs []byte, err error) {
 	name := s.stepClass(key)
 	desc := "sift step " + key + "\n" + base64.StdEncoding.EncodeToString(intent)
 	err = s.c.Schema().ClassCreator().WithClass(&models.Class{
@@ -51,7 +51,7 @@ func (s *Store) takeStep(ctx context.Context, key string, intent []byte) (won bo
 }
 
 // stepIntent returns the intent of a step taken, or nil when it is not.
-func (s *Store) stepIntent(ctx context.Context, key string) ([]byte, error) {
+func (s *core) stepIntent(ctx context.Context, key string) ([]byte, error) {
 	cl, err := getClass(ctx, s.c, s.stepClass(key))
 	if err != nil || cl == nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (s *Store) stepIntent(ctx context.Context, key string) ([]byte, error) {
 
 // dropStep removes a step no writer can race for any more (one before the
 // last of its record). A step already gone is fine.
-func (s *Store) dropStep(ctx context.Context, key string) error {
+func (s *core) dropStep(ctx context.Context, key string) error {
 	err := s.c.Schema().ClassDeleter().WithClassName(s.stepClass(key)).Do(ctx)
 	if err != nil && !notFound(err) {
 		return fmt.Errorf("drop step %s: %w", key, err)
@@ -81,7 +81,7 @@ func notFound(err error) bool { return statusOf(err) == 404 }
 
 // takeAlias creates the alias name (of the Meta collection) and reports
 // whether this call created it: of concurrent creators exactly one does.
-func (s *Store) takeAlias(ctx context.Context, name string) (bool, error) {
+func (s *core) takeAlias(ctx context.Context, name string) (bool, error) {
 	err := s.c.Alias().AliasCreator().WithAlias(&alias.Alias{Alias: name, Class: s.class("Meta")}).Do(ctx)
 	if err == nil {
 		return true, nil
@@ -93,6 +93,6 @@ func (s *Store) takeAlias(ctx context.Context, name string) (bool, error) {
 }
 
 // dropAlias removes an alias; failing leaves a slug to nobody, not to two.
-func (s *Store) dropAlias(ctx context.Context, name string) {
+func (s *core) dropAlias(ctx context.Context, name string) {
 	s.c.Alias().AliasDeleter().WithAliasName(name).Do(ctx)
 }

@@ -21,7 +21,7 @@ const suggestDocReads = 32
 
 // Suggest completes req.Query with the titles of channels and documents
 // the caller may see (no word completions; see above).
-func (s *Store) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
+func (s *searcher) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
 	limit, err := query.CheckSuggest(&req)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (s *Store) Suggest(req query.SuggestRequest) ([]query.Suggestion, error) {
 
 // suggestDocuments reads the documents whose slug a phrase of sq starts or
 // starts a word of, and keeps those whose title matches.
-func (s *Store) suggestDocuments(ctx context.Context, cat *catalog, sq *query.SuggestQuery, private bool) ([]query.RankedTitle, error) {
+func (s *searcher) suggestDocuments(ctx context.Context, cat *catalog, sq *query.SuggestQuery, private bool) ([]query.RankedTitle, error) {
 	var likes []*filters.WhereBuilder
 	for _, p := range sq.Phrases {
 		if slug := record.Slugify(p); slug != "" {
