@@ -15,6 +15,8 @@ import (
 	"github.com/sift-search/sift/query"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/fusion"
+	"github.com/sift-search/sift/semantic/training"
 )
 
 // The relevance evaluation on a Weaviate cluster (issue 15): the same
@@ -87,10 +89,10 @@ func rankAll(ctx context.Context, ds *Dataset, st searcher, x Semantic, beirID m
 		}
 		r.BM25[q.ID] = ids
 		for _, m := range []struct {
-			mode semantic.Mode
+			mode fusion.Mode
 			hyde bool
 			out  map[string][]string
-		}{{semantic.ModeVectors, false, r.Vectors}, {semantic.ModeFused, true, r.Fused}} {
+		}{{fusion.ModeVectors, false, r.Vectors}, {fusion.ModeFused, true, r.Fused}} {
 			sr, err := x.Search(ctx, semantic.Request{Query: q.Text, Limit: semantic.MaxLimit, HyDE: m.hyde, Mode: m.mode})
 			if err != nil {
 				return nil, fmt.Errorf("semantic search %q: %w", q.Text, err)
@@ -154,7 +156,7 @@ func SettleSemantic(ctx context.Context, x Stepped) error {
 		return fmt.Errorf("semantic indexer: %s", st.Error)
 	case st.Pending != 0 || st.Vectors+st.Skipped != st.Chunks:
 		return fmt.Errorf("semantic indexer idle with %d pending, %d of %d chunks embedded by %q", st.Pending, st.Vectors, st.Chunks, st.Embedder)
-	case st.Embedder == "" && st.Chunks >= semantic.MinTrainChunks:
+	case st.Embedder == "" && st.Chunks >= training.MinChunks:
 		return fmt.Errorf("semantic indexer idle with %d chunks and no trained embedder", st.Chunks)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/record"
+	"github.com/sift-search/sift/semantic/fusion"
 )
 
 // chunkScores returns the BM25 scores of the chunk index for q, by chunk
@@ -35,7 +36,7 @@ func chunkScores(t *testing.T, e testEngine, q string, private bool) map[uint32]
 // lexicalScores returns the scores of a lexical semantic search by title.
 func lexicalScores(t *testing.T, e testEngine, q string) map[string]float64 {
 	t.Helper()
-	res, err := e.Index.Search(context.Background(), Request{Query: q, Limit: MaxLimit, Mode: ModeLexical})
+	res, err := e.Index.Search(context.Background(), Request{Query: q, Limit: MaxLimit, Mode: fusion.ModeLexical})
 	if err != nil {
 		t.Fatal(err)
 	}

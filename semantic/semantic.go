@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -20,30 +19,14 @@ import (
 	"github.com/sift-search/sift/internal/textcut"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic/chunk"
+	"github.com/sift-search/sift/semantic/fusion"
 )
 
-// Semantic search ranks chunks by normalised convex fusion of two scores:
-//
-//	score = LexicalWeight × bm25/max(bm25) + (1 − LexicalWeight) × (cos − min cos)/(max cos − min cos)
-//
-// over the union of the LexicalDepth best chunks by BM25 and the
-// VectorDepth nearest by cosine similarity (each candidate gets both
-// scores; a missing BM25 counts 0). Both parts lie in [0,1], so does the
-// score; boosts multiply it afterwards. BM25 keeps exact identifiers on
-// top, the vectors find what is worded differently.
-//
-// Before the vector search the query is expanded (unless HyDE is off): with
-// a language model, by the embedding of a hypothetical answer it writes
-// (HyDE, Gao et al. 2022); without one, by pseudo-relevance feedback — the
-// mean vector of the prfDocs best lexical hits, weighted prfWeight
-// (Rocchio).
+// Semantic search ranks chunks as the fusion package says: the union of
+// the lexical and the vector candidates, scored by normalised convex
+// fusion, the query expanded by a hypothetical answer (HyDE) or by
+// pseudo-relevance feedback.
 const (
-	LexicalWeight = 0.5
-	LexicalDepth  = 100
-	VectorDepth   = 100
-	prfDocs       = 5
-	prfWeight     = 0.5
-
 	// A search never waits long on a model server: the query's embedding
 	// and the hypothetical answer have deadlines, a failure pauses the
 	// server's use by searches for a while (lexical ranking, or the query
@@ -57,15 +40,6 @@ const (
 	hydeMaxBytes      = 2048
 )
 
-// Mode selects what ranks; only the evaluation uses other modes.
-type Mode int
-
-const (
-	ModeFused   Mode = iota // BM25 and vectors (what the API serves)
-	ModeVectors             // the embedder alone
-	ModeLexical             // BM25 over chunks alone
-)
-
 // Request is a semantic search.
 type Request struct {
 	Query    string
@@ -75,7 +49,7 @@ type Request struct {
 	HyDE     bool               // expand the query (hypothetical answer or pseudo-relevance feedback)
 	Sources  []string           // when set, only these sources
 	Private  bool               // include what callers without credentials may not see
-	Mode     Mode
+	Mode     fusion.Mode
 }
 
 // MaxLimit bounds Request.Limit (the HTTP API allows 20).
@@ -159,10 +133,10 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 	allowed := st.sourceChunks(req.Sources)
 	denied := deny(st.hidden, req.Private)
 	var lex index.Result
-	if req.Mode != ModeVectors {
+	if req.Mode != fusion.ModeVectors {
 		// Public denies st.hidden, which the index holds too, and ranks by
 		// the statistics of the chunks the caller may see.
-		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Public: !req.Private}, LexicalDepth)
+		lex = st.chunkIdx.Search(&index.Query{Terms: terms, Filter: allowed, Public: !req.Private}, fusion.LexicalDepth)
 	}
 	if denied != nil { // the vector indexes take an allowed set only
 		if allowed == nil {
@@ -171,14 +145,14 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		allowed.AndNot(denied)
 	}
 	sp := st.space
-	useVectors := req.Mode != ModeLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !x.embedDown.open()
+	useVectors := req.Mode != fusion.ModeLexical && sp != nil && sp.usable && sp.vecs != nil && sp.vecs.Len() > 0 && !x.embedDown.open()
 	var dims int
 	var feedback []float32
 	var unembedded pendingTexts
 	if useVectors {
 		dims = sp.vecs.Dims()
 		if req.HyDE && x.opts.Hypothesize == nil {
-			feedback = meanVector(sp, lex.Hits, prfDocs)
+			feedback = meanVector(sp, lex.Hits, fusion.FeedbackDocs)
 		}
 		unembedded = st.pendingTexts(store, sp, lex.Hits)
 	}
@@ -209,7 +183,7 @@ func (x *Index) Search(ctx context.Context, req Request) (*Result, error) {
 		cands[h.ID] = &candidate{id: h.ID, bm25: h.Score}
 	}
 	if useVectors && sp == x.st.space {
-		for _, r := range sp.vecs.Search(qv, VectorDepth, allowed, make([]ann.Result, 0, VectorDepth)) {
+		for _, r := range sp.vecs.Search(qv, fusion.VectorDepth, allowed, make([]ann.Result, 0, fusion.VectorDepth)) {
 			if cands[r.ID] == nil {
 				cands[r.ID] = &candidate{id: r.ID}
 			}
@@ -325,36 +299,7 @@ func meanVector(sp *space, hits []index.Hit, n int) []float32 {
 	for _, h := range hits[:min(n, len(hits))] {
 		vecs = append(vecs, sp.vector(h.ID))
 	}
-	return normalizedMean(vecs)
-}
-
-// FeedbackVector is the pseudo-relevance feedback of Search without a
-// hypothetical answer, for a store that keeps the vectors itself: the
-// normalised mean of the vectors of the best lexical hits (vecs, best
-// first; nil for a hit without a vector), or nil.
-func FeedbackVector(vecs [][]float32) []float32 {
-	return normalizedMean(vecs[:min(prfDocs, len(vecs))])
-}
-
-// normalizedMean is the normalised mean of vecs, leaving out nil ones and
-// those of other dimensions than the first; nil when none is left.
-func normalizedMean(vecs [][]float32) []float32 {
-	var sum []float32
-	for _, v := range vecs {
-		if v == nil || sum != nil && len(v) != len(sum) {
-			continue
-		}
-		if sum == nil {
-			sum = make([]float32, len(v))
-		}
-		for i, x := range v {
-			sum[i] += x
-		}
-	}
-	if sum == nil || !ann.Normalize(sum) {
-		return nil
-	}
-	return sum
+	return fusion.NormalizedMean(vecs)
 }
 
 // queryVector embeds the query and, with HyDE on, adds the hypothetical
@@ -382,7 +327,7 @@ func (x *Index) queryVector(ctx context.Context, sp *space, text string, hyde bo
 	}
 	if len(feedback) == len(qv) {
 		for i := range qv {
-			qv[i] += prfWeight * feedback[i]
+			qv[i] += fusion.FeedbackWeight * feedback[i]
 		}
 	}
 	ann.Normalize(qv)
@@ -437,7 +382,7 @@ func (x *Index) fuse(v follow.View, cands map[uint32]*candidate, req Request, ve
 	for _, cd := range cands {
 		out = append(out, cd)
 	}
-	FuseScores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
+	fusion.Scores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
 		func(i int, score float64) { out[i].score = score })
 	if len(req.Boost) > 0 { // the source is a record away: only when asked
 		for _, cd := range out {
@@ -495,42 +440,4 @@ func (st *state) hit(v follow.View, r result, maxChars int) Hit {
 	h.ContentLength = utf8.RuneCountInString(body)
 	h.Content, h.Truncated = chunk.CutWords(body, maxChars)
 	return h
-}
-
-// FuseScores computes the fused scores of n candidates as Search does,
-// for this index and a store that keeps the vectors itself (the
-// normalised convex combination of the package comment; mode and vectors
-// pick the weights): at returns candidate i's BM25, its cosine and whether
-// it has a vector, set receives its score.
-func FuseScores(n int, mode Mode, vectors bool, at func(i int) (bm25, cos float32, hasV bool), set func(i int, score float64)) {
-	var maxBM float32
-	minCos, maxCos := float32(math.Inf(1)), float32(math.Inf(-1))
-	for i := range n {
-		bm, cos, hasV := at(i)
-		maxBM = max(maxBM, bm)
-		if hasV {
-			minCos, maxCos = min(minCos, cos), max(maxCos, cos)
-		}
-	}
-	wLex := LexicalWeight
-	switch {
-	case !vectors || mode == ModeLexical:
-		wLex = 1
-	case mode == ModeVectors:
-		wLex = 0
-	}
-	for i := range n {
-		bm, cos, hasV := at(i)
-		var b, vs float64
-		if maxBM > 0 {
-			b = float64(bm / maxBM)
-		}
-		if hasV {
-			vs = 1
-			if maxCos > minCos {
-				vs = float64((cos - minCos) / (maxCos - minCos))
-			}
-		}
-		set(i, wLex*b+(1-wLex)*vs)
-	}
 }

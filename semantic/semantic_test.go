@@ -19,6 +19,7 @@ import (
 	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/internal/fakeoai"
 	"github.com/sift-search/sift/semantic/chunk"
+	"github.com/sift-search/sift/semantic/fusion"
 )
 
 var semDocs = []Document{
@@ -499,7 +500,7 @@ func TestChunkIndexCompacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSem(t, f)
-	req := Request{Query: "note on topic3", Limit: 20, Mode: ModeLexical}
+	req := Request{Query: "note on topic3", Limit: 20, Mode: fusion.ModeLexical}
 	want, got := semSearch(t, f, req), semSearch(t, e, req)
 	if len(want) == 0 || !slices.EqualFunc(want, got, func(a, b Hit) bool { return a.Title == b.Title && a.Score == b.Score }) {
 		t.Fatalf("answers after compaction:\n%+v\nwant\n%+v", got, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/sift-search/sift/follow"
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/semantic/chunk"
+	"github.com/sift-search/sift/semantic/training"
 )
 
 // The indexer runs in the background. It takes in the store's change feed,
@@ -27,11 +28,9 @@ import (
 type indexer struct{ *Index }
 
 const (
-	docsPerStep     = 64     // documents chunked per step
-	msgsPerStep     = 4096   // messages re-windowed per step (at least one channel)
-	EmbedBatch      = 128    // chunks embedded per step
-	MinTrainChunks  = 64     // the built-in embedder trains from this many chunks on
-	eagerTraining   = 20_000 // below this many, it retrains at each quarter of growth; above, at each doubling
+	docsPerStep     = 64   // documents chunked per step
+	msgsPerStep     = 4096 // messages re-windowed per step (at least one channel)
+	EmbedBatch      = 128  // chunks embedded per step
 	embedErrorPause = 5 * time.Second
 )
 
@@ -549,7 +548,7 @@ func (x *indexer) trainIfDue() bool {
 		trained = sp.model.Trained()
 	}
 	x.mu.RUnlock()
-	if !TrainDue(live, trained) || x.trainingWaits(live, trained) {
+	if !training.Due(live, trained) || x.trainingWaits(live, trained) {
 		return false
 	}
 	start := time.Now()
@@ -564,43 +563,10 @@ func (x *indexer) trainIfDue() bool {
 	return true
 }
 
-// TrainDue reports whether the built-in embedder, trained on trained
-// chunks, should train again with live ones: while the corpus is small,
-// training is cheap and each quarter of growth changes the model; a large
-// one retrains when it has doubled.
-func TrainDue(live, trained int) bool {
-	switch {
-	case live < MinTrainChunks:
-		return false
-	case trained == 0:
-		return true
-	case trained < eagerTraining:
-		return live-trained >= max(trained/4, MinTrainChunks)
-	}
-	return live >= 2*trained
-}
-
-// trainQuiet is how long writes must pause before a due training starts:
-// during a bulk import the model would be outdated at once.
-const trainQuiet = time.Second
-
 // trainingWaits reports whether a due training should wait for writes to
-// pause (TrainingWaits).
+// pause (training.Waits).
 func (x *indexer) trainingWaits(live, trained int) bool {
-	return TrainingWaits(x.store.LastWrite(), live, trained)
-}
-
-// TrainingWaits reports whether a due training should wait for writes,
-// last made at lastWrite, to pause — unless the model is far behind the
-// corpus.
-func TrainingWaits(lastWrite time.Time, live, trained int) bool {
-	if time.Since(lastWrite) >= trainQuiet {
-		return false
-	}
-	if trained == 0 {
-		return live < 8*MinTrainChunks
-	}
-	return live < 4*trained
+	return training.Waits(x.store.LastWrite(), live, trained)
 }
 
 // eachChunkText calls fn with the text of every live chunk, reading the
@@ -853,7 +819,7 @@ func (x *indexer) idle() bool {
 		if st.space.model != nil {
 			trained = st.space.model.Trained()
 		}
-		if TrainDue(live, trained) {
+		if training.Due(live, trained) {
 			return false
 		}
 	}

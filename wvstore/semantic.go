@@ -17,6 +17,7 @@ import (
 	"github.com/sift-search/sift/embed"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/fusion"
 )
 
 // Semantic search on the cluster (docs/weaviate.md "Semantic search on the
@@ -118,10 +119,10 @@ func (x *Semantic) Search(ctx context.Context, req semantic.Request) (*semantic.
 	// The words and the vectors are read at once, unless the query's
 	// vector needs the best lexical hits (feedback).
 	var vq *vectorQuery
-	if req.Mode != semantic.ModeLexical {
+	if req.Mode != fusion.ModeLexical {
 		vq = x.vectorQuery(ctx, where)
 	}
-	feedback := vq != nil && req.HyDE && x.opts.Hypothesize == nil && req.Mode != semantic.ModeVectors
+	feedback := vq != nil && req.HyDE && x.opts.Hypothesize == nil && req.Mode != fusion.ModeVectors
 	var wg sync.WaitGroup
 	if vq != nil && !feedback {
 		wg.Go(func() {
@@ -131,7 +132,7 @@ func (x *Semantic) Search(ctx context.Context, req semantic.Request) (*semantic.
 		})
 	}
 	var lex []*candidate
-	if req.Mode != semantic.ModeVectors {
+	if req.Mode != fusion.ModeVectors {
 		lex, err = x.lexical(ctx, text, where)
 	}
 	wg.Wait()
@@ -222,7 +223,7 @@ func (x *Semantic) lexical(ctx context.Context, text string, where *filters.Wher
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b *candidate) int { return cmp.Or(cmp.Compare(b.bm25, a.bm25), cmp.Compare(a.id, b.id)) })
-	return out[:min(len(out), semantic.LexicalDepth)], nil
+	return out[:min(len(out), fusion.LexicalDepth)], nil
 }
 
 func newCandidate(h *chunkHit) *candidate {
@@ -238,7 +239,7 @@ func fuse(cands map[string]*candidate, req semantic.Request, vectors bool) []*ca
 	for _, c := range cands {
 		out = append(out, c)
 	}
-	semantic.FuseScores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
+	fusion.Scores(len(out), req.Mode, vectors, func(i int) (float32, float32, bool) { return out[i].bm25, out[i].cos, out[i].hasV },
 		func(i int, score float64) { out[i].score = score })
 	for _, c := range out {
 		if m, ok := req.Boost[c.source]; ok {

@@ -15,7 +15,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/training"
 )
 
 // The built-in embedder's model lives in Meta, so every process embeds
@@ -209,7 +209,7 @@ func (s *chunks) loadModel(ctx context.Context, h modelHead) (*embed.Model, erro
 }
 
 // trainIfDue trains the built-in embedder when the chunks are many enough
-// or have grown enough since it last trained (semantic.TrainDue), once
+// or have grown enough since it last trained (training.Due), once
 // writes pause, and makes it the current model: every chunk is embedded
 // again (reembed).
 func (x *Semantic) trainIfDue(ctx context.Context) (bool, error) {
@@ -229,7 +229,7 @@ func (x *Semantic) trainIfDue(ctx context.Context) (bool, error) {
 		trained = m.Trained()
 	}
 	lastWrite := time.UnixMicro(int64(x.s.Seq()))
-	if !semantic.TrainDue(live, trained) || semantic.TrainingWaits(lastWrite, live, trained) {
+	if !training.Due(live, trained) || training.Waits(lastWrite, live, trained) {
 		return false, nil
 	}
 	start := time.Now()

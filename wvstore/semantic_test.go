@@ -22,6 +22,7 @@ import (
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/semantic"
 	"github.com/sift-search/sift/semantic/chunk"
+	"github.com/sift-search/sift/semantic/training"
 )
 
 var (
@@ -161,7 +162,7 @@ func trainingDue(t testing.TB, x *Semantic) bool {
 	} else if m, ok := emb.(*embed.Model); ok {
 		trained = m.Trained()
 	}
-	return semantic.TrainDue(live, trained)
+	return training.Due(live, trained)
 }
 
 func search(t testing.TB, x *Semantic, req semantic.Request) *semantic.Result {

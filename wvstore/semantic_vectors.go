@@ -8,7 +8,7 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 
 	"github.com/sift-search/sift/embed"
-	"github.com/sift-search/sift/semantic"
+	"github.com/sift-search/sift/semantic/fusion"
 )
 
 // The vector side of a search: the query's vector (with HyDE, a
@@ -66,7 +66,7 @@ func (v *vectorQuery) embed(ctx context.Context, text string, hyde bool, feedbac
 
 // nearest reads the chunks nearest the query's vector.
 func (v *vectorQuery) nearest(ctx context.Context) {
-	v.near, v.nearErr = v.x.s.chunkGet(ctx, chunkQuery{fields: chunkLight, where: v.where, near: v.qv, limit: semantic.VectorDepth})
+	v.near, v.nearErr = v.x.s.chunkGet(ctx, chunkQuery{fields: chunkLight, where: v.where, near: v.qv, limit: fusion.VectorDepth})
 }
 
 // cosines reads the lexical candidates' distances to the query's vector:
@@ -129,5 +129,5 @@ func (x *Semantic) feedback(ctx context.Context, name string, lex []*candidate) 
 			vecs[i] = h.vector
 		}
 	}
-	return semantic.FeedbackVector(vecs), nil
+	return fusion.Feedback(vecs), nil
 }
