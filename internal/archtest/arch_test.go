@@ -42,14 +42,16 @@ func TestStoreImports(t *testing.T) {
 	}
 }
 
-// TestVocabularyImportsNoStore: record, query, analysis, follow and
-// semantic/chunk, the vocabulary every store shares, and transfer, which
-// copies between stores, import no store, no HTTP and no page code.
+// TestVocabularyImportsNoStore: record, query, analysis, follow,
+// semantic/chunk, semantic/fusion and semantic/training, the vocabulary
+// and rules every store shares, and transfer, which copies between
+// stores, import no store, no HTTP and no page code.
 func TestVocabularyImportsNoStore(t *testing.T) {
 	forbidden := []string{module + "/engine", module + "/wvstore", module + "/httpapi", "net/http",
 		"github.com/valyala/fasthttp", "html/template"}
 	for _, pkg := range []string{module + "/record", module + "/query", module + "/index", module + "/analysis",
-		module + "/follow", module + "/transfer", module + "/semantic/chunk"} {
+		module + "/follow", module + "/transfer", module + "/semantic/chunk", module + "/semantic/fusion",
+		module + "/semantic/training"} {
 		for _, d := range deps(t, pkg) {
 			if slices.Contains(forbidden, d) || strings.HasPrefix(d, module+"/engine/") {
 				t.Errorf("%s imports %s", pkg, d)
