@@ -40,11 +40,20 @@ func (a *Analyzer) Highlight(text string, marks map[string]bool, maxBytes int) q
 		lo, hi = window(text, spans, maxBytes)
 	}
 	snip := query.Snippet{Text: text[lo:hi], Before: lo > 0, After: hi < len(text)}
+	in := func(s span) bool { return s.start >= lo && s.end <= hi }
+	n := 0
 	for _, s := range spans {
-		if s.start < lo || s.end > hi {
-			continue
+		if in(s) {
+			n++
 		}
-		snip.Marks = append(snip.Marks, query.Span{Start: s.start - lo, End: s.end - lo})
+	}
+	if n > 0 {
+		snip.Marks = make([]query.Span, 0, n)
+	}
+	for _, s := range spans {
+		if in(s) {
+			snip.Marks = append(snip.Marks, query.Span{Start: s.start - lo, End: s.end - lo})
+		}
 	}
 	return snip
 }

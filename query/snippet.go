@@ -29,6 +29,7 @@ func (s Snippet) Render(escape func(string) string, open, close string) string {
 		escape = func(t string) string { return t }
 	}
 	var b strings.Builder
+	b.Grow(len(s.Text) + len(s.Marks)*(len(open)+len(close)) + 2*len(Ellipsis))
 	if s.Before {
 		b.WriteString(Ellipsis)
 	}
