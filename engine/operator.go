@@ -167,14 +167,14 @@ func (e *catalog) OptIn(sourceID, author string) error {
 }
 
 // Settings returns a copy of the instance's settings.
-func (e *catalog) Settings() map[string]string {
+func (e *instance) Settings() map[string]string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return maps.Clone(e.st.settings)
 }
 
 // UpdateSettings sets the given settings; an empty value removes one.
-func (e *catalog) UpdateSettings(changes map[string]string) (map[string]string, error) {
+func (e *instance) UpdateSettings(changes map[string]string) (map[string]string, error) {
 	if err := record.CheckSettings(changes); err != nil {
 		return nil, err
 	}

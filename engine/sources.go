@@ -11,8 +11,7 @@ import (
 
 // catalog is the engine's role of keeping the sources and what operators
 // decide about them: source records and their versions, crawl cursors,
-// and (operator.go) channel visibility, exclusions, opt-outs and the
-// instance's settings. It is the engine itself, embedded in it, so its
+// and (operator.go) channel visibility, exclusions and opt-outs. It is the engine itself, embedded in it, so its
 // methods are the engine's: the split is of methods by role, not of the
 // data, which every role reads.
 type catalog struct{ *Engine }

@@ -12,8 +12,9 @@ import (
 
 // The backend functions answer a typed, checked request for a caller: the
 // JSON handlers call them after parsing the request (search.go,
-// semantic.go, ask.go, reading.go), the MCP tools with the request built
-// from their arguments (mcp.go). Their errors map to HTTP status in
+// semantic.go, ask.go, sse.go, reading.go), the MCP tools with the request
+// built from their arguments (mcp.go), and the pages with the request of
+// their search and ask boxes (pages_home.go). Their errors map to HTTP status in
 // respond.go. The rate limit is decided before they run.
 
 // caller is who a backend function answers: whether it may see private
@@ -41,7 +42,7 @@ func (s *api) searchFor(req query.SearchRequest, c caller) (*query.SearchResult,
 	total := res.TotalMessages + res.TotalDocuments
 	s.stats.record(c.endpoint, req.Query, total, time.Since(start))
 	if req.Offset == 0 {
-		s.usage.noteSearch(c.via, req.Query, c.authenticated(), total)
+		s.tally.noteSearch(c.via, req.Query, c.authenticated(), total)
 	}
 	return res, nil
 }
@@ -58,7 +59,7 @@ func (s *api) semanticFor(ctx context.Context, req semantic.Request, c caller) (
 		return nil, err
 	}
 	s.stats.record(c.endpoint, req.Query, len(res.Hits), time.Since(start))
-	s.usage.noteSearch(c.via, req.Query, c.authenticated(), len(res.Hits))
+	s.tally.noteSearch(c.via, req.Query, c.authenticated(), len(res.Hits))
 	return res, nil
 }
 
@@ -80,7 +81,7 @@ func (s *api) askInto(ctx context.Context, req ask.Request, c caller, sink answe
 		return usage, err
 	}
 	s.stats.record(c.endpoint, req.Question, sink.drawn(), time.Since(start))
-	s.usage.noteAsk(c.via, req.Question, c.authenticated(), sink.drawn(), sink.noAnswer())
+	s.tally.noteAsk(c.via, req.Question, c.authenticated(), sink.drawn(), sink.noAnswer())
 	return usage, nil
 }
 

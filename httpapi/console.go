@@ -27,8 +27,8 @@ import (
 // flashStore keeps the outcomes of the console's actions until the page
 // that shows them is read.
 type flashStore struct {
-	mu      sync.Mutex
-	flashes map[string]flashEntry
+	mu   sync.Mutex
+	byID map[string]flashEntry
 }
 
 // Flashes live this long, and at most this many are kept.
@@ -56,38 +56,38 @@ type flash struct {
 type link struct{ Text, URL string }
 
 func newFlashStore() *flashStore {
-	return &flashStore{flashes: map[string]flashEntry{}}
+	return &flashStore{byID: map[string]flashEntry{}}
 }
 
 // put keeps f and returns its id. Expired flashes go first; then, when
 // full, the oldest. O(maxFlash).
-func (c *flashStore) put(f flash) string {
+func (fs *flashStore) put(f flash) string {
 	var b [12]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	now := time.Now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
 	oldest, oldestAt := "", now
-	for k, e := range c.flashes {
+	for k, e := range fs.byID {
 		if now.Sub(e.at) > flashTTL {
-			delete(c.flashes, k)
+			delete(fs.byID, k)
 		} else if e.at.Before(oldestAt) {
 			oldest, oldestAt = k, e.at
 		}
 	}
-	if len(c.flashes) >= maxFlash {
-		delete(c.flashes, oldest)
+	if len(fs.byID) >= maxFlash {
+		delete(fs.byID, oldest)
 	}
-	c.flashes[id] = flashEntry{f, now}
+	fs.byID[id] = flashEntry{f, now}
 	return id
 }
 
 // get returns the flash with id, or nil (unknown or expired).
-func (c *flashStore) get(id string) *flash {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.flashes[id]
+func (fs *flashStore) get(id string) *flash {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	e, ok := fs.byID[id]
 	if !ok || time.Since(e.at) > flashTTL {
 		return nil
 	}
@@ -171,7 +171,7 @@ type consolePage struct {
 // consolePage is the common part of a console page titled title, with f
 // and the breadcrumbs crumbs.
 func (s *console) consolePage(ctx *fasthttp.RequestCtx, title string, f *flash, crumbs ...link) consolePage {
-	return consolePage{Head: head{Title: s.pages.title(title), NoIndex: true}, CSRF: s.csrfToken(ctx), Flash: f, Crumbs: crumbs}
+	return consolePage{Head: head{Title: s.title(title), NoIndex: true}, CSRF: s.csrfToken(ctx), Flash: f, Crumbs: crumbs}
 }
 
 // takeFlash returns the flash the request's "flash" parameter names.

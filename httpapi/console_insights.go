@@ -32,16 +32,16 @@ type choice struct {
 
 // consoleInsights serves GET /dashboard/insights.
 func (s *console) consoleInsights(ctx *fasthttp.RequestCtx) {
-	q, err := s.usage.insightsQuery(ctx)
+	q, err := s.tally.insightsQuery(ctx)
 	if err != nil {
 		_, msg := errorStatus(err)
 		s.consoleMessage(ctx, "Insights", &flash{Error: true, Text: msg, status: fasthttp.StatusBadRequest, cause: err})
 		return
 	}
-	r := s.usage.report(q)
+	r := s.tally.report(q)
 	p := insightsPage{
 		consolePage: s.consolePage(ctx, "Insights", nil, link{Text: "Insights"}),
-		Report:      r, Recording: s.insights != nil, Retention: s.usage.retentionDays(),
+		Report:      r, Recording: s.insights != nil, Retention: s.tally.retentionDays(),
 		Chart: newVolumeChart(r),
 	}
 	link := func(days int, callers insights.Callers) string {

@@ -508,7 +508,7 @@ func TestConsoleFlashBound(t *testing.T) {
 	for range maxFlash + 10 {
 		c.put(flash{Text: "more"})
 	}
-	if len(c.flashes) > maxFlash || c.get(first) != nil || c.get("nope") != nil {
-		t.Fatalf("%d flashes kept; the oldest still there: %v", len(c.flashes), c.get(first) != nil)
+	if len(c.byID) > maxFlash || c.get(first) != nil || c.get("nope") != nil {
+		t.Fatalf("%d flashes kept; the oldest still there: %v", len(c.byID), c.get(first) != nil)
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // noteSearch records a search of endpoint that found total hits among
 // what the caller may see.
-func (s *usage) noteSearch(ep insights.Endpoint, query string, authenticated bool, total int) {
+func (s *tally) noteSearch(ep insights.Endpoint, query string, authenticated bool, total int) {
 	if s.insights != nil {
 		s.insights.Record(insights.Event{Endpoint: ep, Authenticated: authenticated, Text: query, NoResults: total == 0})
 	}
@@ -25,7 +25,7 @@ func (s *usage) noteSearch(ep insights.Endpoint, query string, authenticated boo
 
 // noteAsk records a question of endpoint whose answer drew on sources
 // and, with noAnswer, said only ask.NoAnswer.
-func (s *usage) noteAsk(ep insights.Endpoint, question string, authenticated bool, sources int, noAnswer bool) {
+func (s *tally) noteAsk(ep insights.Endpoint, question string, authenticated bool, sources int, noAnswer bool) {
 	if s.insights != nil {
 		s.insights.Record(insights.Event{Endpoint: ep, Ask: true, Authenticated: authenticated, Text: question,
 			Unanswered: s.unanswered(sources, noAnswer)})
@@ -35,7 +35,7 @@ func (s *usage) noteAsk(ep insights.Endpoint, question string, authenticated boo
 // unanswered reports whether an answer found nothing to say: it drew on
 // no source, or the extractive answerer's whole answer is ask.NoAnswer. A
 // model's words are its own, so with a model only the first counts.
-func (s *usage) unanswered(sources int, noAnswer bool) bool {
+func (s *tally) unanswered(sources int, noAnswer bool) bool {
 	return sources == 0 || noAnswer && !s.asker.UsesModel()
 }
 
@@ -112,7 +112,7 @@ func entryOf(e *insights.Entry) entryJSON {
 
 // insightsQuery reads days (default 30, 1 to the retention) and callers
 // (all, public, authenticated).
-func (s *usage) insightsQuery(ctx *fasthttp.RequestCtx) (insights.Query, error) {
+func (s *tally) insightsQuery(ctx *fasthttp.RequestCtx) (insights.Query, error) {
 	var q insights.Query
 	var err error
 	if q.Days, err = intParam(ctx, "days", min(30, s.retentionDays()), 1, s.retentionDays()); err != nil {
@@ -124,7 +124,7 @@ func (s *usage) insightsQuery(ctx *fasthttp.RequestCtx) (insights.Query, error) 
 	return q, nil
 }
 
-func (s *usage) retentionDays() int {
+func (s *tally) retentionDays() int {
 	if s.insights == nil {
 		return insights.RetentionDays(insights.DefaultRetention)
 	}
@@ -132,7 +132,7 @@ func (s *usage) retentionDays() int {
 }
 
 // report is the insights report of q: empty when nothing is recorded.
-func (s *usage) report(q insights.Query) insights.Report {
+func (s *tally) report(q insights.Query) insights.Report {
 	if s.insights == nil {
 		return insights.EmptyReport(q, time.Now())
 	}
@@ -140,7 +140,7 @@ func (s *usage) report(q insights.Query) insights.Report {
 }
 
 // adminInsights serves GET /api/admin/insights.
-func (s *usage) adminInsights(ctx *fasthttp.RequestCtx) {
+func (s *tally) adminInsights(ctx *fasthttp.RequestCtx) {
 	q, err := s.insightsQuery(ctx)
 	if err != nil {
 		writeErr(ctx, err)

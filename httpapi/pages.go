@@ -27,7 +27,7 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 // templates render the HTML pages. User content goes through html/template's
-// contextual escaping; search highlights are escaped by the engine, which
+// contextual escaping; search highlights are escaped by highlightHTML, which
 // only adds <mark>; message and document bodies go through renderMessage
 // and renderMarkdown, which escape or sanitise.
 type templates struct{ t *template.Template }
@@ -247,7 +247,7 @@ func (s *pages) staticFile(ctx *fasthttp.RequestCtx) {
 func (s *Server) notFound(ctx *fasthttp.RequestCtx) {
 	if !bytes.HasPrefix(ctx.Path(), []byte("/api/")) && bytes.Contains(ctx.Request.Header.Peek("Accept"), []byte("text/html")) {
 		s.render(ctx, "notfound.html", pageOpts{status: fasthttp.StatusNotFound}, struct{ Head head }{
-			head{Title: s.pages.title("Not found"), NoIndex: true},
+			head{Title: s.title("Not found"), NoIndex: true},
 		})
 		return
 	}

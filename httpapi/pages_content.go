@@ -60,7 +60,7 @@ func (s *pages) partOfSite(ld map[string]any) map[string]any {
 }
 
 // title ends a page's title with the site's name.
-func (s *pages) title(parts ...string) string {
+func (s *Server) title(parts ...string) string {
 	return strings.Join(append(parts, s.siteName()), " · ")
 }
 

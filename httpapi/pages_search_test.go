@@ -183,3 +183,28 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestHighlightsAreEscaped: the JSON API's highlights, which the search
+// page's script inserts as HTML, hold no markup but <mark> around the
+// words searched, however hostile the text they show.
+func TestHighlightsAreEscaped(t *testing.T) {
+	ts := pageSite(t)
+	r := ts.get(t, "/api/search?q="+url.QueryEscape("alert xss onerror"))
+	var out struct {
+		Messages, Documents []struct{ Highlight string }
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil || len(out.Messages) == 0 || len(out.Documents) == 0 {
+		t.Fatalf("%v %s", err, r.body)
+	}
+	for i, h := range append(out.Messages, out.Documents...) {
+		if i < len(out.Messages) && !strings.Contains(h.Highlight, "<mark>alert</mark>") {
+			t.Errorf("hit %d: nothing marked in %q", i, h.Highlight)
+		}
+		if bare := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(h.Highlight); strings.ContainsAny(bare, "<>") {
+			t.Errorf("hit %d: markup in %q", i, h.Highlight)
+		}
+	}
+	if h := out.Messages[0].Highlight; !strings.Contains(h, "&lt;script&gt;") || !strings.Contains(h, "&#39;") {
+		t.Errorf("message highlight %q: the text is not escaped as written", h)
+	}
+}

@@ -3,7 +3,8 @@ package httpapi
 // The server's handlers live in rooms, one per audience, over the shared
 // core (Server: its stores, authentication, limits, errors, rendering and
 // the route table in routes.go). A room embeds the core and adds only its
-// own handlers; a room calls another's through the core's field (s.pages.title).
+// own handlers, mainly in the files named; a room calls another's through
+// the core's fields (s.api.searchFor from the pages).
 //
 //	api      the public and agents' JSON API: search, semantic search, ask,
 //	         suggestions, reading, health, OpenAPI, MCP (search.go,
@@ -17,7 +18,7 @@ package httpapi
 //	         (pages_*.go, conversations.go, seo.go)
 //	console  the operator's HTML console under /dashboard (console*.go,
 //	         dashboard.go), with its anti-CSRF key and flashes
-//	usage    what people search and ask: noted by the API and the pages,
+//	tally    what people search and ask: noted by the API and the pages,
 //	         reported to operators (insights.go)
 
 // api is the public and agents' JSON API.
@@ -36,5 +37,5 @@ type console struct {
 	flashes *flashStore
 }
 
-// usage notes searches and questions and reports on them.
-type usage struct{ *Server }
+// tally notes searches and questions and reports on them.
+type tally struct{ *Server }

@@ -14,7 +14,7 @@ import (
 // and not limited (but the home page's server-side answers, which share
 // the public tier's buckets).
 func (s *Server) routes() *router.Router {
-	api, manage, pages, console, usage := s.api, s.manage, s.pages, s.console, s.usage
+	api, manage, pages, console, tally := s.api, s.manage, s.pages, s.console, s.tally
 	r := router.New()
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
@@ -36,7 +36,7 @@ func (s *Server) routes() *router.Router {
 	r.DELETE("/api/documents/{id}", s.admin(manage.deleteDocument))
 	r.GET("/api/channels/{slug}/messages", s.public(api.channelMessages))
 	r.POST("/api/admin/backup", s.admin(manage.backup))
-	r.GET("/api/admin/insights", s.admin(usage.adminInsights))
+	r.GET("/api/admin/insights", s.admin(tally.adminInsights))
 	r.GET("/api/sources", s.admin(manage.listSources))
 	r.POST("/api/sources", s.admin(manage.createSource))
 	r.GET("/api/sources/{id}", s.admin(manage.getSource))

@@ -120,7 +120,7 @@ type Server struct {
 	manage  *manage
 	pages   *pages
 	console *console
-	usage   *usage
+	tally   *tally
 	stopped sync.Once
 	// base is the parent of the work a request starts beyond its handler
 	// (answers): Shutdown cancels it when its deadline passes.
@@ -164,7 +164,7 @@ func New(eng Store, opts Options) *Server {
 	s.metrics = s.bindMetrics()
 	s.crawler = opts.Crawler
 	s.logo = newLogoStore(opts.DataDir)
-	s.api, s.manage, s.pages, s.usage = &api{s}, &manage{s}, &pages{s}, &usage{s}
+	s.api, s.manage, s.pages, s.tally = &api{s}, &manage{s}, &pages{s}, &tally{s}
 	s.console = &console{Server: s, flashes: newFlashStore()}
 	rand.Read(s.console.key[:]) // never fails (crypto/rand)
 	s.tmpl = newTemplates(identity{name: s.siteName, logo: s.siteLogoURL, accent: s.siteAccent})

@@ -173,7 +173,7 @@ func Decode(opts Options, next func() ([]byte, error)) (*Index, error) {
 	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("%w: facets: %v", ErrCorrupt, err)
 	}
-	dec.veilDeleted()
+	ix.veil.afterLoad(ix.live, ix.next, ix.dead)
 	return ix, nil
 }
 
@@ -183,16 +183,16 @@ type decoder struct {
 	version uint64 // the encoding's codecVersion
 }
 
-// veilDeleted counts every deleted document whose postings remain as
-// deleted while hidden: which ones were is not saved, and a public search
-// must not count one that was (see Hide). So after a load, public document
-// frequencies leave out every deleted document until Compact, as if
-// compacted; hidden live documents are the caller's to Hide again.
-func (dec decoder) veilDeleted() {
-	ix := dec.ix
-	if ix.dead > 0 {
-		ix.veil.gone = roaring.Flip(ix.live, 0, uint64(ix.next))
-		ix.veil.gone.RunOptimize()
+// afterLoad counts every deleted document whose postings remain (dead of
+// them: the ids below next not live) as deleted while hidden: which ones
+// were is not saved, and a public search must not count one that was (see
+// Hide). So after a load, public document frequencies leave out every
+// deleted document until Compact, as if compacted; hidden live documents
+// are the caller's to Hide again.
+func (v *veiled) afterLoad(live *roaring.Bitmap, next uint32, dead int) {
+	if dead > 0 {
+		v.gone = roaring.Flip(live, 0, uint64(next))
+		v.gone.RunOptimize()
 	}
 }
 

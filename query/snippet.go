@@ -21,15 +21,15 @@ type Span struct{ Start, End int }
 // Ellipsis marks where a snippet's text was cut.
 const Ellipsis = "…"
 
-// Render writes the snippet with open and close around each match and
+// Render writes the snippet with open and end around each match and
 // Ellipsis where the text was cut, passing the text (not the marks)
 // through escape when it is not nil.
-func (s Snippet) Render(escape func(string) string, open, close string) string {
+func (s Snippet) Render(escape func(string) string, open, end string) string {
 	if escape == nil {
 		escape = func(t string) string { return t }
 	}
 	var b strings.Builder
-	b.Grow(len(s.Text) + len(s.Marks)*(len(open)+len(close)) + 2*len(Ellipsis))
+	b.Grow(len(s.Text) + len(s.Marks)*(len(open)+len(end)) + 2*len(Ellipsis))
 	if s.Before {
 		b.WriteString(Ellipsis)
 	}
@@ -41,7 +41,7 @@ func (s Snippet) Render(escape func(string) string, open, close string) string {
 		b.WriteString(escape(s.Text[at:m.Start]))
 		b.WriteString(open)
 		b.WriteString(escape(s.Text[m.Start:m.End]))
-		b.WriteString(close)
+		b.WriteString(end)
 		at = m.End
 	}
 	b.WriteString(escape(s.Text[at:]))

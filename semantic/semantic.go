@@ -26,6 +26,7 @@ import (
 // the lexical and the vector candidates, scored by normalised convex
 // fusion, the query expanded by a hypothetical answer (HyDE) or by
 // pseudo-relevance feedback.
+
 const (
 	// A search never waits long on a model server: the query's embedding
 	// and the hypothetical answer have deadlines, a failure pauses the

@@ -24,7 +24,9 @@ import (
 // step is short and takes the index's lock only to apply its result, so
 // searches go on meanwhile; the store's writers never wait on it.
 
-// indexer is the Index's background side: the loop and its steps.
+// indexer is the Index's indexing side: the background loop and its
+// steps (taking in the change feed, chunking, training, embedding,
+// compacting), which searches and snapshots also call to catch up.
 type indexer struct{ *Index }
 
 const (

@@ -23,11 +23,11 @@ import (
 )
 
 const (
-	LexicalWeight  = 0.5
-	LexicalDepth   = 100
-	VectorDepth    = 100
-	FeedbackDocs   = 5
-	FeedbackWeight = 0.5
+	LexicalWeight  = 0.5 // BM25's share of the fused score
+	LexicalDepth   = 100 // the best chunks by BM25 that are candidates
+	VectorDepth    = 100 // the nearest chunks by cosine that are candidates
+	FeedbackDocs   = 5   // the best lexical hits whose mean is the feedback
+	FeedbackWeight = 0.5 // the feedback's weight added to the query's vector
 )
 
 // Mode selects what ranks; only the evaluation uses other modes.
