@@ -354,7 +354,11 @@ func TestClusterNodeKilledDuringImport(t *testing.T) {
 	// Equal counts are not yet proof: /v1/nodes counts are estimates, and
 	// a search on a node just back reads its own replica, which async
 	// replication may still be repairing (seen in CI). So wait until a
-	// server on it finds every imported message and acknowledged document.
+	// server on it finds every imported message and acknowledged document:
+	// a deadline of its own, since a pass over some 3,000 searches takes
+	// minutes under make test's load (once, 2 of them were still missing
+	// when a deadline shared with the catch-up above ran out).
+	deadline = time.Now().Add(5 * time.Minute)
 	q := startSiftEnv(t, t.TempDir(), clusterEnv(cl.Nodes[2], "Kill", 3))
 	defer q.kill()
 	pending := map[string]string{}
