@@ -253,7 +253,8 @@ func TestKillLoop(t *testing.T) {
 	}
 }
 
-// write uploads documents (and deletes some) until the server dies.
+// write uploads documents (and deletes some) until the server dies or
+// stop closes.
 func (l *ledger) write(p *proc, round, worker int, seed uint64, stop chan struct{}) {
 	rng := rand.New(rand.NewPCG(seed, uint64(worker)))
 	for n := 0; ; n++ {
@@ -275,8 +276,14 @@ func (l *ledger) write(p *proc, round, worker int, seed uint64, stop chan struct
 			"title":   title,
 			"content": strings.Repeat("filler words for length ", rng.IntN(40)) + token,
 		})
-		if err != nil || status != 201 {
+		if err != nil {
 			return // the server is gone; this write stays in flight
+		}
+		if status != 201 {
+			// Refused or failed (a cluster node killed under it): this
+			// write stays in flight, and the next one goes on.
+			time.Sleep(100 * time.Millisecond)
+			continue
 		}
 		l.mu.Lock()
 		delete(l.inflight, id)
