@@ -40,19 +40,19 @@ func (a *Analyzer) Highlight(text string, marks map[string]bool, maxBytes int) q
 		lo, hi = window(text, spans, maxBytes)
 	}
 	snip := query.Snippet{Text: text[lo:hi], Before: lo > 0, After: hi < len(text)}
-	in := func(s span) bool { return s.start >= lo && s.end <= hi }
-	n := 0
-	for _, s := range spans {
-		if in(s) {
-			n++
-		}
+	// The spans are in order and apart, so those within [lo, hi) are a run.
+	i := 0
+	for i < len(spans) && spans[i].start < lo {
+		i++
 	}
-	if n > 0 {
-		snip.Marks = make([]query.Span, 0, n)
+	j := i
+	for j < len(spans) && spans[j].end <= hi {
+		j++
 	}
-	for _, s := range spans {
-		if in(s) {
-			snip.Marks = append(snip.Marks, query.Span{Start: s.start - lo, End: s.end - lo})
+	if j > i {
+		snip.Marks = make([]query.Span, j-i)
+		for k, s := range spans[i:j] {
+			snip.Marks[k] = query.Span{Start: s.start - lo, End: s.end - lo}
 		}
 	}
 	return snip

@@ -10,10 +10,9 @@ import (
 // where it stands (Seq, ContentSeq, LastWrite), what it holds (Counts,
 // Footprint), its durability (LastSnapshot, LogStatus, Backup), the
 // insights table, the instance's settings (operator.go), the follower's
-// feed and view (follow.go), and the
-// records copied in from another store (restore_records.go). Opening,
-// writing and snapshotting are Engine's own. Like catalog it is the
-// engine itself, embedded in it.
+// feed and view (follow.go), and the records copied in from another store
+// (restore_records.go). Opening, writing and snapshotting are Engine's
+// own. Like catalog it is the engine itself, embedded in it.
 type instance struct{ *Engine }
 
 // Seq returns the sequence number of the last applied write. It never
