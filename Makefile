@@ -8,7 +8,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 # The Weaviate release the Weaviate store's tests run (internal/weaviatetest
 # pins the same one), installed with go install into a cache outside the repo.
-WEAVIATE_VERSION := v1.35.2
+WEAVIATE_VERSION := v1.39.0
 WEAVIATE_CACHE   ?= $(or $(SIFT_WEAVIATE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sift/weaviate)
 # The Lighthouse release `make lighthouse` runs, installed with npm into a
 # cache outside the repo; it drives the installed Chromium (CHROMIUM).

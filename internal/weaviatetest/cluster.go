@@ -22,12 +22,23 @@ import (
 	"time"
 )
 
-// Version is the Weaviate release the tests run against.
-const Version = "v1.35.2"
+// Version is the Weaviate release the tests run against. It holds the fix
+// of weaviate#11780 (BM25 with a limit left out top hits still in a
+// memtable), which the Weaviate store's ranked search relies on.
+const Version = "v1.39.0"
+
+// version is the release to run: Version, or $SIFT_WEAVIATE_VERSION to
+// measure or test another one (installed beside it).
+func version() string {
+	if v := os.Getenv("SIFT_WEAVIATE_VERSION"); v != "" {
+		return v
+	}
+	return Version
+}
 
 // Binary returns the path of weaviate-server, installing it first when it
 // is missing: `go install github.com/weaviate/weaviate/cmd/weaviate-server`
-// at Version into $SIFT_WEAVIATE_CACHE (default: the user cache directory's
+// at version() into $SIFT_WEAVIATE_CACHE (default: the user cache directory's
 // sift/weaviate/<version>). An install takes minutes of CPU once; a lock
 // file keeps test packages running at once from installing it twice.
 func Binary(tb testing.TB) string {
@@ -40,7 +51,8 @@ func Binary(tb testing.TB) string {
 		}
 		dir = filepath.Join(base, "sift", "weaviate")
 	}
-	dir = filepath.Join(dir, Version)
+	v := version()
+	dir = filepath.Join(dir, v)
 	bin := filepath.Join(dir, "weaviate-server")
 	if _, err := os.Stat(bin); err == nil {
 		return bin
@@ -59,8 +71,8 @@ func Binary(tb testing.TB) string {
 	if _, err := os.Stat(bin); err == nil { // another package installed it meanwhile
 		return bin
 	}
-	tb.Logf("weaviatetest: installing weaviate-server %s into %s (once; a few minutes)", Version, dir)
-	cmd := exec.Command("go", "install", "github.com/weaviate/weaviate/cmd/weaviate-server@"+Version)
+	tb.Logf("weaviatetest: installing weaviate-server %s into %s (once; a few minutes)", v, dir)
+	cmd := exec.Command("go", "install", "github.com/weaviate/weaviate/cmd/weaviate-server@"+v)
 	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=-mod=mod")
 	cmd.Dir = os.TempDir() // outside any module
 	if out, err := cmd.CombinedOutput(); err != nil {
