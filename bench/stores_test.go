@@ -95,7 +95,10 @@ func newStoreServer(tb testing.TB, st serverStore, sem serverSemantic, baseURL s
 // (semantic-s: how much longer it took). On a cluster the semantic indexer
 // (run by the lease holder in `sift serve`) runs during the ingest only
 // with SIFT_BENCH_INDEXER=1, and is then waited for the same way. The
-// queries run on an idle store.
+// queries run on an idle store. After them, on a cluster, plain1-msgs/s and
+// plain4-msgs/s are Weaviate's own import rate of the same messages
+// (wvstore.PlainImport, one or four batches of 1,000 in flight), the
+// ceiling Sift's ingest is measured against.
 func BenchmarkStores(b *testing.B) {
 	for _, k := range storeKinds {
 		b.Run(k.name, func(b *testing.B) {
@@ -172,6 +175,31 @@ func benchStore(b *testing.B, nodes, n int) {
 		reportLatencies(b, name, lat[k])
 	}
 	b.ReportMetric(float64(hits)/float64(len(all)), "hits/query")
+	if nodes > 0 {
+		for _, workers := range []int{1, 4} {
+			b.ReportMetric(plainImport(b, cl, c, workers), fmt.Sprintf("plain%d-msgs/s", workers))
+		}
+	}
+}
+
+// plainImport writes the corpus's messages into namespace Plain<workers>
+// of cl as a plain gRPC batch import does (wvstore.PlainImport: the same
+// objects as Sift writes, batches of 1,000, workers in flight, nothing
+// else) and returns its rate: Weaviate's own ceiling, measured in the
+// same run as Sift's ingest.
+func plainImport(b *testing.B, cl *weaviatetest.Cluster, c *corpus, workers int) float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
+	defer cancel()
+	st, err := wvstore.Open(ctx, wvstore.Options{URL: cl.Nodes[0].URL(), GRPCAddr: cl.Nodes[0].GRPCAddr(),
+		Namespace: fmt.Sprint("Plain", workers), Replication: len(cl.Nodes)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := st.PlainImport(ctx, c.msgs, 1000, workers); err != nil {
+		b.Fatal(err)
+	}
+	return float64(len(c.msgs)) / time.Since(start).Seconds()
 }
 
 // reportLatencies reports the p50, p99 and mean of lat, their names
