@@ -220,8 +220,12 @@ func TestSearchResponseShape(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	m := r.json(t)
-	if got := keys(m); !slices.Equal(got, []string{"documents", "messages"}) {
+	if got := keys(m); !slices.Equal(got, []string{"documents", "messages", "totalDocuments", "totalExact", "totalMessages"}) {
 		t.Fatalf("top-level keys %v", got)
+	}
+	// The memory store counts every match: its totals are exact.
+	if m["totalMessages"] != 1.0 || m["totalDocuments"] != 1.0 || m["totalExact"] != true {
+		t.Errorf("totals: %v %v %v", m["totalMessages"], m["totalDocuments"], m["totalExact"])
 	}
 	msgs := m["messages"].([]any)
 	if len(msgs) != 1 {

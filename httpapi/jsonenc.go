@@ -190,7 +190,9 @@ func (s *api) writeSearch(ctx *fasthttp.RequestCtx, out *searchJSON) {
 		buf = appendJSONString(jsonField(buf, false, "highlight"), d.Highlight)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, ']')
+	buf = strconv.AppendInt(append(buf, `],"totalMessages":`...), int64(out.TotalMessages), 10)
+	buf = strconv.AppendInt(append(buf, `,"totalDocuments":`...), int64(out.TotalDocuments), 10)
+	buf = strconv.AppendBool(append(buf, `,"totalExact":`...), out.TotalExact)
 	if len(out.Corrections) > 0 {
 		buf = append(buf, `,"corrections":[`...)
 		for i, c := range out.Corrections {

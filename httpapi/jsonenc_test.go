@@ -19,9 +19,11 @@ func TestSearchJSONAsEncodingJSON(t *testing.T) {
 			Username: "u", ChannelName: "c", ChannelSlug: "c", PlatformName: "P", PlatformType: "discord", Score: 9.6715, Highlight: "<mark>a</mark>"}},
 		Documents: []documentJSON{{ID: "d", Title: "T\\", Slug: "t", Content: strings.Repeat("text\r\n<x>", 100), Score: 0.5, updated: time.Unix(5, 0)},
 			{ID: "e", Content: "", Score: 1e-7}},
+		TotalMessages: 1234, TotalDocuments: 2,
 	}
-	want, _ := json.Marshal(out)
-	for range 2 { // the second from the cache
+	for i := range 2 { // the second from the cache, its totals exact
+		out.TotalExact = i == 1
+		want, _ := json.Marshal(out)
 		var ctx fasthttp.RequestCtx
 		ts.srv.api.writeSearch(&ctx, &out)
 		if got := string(ctx.Response.Body()); got != string(want)+"\n" {

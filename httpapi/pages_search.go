@@ -49,14 +49,14 @@ func (s *pages) searchView(data *homeData, q string, params url.Values) {
 		if t.show != "" {
 			v.Set("show", t.show)
 		}
-		n := r.TotalMessages + r.TotalDocuments
+		n, more := r.TotalMessages+r.TotalDocuments, !r.TotalExact()
 		switch t.show {
 		case showMessages:
-			n = r.TotalMessages
+			n, more = r.TotalMessages, r.MessagesAtLeast
 		case showDocuments:
-			n = r.TotalDocuments
+			n, more = r.TotalDocuments, r.DocumentsAtLeast
 		}
-		data.Tabs = append(data.Tabs, tabView{Label: t.label, Count: n, Href: searchLink(q, v, 0), Current: t.show == data.Show})
+		data.Tabs = append(data.Tabs, tabView{Label: t.label, Count: n, More: more, Href: searchLink(q, v, 0), Current: t.show == data.Show})
 	}
 	parts := query.SplitQuery(q)
 	for _, key := range searchParams {
@@ -102,6 +102,7 @@ const (
 type tabView struct {
 	Label   string
 	Count   int
+	More    bool // more than Count match (a store's lower bound)
 	Href    string
 	Current bool
 }

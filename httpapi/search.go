@@ -43,10 +43,16 @@ type documentJSON struct {
 	snippet bool      // Content is the highlight window, not the cached whole
 }
 
+// searchJSON is the answer of GET /api/search (written by writeSearch, as
+// encoding/json would write it): the hits, how many matched in all — a
+// lower bound of each when totalExact is false — and the corrections.
 type searchJSON struct {
-	Messages    []messageJSON      `json:"messages"`
-	Documents   []documentJSON     `json:"documents"`
-	Corrections []query.Correction `json:"corrections,omitempty"` // written by writeSearch
+	Messages       []messageJSON      `json:"messages"`
+	Documents      []documentJSON     `json:"documents"`
+	TotalMessages  int                `json:"totalMessages"`
+	TotalDocuments int                `json:"totalDocuments"`
+	TotalExact     bool               `json:"totalExact"`
+	Corrections    []query.Correction `json:"corrections,omitempty"`
 }
 
 // searchRequest reads and validates the parameters of GET /api/search.
@@ -140,6 +146,7 @@ func (s *api) search(ctx *fasthttp.RequestCtx) {
 	}
 	out := searchJSON{
 		Messages: make([]messageJSON, 0, len(res.Messages)), Documents: make([]documentJSON, 0, len(res.Documents)),
+		TotalMessages: res.TotalMessages, TotalDocuments: res.TotalDocuments, TotalExact: res.TotalExact(),
 		Corrections: res.Corrections,
 	}
 	for _, m := range res.Messages {

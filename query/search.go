@@ -52,15 +52,25 @@ type DocumentHit struct {
 }
 
 // SearchResult holds both ranked lists and how many matched in all.
+//
+// A total is exact unless its AtLeast flag is set: a store that cannot
+// count every match cheaply (the Weaviate store, for a ranked query whose
+// candidates fill its window) gives the matches it read, a lower bound.
+// The memory store's totals are always exact.
 type SearchResult struct {
-	Messages       []MessageHit
-	Documents      []DocumentHit
-	TotalMessages  int
-	TotalDocuments int
+	Messages         []MessageHit
+	Documents        []DocumentHit
+	TotalMessages    int
+	TotalDocuments   int
+	MessagesAtLeast  bool // TotalMessages is a lower bound
+	DocumentsAtLeast bool // TotalDocuments is a lower bound
 	// Corrections name the query words found in no record the caller may
 	// see, and the words their typo-tolerant matches were found as.
 	Corrections []Correction
 }
+
+// TotalExact reports whether both totals are exact.
+func (r *SearchResult) TotalExact() bool { return !r.MessagesAtLeast && !r.DocumentsAtLeast }
 
 // Correction is a query word searched as the words it is one or two
 // typos away from.

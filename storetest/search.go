@@ -306,8 +306,10 @@ func testSearchPaging(t *testing.T, h Harness) {
 	var paged, pagedDocs []string
 	for off := 0; off < query.MaxSearchLimit; off += 7 {
 		r := search(t, s, query.SearchRequest{Query: "deploy", Offset: off, Limit: min(7, query.MaxSearchLimit-off)})
-		if r.TotalMessages != 130 || r.TotalDocuments != 15 {
-			t.Errorf("totals at offset %d: %d %d", off, r.TotalMessages, r.TotalDocuments)
+		if !totalHolds(r.TotalMessages, r.MessagesAtLeast, 130, off+len(r.Messages)) ||
+			!totalHolds(r.TotalDocuments, r.DocumentsAtLeast, 15, off+len(r.Documents)) {
+			t.Errorf("totals at offset %d: %d %d (lower bounds: %v %v)", off, r.TotalMessages, r.TotalDocuments,
+				r.MessagesAtLeast, r.DocumentsAtLeast)
 		}
 		paged = append(paged, msgIDs(r)...)
 		pagedDocs = append(pagedDocs, docKeys(r)...)
@@ -463,4 +465,14 @@ func testSearchFollowsWrites(t *testing.T, h Harness) {
 	if r := search(t, s, query.SearchRequest{Query: "edited"}); len(r.Messages) != 1 || r.Messages[0].SourceName != "Renamed" {
 		t.Errorf("after a source rename: %+v", r.Messages)
 	}
+}
+
+// totalHolds reports whether a search's total is want, or a lower bound
+// that says so (a store that reads fewer than match: docs/weaviate.md):
+// below want, and at least end, the page's end.
+func totalHolds(got int, atLeast bool, want, end int) bool {
+	if atLeast {
+		return got < want && got >= end
+	}
+	return got == want
 }

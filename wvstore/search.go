@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -168,14 +169,14 @@ func (s *searcher) searchMessages(ctx context.Context, cat *catalog, c *analysis
 		w = w.and(or(eqText("author", a), eqText("authorName", a)))
 	}
 	w = w.and(timeFilters("ts", f)).except(hiddenMessages(cat, private))
-	hits, total, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", w, func(h hit) analysis.Candidate {
+	hits, total, atLeast, err := s.rank(ctx, c, s.class("Message"), "ts", "msgId", w, func(h hit) analysis.Candidate {
 		m, _ := decodeMessage(h.o)
 		return analysis.Candidate{Body: m.Content}
 	})
 	if err != nil {
 		return err
 	}
-	res.TotalMessages = total
+	res.TotalMessages, res.MessagesAtLeast = total, atLeast
 	for _, h := range hits {
 		m, err := decodeMessage(h.o)
 		if err != nil {
@@ -203,14 +204,14 @@ func (s *searcher) searchDocuments(ctx context.Context, cat *catalog, c *analysi
 		w = w.and(eqText("sourceId", f.Source))
 	}
 	w = w.and(timeFilters("updated", f)).except(hiddenDocuments(cat, private))
-	hits, total, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", w, func(h hit) analysis.Candidate {
+	hits, total, atLeast, err := s.rank(ctx, c, s.class("Document"), "updated", "docId", w, func(h hit) analysis.Candidate {
 		d, _ := decodeDocument(cat, h.o)
 		return analysis.Candidate{Title: d.Title, Body: d.Content, Document: true}
 	})
 	if err != nil {
 		return err
 	}
-	res.TotalDocuments = total
+	res.TotalDocuments, res.DocumentsAtLeast = total, atLeast
 	for _, h := range hits {
 		d, err := decodeDocument(cat, h.o)
 		if err != nil {
@@ -233,70 +234,36 @@ func timeFilters(prop string, f *query.ParsedQuery) *filters.WhereBuilder {
 }
 
 // rank returns the page c asks for of class's objects matching where, and
-// how many match in all.
+// how many match in all: exactly, or at least that many when atLeast.
 func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
-	candidate func(hit) analysis.Candidate) ([]hit, int, error) {
+	candidate func(hit) analysis.Candidate) (hits []hit, total int, atLeast bool, err error) {
 	words := termWords(c)
-	if len(words) > 0 && len(c.Phrases) == 0 {
-		// Any word suffices (with a phrase, the phrase's words decide).
-		w = w.and(anyText("terms", uniq(words)))
-	}
-	where := w.where()
-	need := c.Offset + c.Limit
 	if len(c.Phrases) > 0 || len(c.ExcludePhrases) > 0 {
+		if len(words) > 0 && len(c.Phrases) == 0 {
+			// Any word suffices (with a phrase, the phrase's words decide).
+			w = w.and(anyText("terms", uniq(words)))
+		}
 		return s.rankChecked(ctx, c, class, tsProp, idProp, w, candidate)
 	}
 	if len(words) == 0 {
 		total, err := s.countCond(ctx, class, w)
 		if err != nil || total <= c.Offset {
-			return nil, total, err
+			return nil, total, false, err
 		}
-		objs, err := s.listPage(ctx, listing{class: class, where: where, ts: tsProp, id: idProp, desc: true,
+		objs, err := s.listPage(ctx, listing{class: class, where: w.where(), ts: tsProp, id: idProp, desc: true,
 			fields: []string{"record", tsProp, idProp}}, c.Offset, c.Limit)
-		return toHits(objs, tsProp, idProp), total, err
+		return toHits(objs, tsProp, idProp), total, false, err
 	}
-	// Ranked. Weaviate's BM25 with a limit below its matches may leave
-	// out top hits of words still in a memtable, returning lower ones in
-	// their place (weaviate#11780, in v1.35.2: of 33 hits with one score,
-	// a limit of 7 gave 4 of them and 3 lower), so Sift reads at least
-	// rankWindow candidates — their scores, times and ids only — orders
-	// them itself, then reads the records of the page: exact when fewer
-	// match, and for more once Weaviate has flushed. BM25's order cannot
-	// be paged by key, so no more than maxResults are read: a page past
-	// the maxResults-th candidate comes back short or empty, its total
-	// still Weaviate's count.
-	limit := min(max(need, rankWindow), maxResults)
-	objs, err := s.get(ctx, getQuery{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
-		limit: limit})
-	if err != nil {
-		return nil, 0, err
+	if hits, total, atLeast, err = s.ranked(ctx, c, class, tsProp, idProp, w, words); err != nil || len(hits) == 0 {
+		return nil, total, atLeast, err
 	}
-	// When fewer than the window came back, every match did and the total
-	// is theirs; only a full window asks Weaviate to count, which costs
-	// more than the ranking itself (its filtered Aggregate reads every
-	// matching object, even for a bare count; BenchmarkCommonWordCost).
-	total := len(objs)
-	if total >= limit {
-		if total, err = s.countCond(ctx, class, w); err != nil {
-			return nil, 0, err
-		}
-	}
-	if total <= c.Offset {
-		return nil, total, nil
-	}
-	hits := toHits(objs, tsProp, idProp)
-	for i := range hits {
-		hits[i].score *= bm25Scale(s.opts)
-	}
-	sortHits(hits)
-	hits = page(hits, c.Offset, c.Limit)
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.oid
 	}
 	recs, err := s.byObjectID(ctx, class, ids, "record")
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	kept := hits[:0]
 	for _, h := range hits {
@@ -305,7 +272,54 @@ func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, 
 			kept = append(kept, h)
 		}
 	}
-	return kept, total, nil
+	return kept, total, atLeast, nil
+}
+
+// ranked returns the page c asks for of a search of words alone, ordered
+// by Sift (score, newest, id), without the records, and its total.
+//
+// Weaviate ranks by BM25 and returns its best; Sift reads their scores,
+// times and ids only — a window from the page's end, at least rankWindow,
+// and one more, at most maxResults in all — and orders them itself, so that among equal scores the
+// newest come first as in the memory store. The window is wide enough
+// when it holds every match (the total is then exact) or when its lowest
+// score is below the page's last: what it left out scores lower still.
+// Otherwise (ties across its edge) it is read again four times as wide.
+// When more match than the window holds, the total is the window's size,
+// a lower bound (more than that match), and says so: Weaviate counts a
+// filtered query by reading every matching object (BenchmarkCommonWordCost),
+// which costs more than the ranking. BM25's order cannot be paged by key,
+// so no more than maxResults are read: a page past the maxResults-th
+// candidate comes back short or empty.
+func (s *searcher) ranked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
+	words []string) ([]hit, int, bool, error) {
+	need := c.Offset + c.Limit
+	where := w.where() // BM25 returns only objects holding a word: the words need no filter
+	scale := bm25Scale(s.opts)
+	for limit := min(max(need+need/2, rankWindow)+1, maxResults); ; limit = min(limit*4, maxResults) {
+		objs, err := s.get(ctx, getQuery{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
+			limit: limit})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		hits := toHits(objs, tsProp, idProp)
+		lowest := math.Inf(1)
+		for i := range hits {
+			lowest = min(lowest, hits[i].score)
+			hits[i].score *= scale
+		}
+		sortHits(hits)
+		if len(hits) < limit { // every match
+			return page(hits, c.Offset, c.Limit), len(hits), false, nil
+		}
+		if limit < maxResults && need <= len(hits) && hits[need-1].score <= lowest*scale {
+			continue // ties across the window's edge: some may be left out
+		}
+		if limit < maxResults {
+			hits = hits[:limit-1] // the one more read says more match than the window
+		}
+		return page(hits, c.Offset, c.Limit), len(hits), true, nil
+	}
 }
 
 // rankChecked ranks a search with phrases or excluded phrases, which Sift
@@ -318,10 +332,10 @@ func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, 
 // one term, from how often each holder holds it, how many hold it in all
 // and the records' lengths ("len").
 func (s *searcher) rankChecked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
-	candidate func(hit) analysis.Candidate) ([]hit, int, error) {
-	all, matches, err := s.walk(ctx, c, class, tsProp, idProp, w, candidate)
+	candidate func(hit) analysis.Candidate) ([]hit, int, bool, error) {
+	all, matches, cut, err := s.walk(ctx, c, class, tsProp, idProp, w, candidate)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	var held []hit
 	var counts [][]int
@@ -332,17 +346,17 @@ func (s *searcher) rankChecked(ctx context.Context, c *analysis.CompiledSearch, 
 		}
 	}
 	if !c.Ranked() { // newest first, as the walk reads them
-		return page(held, c.Offset, c.Limit), len(held), nil
+		return page(held, c.Offset, c.Limit), len(held), cut, nil
 	}
 	if len(c.Phrases) > 0 && len(held) > 0 {
 		n, avg, err := s.lengths(ctx, class)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
 		}
 		for p, ph := range c.Phrases {
 			df, err := s.phraseHolders(ctx, c, class, tsProp, idProp, w, p, ph, all, matches, candidate)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, false, err
 			}
 			for i := range held {
 				held[i].score += analysis.PhraseScore(n, df, counts[i][p], held[i].len, avg)
@@ -362,7 +376,7 @@ func (s *searcher) rankChecked(ctx context.Context, c *analysis.CompiledSearch, 
 			objs, err := s.get(ctx, getQuery{class: class, fields: []string{"_id", "_score"}, bm25: words, limit: len(part),
 				where: idIn(ids)})
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, false, err
 			}
 			for _, o := range objs {
 				id, _ := o["_id"].(string)
@@ -375,7 +389,7 @@ func (s *searcher) rankChecked(ctx context.Context, c *analysis.CompiledSearch, 
 		}
 	}
 	sortHits(held)
-	return page(held, c.Offset, c.Limit), len(held), nil
+	return page(held, c.Offset, c.Limit), len(held), cut, nil
 }
 
 // bm25Scale brings Weaviate's BM25 scores to the memory store's, which
@@ -403,7 +417,7 @@ func (s *searcher) phraseHolders(ctx context.Context, c *analysis.CompiledSearch
 	if len(w.none) > 0 || len(w.all) != 1 || len(c.Phrases) != 1 {
 		var err error
 		only := cond{all: []*filters.WhereBuilder{allText("terms", ph)}}
-		if _, matches, err = s.walk(ctx, c, class, tsProp, idProp, only, candidate); err != nil {
+		if _, matches, _, err = s.walk(ctx, c, class, tsProp, idProp, only, candidate); err != nil {
 			return 0, err
 		}
 	}
@@ -449,10 +463,8 @@ const phraseWalkMax = 100_000
 // query starts at the last time read and leaves out the ids read at it.
 // It matches each candidate against c.
 func (s *searcher) walk(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
-	candidate func(hit) analysis.Candidate) ([]hit, []analysis.PhraseMatch, error) {
+	candidate func(hit) analysis.Candidate) (out []hit, matches []analysis.PhraseMatch, cut bool, err error) {
 	window := perQuery(phraseWindow)
-	var out []hit
-	var matches []analysis.PhraseMatch
 	var last time.Time
 	seen := map[string]bool{} // ids at time last, read already
 	for len(out) < phraseWalkMax {
@@ -463,7 +475,7 @@ func (s *searcher) walk(ctx context.Context, c *analysis.CompiledSearch, class, 
 		objs, err := s.get(ctx, getQuery{class: class, fields: []string{"record", "len", tsProp, idProp, "_id"}, where: q.where(),
 			sort: byTime(tsProp, idProp), limit: window})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		hits := toHits(objs, tsProp, idProp)
 		fresh := hits[:0]
@@ -494,7 +506,7 @@ func (s *searcher) walk(ctx context.Context, c *analysis.CompiledSearch, class, 
 			}
 		}
 	}
-	return out, matches, nil
+	return out, matches, len(out) >= phraseWalkMax, nil
 }
 
 // byObjectID reads fields of objects by their ids.
@@ -530,8 +542,9 @@ func (s *core) byObjectID(ctx context.Context, class string, ids []string, field
 }
 
 // rankWindow is how many candidates a ranked search reads at least (a
-// variable so a test can make it small).
-var rankWindow = 1000
+// variable so a test can make it small): a page's hits and enough beyond
+// them for a total that says "more than" the pages a person reads.
+var rankWindow = 100
 
 // byTime orders newest first, then by id, as the memory store
 // lists what a query without ranked words matches.

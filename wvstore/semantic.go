@@ -210,9 +210,9 @@ func (x *Semantic) lexical(ctx context.Context, text string, where *filters.Wher
 	if len(words) == 0 {
 		return nil, nil
 	}
-	// Weaviate's BM25 with a limit does not return its best hits (search.go,
-	// rank): read rankWindow and keep the LexicalDepth best.
-	hits, err := x.s.chunkGet(ctx, chunkQuery{fields: chunkLight, where: where, bm25: words, limit: rankWindow})
+	// Weaviate's order among equal scores is not Sift's: read twice the
+	// depth and keep the LexicalDepth best in Sift's order.
+	hits, err := x.s.chunkGet(ctx, chunkQuery{fields: chunkLight, where: where, bm25: words, limit: 2 * fusion.LexicalDepth})
 	if err != nil {
 		return nil, fmt.Errorf("semantic search: %w", err)
 	}

@@ -94,6 +94,7 @@ func TestClusterTwoServers(t *testing.T) {
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("search through B: %v %v", docs, err)
 	}
+	checkLowerBounds(t, a, b)
 	// On nodes with Weaviate's default settings, phrases and query
 	// metacharacters answer 200 (or 400 for a query that is not one),
 	// never 500.
@@ -163,8 +164,51 @@ func TestClusterTwoServers(t *testing.T) {
 	})
 }
 
+// checkLowerBounds: 300 messages saying "bulk" imported through a; a
+// search of the word through b reads fewer than match, so its total is a
+// lower bound, which the API (totalExact) and the search page ("more
+// than") say; a rarer word's total is exact.
+func checkLowerBounds(t *testing.T, a, b *proc) {
+	t.Helper()
+	if status, body, err := a.post("/api/sources", map[string]any{"id": "bulk", "name": "Bulk", "type": "discord", "config": map[string]any{}}); err != nil || status != 201 {
+		t.Fatalf("create the source: %d %s %v", status, body, err)
+	}
+	body, _ := discordExport("950", 0, 300)
+	req, _ := http.NewRequest("POST", a.url+"/api/sources/bulk/import", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	if status, out, err := do(req); err != nil || status != 200 {
+		t.Fatalf("import: %d %s %v", status, out, err)
+	}
+	type totals struct {
+		Messages      []struct{ ID string }
+		TotalMessages int
+		TotalExact    *bool
+	}
+	get := func(q string) totals {
+		req, _ := http.NewRequest("GET", b.url+"/api/search?limit=5&q="+url.QueryEscape(q), nil)
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		status, body, err := do(req)
+		var r totals
+		if err != nil || status != 200 || json.Unmarshal(body, &r) != nil || r.TotalExact == nil {
+			t.Fatalf("search %q: %d %s %v", q, status, body, err)
+		}
+		return r
+	}
+	if r := get("bulk"); *r.TotalExact || r.TotalMessages < 5 || r.TotalMessages >= 300 || len(r.Messages) != 5 {
+		t.Errorf("a common word: %d hits, total %d, exact %v; want a lower bound below 300", len(r.Messages), r.TotalMessages, *r.TotalExact)
+	}
+	if r := get("bulktok7 bulktok8"); !*r.TotalExact || r.TotalMessages != 2 {
+		t.Errorf("two tokens: total %d, exact %v", r.TotalMessages, *r.TotalExact)
+	}
+	req, _ = http.NewRequest("GET", b.url+"/?q=bulk", nil)
+	if status, page, err := do(req); err != nil || status != 200 || !strings.Contains(string(page), `<span class="n">more than `) {
+		t.Errorf("the search page does not say \"more than\": %d %v\n%.3000s", status, err, page)
+	}
+}
+
 // discordExport returns a DiscordChatExporter file of n messages in one
-// channel, each holding its token.
+// channel, each holding its token, of lengths that differ (so that a
+// common word's scores do).
 func discordExport(channel string, first, n int) (body []byte, tokens map[string]string) {
 	tokens = map[string]string{}
 	type author struct {
@@ -185,7 +229,7 @@ func discordExport(channel string, first, n int) (body []byte, tokens map[string
 		tok := fmt.Sprintf("bulktok%d", i)
 		tokens[id] = tok
 		msgs = append(msgs, msg{ID: id, Type: "Default", Timestamp: t0.Add(time.Duration(i) * time.Second).Format(time.RFC3339),
-			Content: fmt.Sprintf("message %d about the bulk import, token %s", i, tok), Author: author{ID: "42", Name: fmt.Sprint("user", i%17)}})
+			Content: fmt.Sprintf("message %d about the bulk import, token %s%s", i, tok, strings.Repeat(" and so on", i%5)), Author: author{ID: "42", Name: fmt.Sprint("user", i%17)}})
 	}
 	body, _ = json.Marshal(map[string]any{
 		"guild":    map[string]string{"id": "1", "name": "Bulk"},
