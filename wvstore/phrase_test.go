@@ -88,6 +88,11 @@ func TestPhraseWalk(t *testing.T) {
 		{req: sr{Query: `"to the"`, Limit: 40}},
 		{req: sr{Query: `"to the"`, Offset: 20, Limit: 10}},
 		{req: sr{Query: `"to the" w1`}},
+		// Stop words and other words: the candidates are the records
+		// holding the others, some without the phrase.
+		{req: sr{Query: `"end to the"`}},
+		{req: sr{Query: `"to the end" w2`, Limit: 3}},
+		{req: sr{Query: `end -"to the end"`}},
 		{req: sr{Query: `"to the" -w2`}},
 		{req: sr{Query: `to -"to the"`}},
 		{req: sr{Query: `-"to the" from:a`}},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sift-search/sift/analysis"
 	"github.com/sift-search/sift/query"
+	"github.com/sift-search/sift/tokenizer"
 )
 
 // Full-text search (docs/weaviate.md "Full-text search"). Sift compiles the
@@ -104,16 +105,35 @@ func hiddenMessages(cat *catalog, private bool) *filters.WhereBuilder {
 }
 
 // wordFilters are the conditions the query's words make: every word of
-// each phrase, no excluded word.
+// each phrase (but its stop words, phraseFilter), no excluded word.
 func wordFilters(c *analysis.CompiledSearch) cond {
 	var out cond
 	if len(c.Exclude) > 0 {
 		out = out.except(anyText("terms", c.Exclude))
 	}
 	for _, p := range c.Phrases {
-		out = out.and(allText("terms", p))
+		out = out.and(phraseFilter(p))
 	}
 	return out
+}
+
+// phraseFilter is the filter of a phrase's candidates: the records holding
+// each of its words but the stop words ("the", "to"), or each word when
+// it has only those. Sift checks the phrase itself on the candidates, so a
+// looser filter changes no answer; and a stop word's postings hold most
+// records, which Weaviate reads whole to filter by them — the cost of
+// "the vouprece" grew with the corpus while its candidates were few.
+func phraseFilter(p []string) *filters.WhereBuilder {
+	words := make([]string, 0, len(p))
+	for _, w := range p {
+		if !tokenizer.IsAnyStopWord(w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		words = p
+	}
+	return allText("terms", words)
 }
 
 // hit is a candidate: its object, BM25 score and time.
@@ -416,7 +436,7 @@ func (s *searcher) phraseHolders(ctx context.Context, c *analysis.CompiledSearch
 	p int, ph []string, all []hit, matches []analysis.PhraseMatch, candidate func(hit) analysis.Candidate) (int, error) {
 	if len(w.none) > 0 || len(w.all) != 1 || len(c.Phrases) != 1 {
 		var err error
-		only := cond{all: []*filters.WhereBuilder{allText("terms", ph)}}
+		only := cond{all: []*filters.WhereBuilder{phraseFilter(ph)}}
 		if _, matches, _, err = s.walk(ctx, c, class, tsProp, idProp, only, candidate); err != nil {
 			return 0, err
 		}
