@@ -62,6 +62,11 @@ func (c clusterStore) Backup(w io.Writer) (uint64, error) {
 	return mem.Backup(w)
 }
 
+// storeBenchKey is the API key of newStoreServer's servers: the semantic
+// search and the answers are measured with it (no public tier's limit);
+// the full-text searches are a caller's without credentials.
+const storeBenchKey = "bench-key"
+
 // serverSemantic is a semantic layer the server and the asker use.
 type serverSemantic interface {
 	httpapi.Semantic
@@ -74,7 +79,7 @@ type serverSemantic interface {
 func newStoreServer(tb testing.TB, st serverStore, sem serverSemantic, baseURL string) *httpapi.Server {
 	runner := crawl.NewRunner(st, crawl.RunnerOptions{})
 	tb.Cleanup(runner.Close)
-	return httpapi.New(st, httpapi.Options{BaseURL: baseURL, Semantic: sem,
+	return httpapi.New(st, httpapi.Options{BaseURL: baseURL, Semantic: sem, APISecretKey: storeBenchKey,
 		Asker: ask.New(sem, ask.Options{Link: httpapi.HitLinks(baseURL)}), Crawler: runner})
 }
 
@@ -95,7 +100,11 @@ func newStoreServer(tb testing.TB, st serverStore, sem serverSemantic, baseURL s
 // (semantic-s: how much longer it took). On a cluster the semantic indexer
 // (run by the lease holder in `sift serve`) runs during the ingest only
 // with SIFT_BENCH_INDEXER=1, and is then waited for the same way. The
-// queries run on an idle store. After them, on a cluster, plain1-msgs/s and
+// queries run on an idle store. When the semantic layer followed the
+// writes, semantic-p50-ms/p99-ms and ask-p50-ms/p99-ms are GET
+// /api/semantic-search (limit 10) and POST /api/ask (the extractive
+// answer as one JSON body) over the first 300 and 100 of the same queries,
+// after as many to warm up. After them, on a cluster, plain1-msgs/s and
 // plain4-msgs/s are Weaviate's own import rate of the same messages
 // (wvstore.PlainImport, one or four batches of 1,000 in flight), the
 // ceiling Sift's ingest is measured against.
@@ -175,6 +184,11 @@ func benchStore(b *testing.B, nodes, n int) {
 		reportLatencies(b, name, lat[k])
 	}
 	b.ReportMetric(float64(hits)/float64(len(all)), "hits/query")
+	if s.indexed {
+		sem, asks := semanticLatencies(b, h, queries)
+		reportLatencies(b, "semantic-", sem)
+		reportLatencies(b, "ask-", asks)
+	}
 	if nodes > 0 {
 		for _, workers := range []int{1, 4} {
 			b.ReportMetric(plainImport(b, cl, c, workers), fmt.Sprintf("plain%d-msgs/s", workers))
@@ -334,4 +348,51 @@ func searchLatencies(b *testing.B, h fasthttp.RequestHandler, queries []string) 
 		b.Logf("slow: %q %s", t.q, t.d.Round(time.Millisecond/10))
 	}
 	return lat, hits
+}
+
+// Semantic searches and questions BenchmarkStores measures once the
+// semantic layer has caught up, after as many to warm up.
+const (
+	semanticQueries = 300
+	askQueries      = 100
+)
+
+// semanticLatencies runs GET /api/semantic-search (limit 10) for the
+// first semanticQueries of queries and POST /api/ask (the extractive
+// answer, one JSON body) for the first askQueries, each after a warm-up
+// of as many, with the API key, and returns their latencies.
+func semanticLatencies(b *testing.B, h fasthttp.RequestHandler, queries []string) (sem, asks []time.Duration) {
+	var ctx fasthttp.RequestCtx
+	run := func(method, uri, body string) time.Duration {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.Header.SetMethod(method)
+		ctx.Request.SetRequestURI(uri)
+		ctx.Request.Header.Set("Authorization", "Bearer "+storeBenchKey)
+		if body != "" {
+			ctx.Request.Header.SetContentType("application/json")
+			ctx.Request.SetBodyString(body)
+		}
+		t := time.Now()
+		h(&ctx)
+		d := time.Since(t)
+		if ctx.Response.StatusCode() != fasthttp.StatusOK {
+			b.Fatalf("%s %s: %d %s", method, uri, ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+		return d
+	}
+	for i, q := range queries[:2*semanticQueries] {
+		d := run("GET", "/api/semantic-search?limit=10&q="+url.QueryEscape(q), "")
+		if i >= semanticQueries {
+			sem = append(sem, d)
+		}
+	}
+	for i, q := range queries[:2*askQueries] {
+		body, _ := json.Marshal(map[string]string{"question": q})
+		d := run("POST", "/api/ask", string(body))
+		if i >= askQueries {
+			asks = append(asks, d)
+		}
+	}
+	return sem, asks
 }
