@@ -16,8 +16,18 @@ import (
 // getProps reads an object's properties at consistency QUORUM; ok is false
 // when there is no such object.
 func getProps(ctx context.Context, c *weaviate.Client, class, id string) (props map[string]any, ok bool, err error) {
-	objs, err := c.Data().ObjectsGetter().WithClassName(class).WithID(id).
-		WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+	var objs []*models.Object
+	for attempt := range 8 {
+		backoff(attempt)
+		objs, err = c.Data().ObjectsGetter().WithClassName(class).WithID(id).
+			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
+		// A read that repairs a replica while a writer changes the object
+		// fails ("changed during repair: conflict", seen on v1.39.0 when
+		// sources are created at once); read again.
+		if !repairConflict(err) {
+			break
+		}
+	}
 	if notFound(err) || err == nil && len(objs) == 0 {
 		return nil, false, nil
 	}
@@ -69,7 +79,11 @@ func getObjects(res *models.GraphQLResponse, class string) []map[string]any {
 	return out
 }
 
+// repairConflict reports a write or QUORUM read that met another writer's
+// change in a replica's read repair: "… changed during repair: conflict"
+// (v1.35.2), or "… changed during repair, …" without the word (v1.39.0).
 func repairConflict(err error) bool {
 	var wce *fault.WeaviateClientError
-	return errors.As(err, &wce) && wce.StatusCode == 500 && strings.Contains(wce.Msg, "conflict")
+	return errors.As(err, &wce) && wce.StatusCode == 500 &&
+		(strings.Contains(wce.Msg, "conflict") || strings.Contains(wce.Msg, "changed during repair"))
 }
