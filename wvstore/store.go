@@ -64,8 +64,12 @@ type content struct {
 }
 
 // searcher ranks messages and documents by words (search.go) and completes
-// a query being typed (suggest.go).
-type searcher struct{ *Store }
+// a query being typed (suggest.go). It keeps the collections' lengths a
+// phrase's score needs until the next write.
+type searcher struct {
+	*Store
+	lens lengthsCache
+}
 
 // instance is the state of the whole store, for health, metrics and the
 // dashboard, and the instance's settings (instance.go). It keeps this
