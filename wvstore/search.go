@@ -315,7 +315,11 @@ func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, 
 func (s *searcher) ranked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	words []string) ([]hit, int, bool, error) {
 	need := c.Offset + c.Limit
-	where := w.where() // BM25 returns only objects holding a word: the words need no filter
+	// Any word suffices. BM25 finds only records holding one, but without
+	// a filter Weaviate (v1.39.0) missed matches of records just written
+	// (TestCompareStores right after a migration: a word in 11 messages
+	// found in none), so the words are a filter too, as before.
+	where := w.and(anyText("terms", uniq(words))).where()
 	scale := bm25Scale(s.opts)
 	for limit := min(max(need+need/2, rankWindow)+1, maxResults); ; limit = min(limit*4, maxResults) {
 		objs, err := s.get(ctx, getQuery{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
