@@ -180,6 +180,9 @@ type scored struct {
 func (c *comparison) query(t *testing.T, mem *engine.Engine, wv *wvstore.Store, req query.SearchRequest) {
 	t.Helper()
 	c.searches++
+	// Typo tolerance is the memory store's alone (the Weaviate store has
+	// no corrections): the stores are compared on words as typed.
+	req.NoTypos = true
 	what := fmt.Sprintf("%s: %q (private %v)", c.when, req.Query, req.Private)
 	mr := req
 	mr.Limit = query.MaxSearchLimit // the reference, deep enough to score the cluster's hits
