@@ -63,8 +63,8 @@ func TestDefaultSettings(t *testing.T) {
 // searches, positions, ids, page times; an opt-out and a source's
 // deletion that touch more objects than a query reads. A ranked search
 // reads at most 300 candidates: a page past them comes back short, its
-// total a lower bound that says so. The collections have three shards, whose merge of a sorted
-// query needs the properties it sorts by read.
+// total a lower bound that says so. The collections have three shards,
+// whose merge of a sorted query needs the properties it sorts by read.
 func TestDeepPaging(t *testing.T) {
 	defer func(m int) { maxResults = m }(maxResults)
 	maxResults = 300

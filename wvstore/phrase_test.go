@@ -74,9 +74,9 @@ func TestPhraseWalk(t *testing.T) {
 		req    query.SearchRequest
 		window int // of a search of words alone, when not the default
 		// The window may fill up (more match than it holds, and no tie
-		// across its edge makes it wider): the total of messages may be a
-		// lower bound. Everything here was just written,
-		// in a memtable: the page is right all the same (weaviate#11780,
+		// across its edge makes it wider): the total of messages may be
+		// a lower bound. Everything here was just written, in a
+		// memtable: the page is right all the same (weaviate#11780,
 		// fixed in the pinned release).
 		full bool
 	}

@@ -17,17 +17,13 @@ import (
 // when there is no such object.
 func getProps(ctx context.Context, c *weaviate.Client, class, id string) (props map[string]any, ok bool, err error) {
 	var objs []*models.Object
-	for attempt := range 8 {
-		backoff(attempt)
+	// A read that repairs a replica while a writer changes the object
+	// fails (seen on v1.39.0 when sources are created at once).
+	err = retryRepair(func() error {
 		objs, err = c.Data().ObjectsGetter().WithClassName(class).WithID(id).
 			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).Do(ctx)
-		// A read that repairs a replica while a writer changes the object
-		// fails ("changed during repair: conflict", seen on v1.39.0 when
-		// sources are created at once); read again.
-		if !repairConflict(err) {
-			break
-		}
-	}
+		return err
+	})
 	if notFound(err) || err == nil && len(objs) == 0 {
 		return nil, false, nil
 	}
@@ -41,17 +37,13 @@ func getProps(ctx context.Context, c *weaviate.Client, class, id string) (props 
 // createObject creates an object at consistency QUORUM; existed reports
 // that one of the id was there already (and is left as it is).
 func createObject(ctx context.Context, c *weaviate.Client, class, id string, props map[string]any) (existed bool, err error) {
-	for attempt := range 8 {
-		backoff(attempt)
-		_, err = c.Data().Creator().WithClassName(class).WithID(id).
+	// Two writers of the same object at once may meet in a replica's read
+	// repair; the write is idempotent, so it is tried again.
+	err = retryRepair(func() error {
+		_, err := c.Data().Creator().WithClassName(class).WithID(id).
 			WithConsistencyLevel(replication.ConsistencyLevel.QUORUM).WithProperties(props).Do(ctx)
-		// Two writers of the same object at once may meet in a replica's
-		// read repair ("changed during repair: conflict"); the write is
-		// idempotent, so it is tried again.
-		if !repairConflict(err) {
-			break
-		}
-	}
+		return err
+	})
 	if alreadyExists(err) {
 		return true, nil
 	}
@@ -77,6 +69,19 @@ func getObjects(res *models.GraphQLResponse, class string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// retryRepair runs fn, up to 8 times with a backoff while it fails on a
+// repair conflict, and returns its last error.
+func retryRepair(fn func() error) error {
+	var err error
+	for attempt := range 8 {
+		backoff(attempt)
+		if err = fn(); !repairConflict(err) {
+			return err
+		}
+	}
+	return err
 }
 
 // repairConflict reports a write or QUORUM read that met another writer's

@@ -259,11 +259,14 @@ func timeFilters(prop string, f *query.ParsedQuery) *filters.WhereBuilder {
 func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	candidate func(hit) analysis.Candidate) (hits []hit, total int, atLeast bool, err error) {
 	words := termWords(c)
+	if len(words) > 0 && len(c.Phrases) == 0 {
+		// Any word suffices (with a phrase, the phrase's words decide).
+		// BM25 alone finds only records holding one; ranking without the
+		// filter is faster, but has not been compared whole against the
+		// memory store yet.
+		w = w.and(anyText("terms", uniq(words)))
+	}
 	if len(c.Phrases) > 0 || len(c.ExcludePhrases) > 0 {
-		if len(words) > 0 && len(c.Phrases) == 0 {
-			// Any word suffices (with a phrase, the phrase's words decide).
-			w = w.and(anyText("terms", uniq(words)))
-		}
 		return s.rankChecked(ctx, c, class, tsProp, idProp, w, candidate)
 	}
 	if len(words) == 0 {
@@ -301,8 +304,8 @@ func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, 
 //
 // Weaviate ranks by BM25 and returns its best; Sift reads their scores,
 // times and ids only — a window from the page's end, at least rankWindow,
-// and one more, at most maxResults in all — and orders them itself, so that among equal scores the
-// newest come first as in the memory store. The window is wide enough
+// and one more, at most maxResults in all — and orders them itself, so
+// that among equal scores the newest come first as in the memory store. The window is wide enough
 // when it holds every match (the total is then exact) or when its lowest
 // score is below the page's last: what it left out scores lower still.
 // Otherwise (ties across its edge) it is read again four times as wide.
@@ -315,11 +318,7 @@ func (s *searcher) rank(ctx context.Context, c *analysis.CompiledSearch, class, 
 func (s *searcher) ranked(ctx context.Context, c *analysis.CompiledSearch, class, tsProp, idProp string, w cond,
 	words []string) ([]hit, int, bool, error) {
 	need := c.Offset + c.Limit
-	// Any word suffices: the words are a filter too, as before issue 28
-	// (BM25 alone finds only records holding one; ranking without the
-	// filter is faster and was measured so, but not yet compared whole
-	// against the memory store).
-	where := w.and(anyText("terms", uniq(words))).where()
+	where := w.where()
 	scale := bm25Scale(s.opts)
 	for limit := min(max(need+need/2, rankWindow)+1, maxResults); ; limit = min(limit*4, maxResults) {
 		objs, err := s.get(ctx, getQuery{class: class, fields: []string{tsProp, idProp, "_score", "_id"}, where: where, bm25: words,
