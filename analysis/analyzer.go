@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/sift-search/sift/index"
 	"github.com/sift-search/sift/record"
 	"github.com/sift-search/sift/tokenizer"
@@ -134,3 +136,59 @@ func IndexTerms(dst []string, text string, weight int) []string {
 
 // Fold is how author names compare in filters and opt-outs.
 func Fold(s string) string { return tokenizer.Fold(s) }
+
+// PairSep joins the two words of a pair (IndexPairs, PhrasePairs).
+const PairSep = "+"
+
+// IndexPairs appends to dst, once each, the pairs of words text holds at
+// consecutive positions where one word is a stop word and the other is
+// not ("i+shurir", "shurir+be"), as "first+second" (PairSep): what a
+// store that cannot check positions itself narrows a phrase's candidates
+// by (PhrasePairs), beside the phrase's other words. Those are the pairs
+// that narrow most: a phrase's words but its stop words are held by far
+// more records than the phrase when it has stop words, and a pair of two
+// stop words narrows little. A record holding a phrase holds its pairs,
+// as Match decides it; a pair spelt alike from other words only adds a
+// candidate.
+func IndexPairs(dst []string, text string) []string {
+	a := Get()
+	a.toks = a.Append(a.toks[:0], text, 0)
+	from := len(dst)
+	var prev, at []tokenizer.Token // the words at the position before, at this one
+	for i := 0; i < len(a.toks); {
+		pos := a.toks[i].Pos
+		at = at[:0]
+		for ; i < len(a.toks) && a.toks[i].Pos == pos; i++ {
+			at = append(at, a.toks[i]) // a compound kept whole too, at its first part's position
+		}
+		if len(prev) > 0 && prev[0].Pos+1 == pos {
+			for _, p := range prev {
+				for _, t := range at {
+					if pairs(p.Term, t.Term) {
+						dst = append(dst, p.Term+PairSep+t.Term)
+					}
+				}
+			}
+		}
+		prev, at = at, prev
+	}
+	Put(a)
+	slices.Sort(dst[from:])
+	return append(dst[:from], slices.Compact(dst[from:])...)
+}
+
+// pairs reports whether IndexPairs keeps the pair of words a, b.
+func pairs(a, b string) bool { return tokenizer.IsAnyStopWord(a) != tokenizer.IsAnyStopWord(b) }
+
+// PhrasePairs returns the pairs of a phrase's words (CompiledSearch.Phrases)
+// that every record holding it holds (IndexPairs): none for a phrase
+// without stop words, or of them alone.
+func PhrasePairs(phrase []string) []string {
+	var out []string
+	for i := 1; i < len(phrase); i++ {
+		if pairs(phrase[i-1], phrase[i]) {
+			out = append(out, phrase[i-1]+PairSep+phrase[i])
+		}
+	}
+	return out
+}

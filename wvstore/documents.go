@@ -30,12 +30,17 @@ func (s *content) documentObject(d *record.Document) *models.Object {
 	rec.Hidden = false
 	words := analysis.IndexTerms(nil, d.Title, titleWeight)
 	words = analysis.IndexTerms(words, d.Content, 1)
-	return &models.Object{Class: s.class("Document"), ID: strfmt.UUID(s.documentObjID(d.ID)),
+	o := &models.Object{Class: s.class("Document"), ID: strfmt.UUID(s.documentObjID(d.ID)),
 		Properties: map[string]any{
 			"sourceId": d.SourceID, "docId": d.ID, "docKey": d.Key, "slug": d.Slug,
 			"terms": strings.Join(words, " "), "len": len(words),
 			"updated": d.UpdatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(&rec),
 		}}
+	if s.pairs {
+		pairs := analysis.IndexPairs(analysis.IndexPairs(nil, d.Title), d.Content) // none across the two
+		props(o)["pairs"] = strings.Join(pairs, " ")
+	}
+	return o
 }
 
 func documentOwner(id string) string { return "d\x00" + id }

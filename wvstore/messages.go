@@ -24,13 +24,17 @@ func (s *content) messageObjID(source, id string) string { return s.objID("messa
 
 func (s *content) messageObject(m *record.Message) *models.Object {
 	words := analysis.IndexTerms(nil, m.Content, 1)
-	return &models.Object{Class: s.class("Message"), ID: strfmt.UUID(s.messageObjID(m.SourceID, m.ID)),
+	o := &models.Object{Class: s.class("Message"), ID: strfmt.UUID(s.messageObjID(m.SourceID, m.ID)),
 		Properties: map[string]any{
 			"sourceId": m.SourceID, "channelId": m.ChannelID, "chan": chanRef(m.SourceID, m.ChannelID), "msgId": m.ID,
 			"author": analysis.Fold(m.Author), "authorName": analysis.Fold(m.AuthorName),
 			"terms": strings.Join(words, " "), "len": len(words),
 			"ts": m.Timestamp.UTC().Format("2006-01-02T15:04:05.000000Z07:00"), "record": encodeRecord(m),
 		}}
+	if s.pairs {
+		props(o)["pairs"] = strings.Join(analysis.IndexPairs(nil, m.Content), " ")
+	}
+	return o
 }
 
 // msgFields are the properties a message is read from.

@@ -108,7 +108,7 @@ func TestPhraseWalk(t *testing.T) {
 	}
 	defaultWindow := rankWindow
 	lowerBounds := 0
-	for _, sc := range searches {
+	check := func(pairs bool, sc search) {
 		req := sc.req
 		rankWindow = cmp.Or(sc.window, defaultWindow)
 		m, err := mem.Search(req)
@@ -136,10 +136,10 @@ func TestPhraseWalk(t *testing.T) {
 			lowerBounds++
 		}
 		if !m.TotalExact() {
-			t.Errorf("%+v: the memory store's totals are not exact", req)
+			t.Errorf("pairs %v, %+v: the memory store's totals are not exact", pairs, req)
 		}
 		if !holds(m.TotalMessages, w.TotalMessages, w.MessagesAtLeast) || !sc.full && w.MessagesAtLeast || !slices.Equal(ids(m), ids(w)) {
-			t.Errorf("%+v:\nmemory   %d %v\nweaviate %d (at least: %v) %v", req, m.TotalMessages, ids(m), w.TotalMessages, w.MessagesAtLeast, ids(w))
+			t.Errorf("pairs %v, %+v:\nmemory   %d %v\nweaviate %d (at least: %v) %v", pairs, req, m.TotalMessages, ids(m), w.TotalMessages, w.MessagesAtLeast, ids(w))
 		}
 		dids := func(r *query.SearchResult) []string {
 			var out []string
@@ -149,16 +149,27 @@ func TestPhraseWalk(t *testing.T) {
 			return out
 		}
 		if !holds(m.TotalDocuments, w.TotalDocuments, w.DocumentsAtLeast) || !slices.Equal(dids(m), dids(w)) {
-			t.Errorf("%+v documents:\nmemory   %d %v\nweaviate %d %v", req, m.TotalDocuments, dids(m), w.TotalDocuments, dids(w))
+			t.Errorf("pairs %v, %+v documents:\nmemory   %d %v\nweaviate %d %v", pairs, req, m.TotalDocuments, dids(m), w.TotalDocuments, dids(w))
 		}
 		for i := range min(len(m.Messages), len(w.Messages)) {
 			if a, b := m.Messages[i].Score, w.Messages[i].Score; math.Abs(a-b) > 0.01*math.Abs(a) {
-				t.Errorf("%+v: %s scores %.4f in memory, %.4f on weaviate", req, m.Messages[i].ID, a, b)
+				t.Errorf("pairs %v, %+v: %s scores %.4f in memory, %.4f on weaviate", pairs, req, m.Messages[i].ID, a, b)
 				break
 			}
 		}
 		if m.TotalMessages == 0 || m.TotalDocuments == 0 && strings.HasPrefix(req.Query, `"to the"`) {
-			t.Errorf("%+v: nothing found", req)
+			t.Errorf("pairs %v, %+v: nothing found", pairs, req)
+		}
+	}
+	if !wv.pairs {
+		t.Fatal("a new cluster does not filter phrases by pairs")
+	}
+	// Both filters of a phrase's candidates: by its pairs (a new
+	// cluster), by its words (one raised from schema version 2).
+	for _, pairs := range []bool{true, false} {
+		wv.pairs = pairs
+		for _, sc := range searches {
+			check(pairs, sc)
 		}
 	}
 	if lowerBounds == 0 {

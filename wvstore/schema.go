@@ -25,13 +25,20 @@ import (
 //	2: "len" on messages and documents, their length in words (phrase
 //	   scores need the mean; records written before lack it until
 //	   written again, so a cluster of version 1 is best migrated afresh)
-const SchemaVersion = 2
+//	3: "pairs" on messages and documents, the pairs of a stop word and
+//	   another word they hold at consecutive positions
+//	   (analysis.IndexPairs), which narrow the candidates of a phrase
+//	   with stop words to nearly its holders. Records written before
+//	   lack them, so a cluster raised from an older version keeps
+//	   filtering phrases by their words (pairsMetaKey)
+const SchemaVersion = 3
 
 // prop describes one property.
 type prop struct {
 	name, dataType string
 	tokenization   string // for text: "field" (exact), "whitespace" (Sift's analysed terms)
 	searchable     bool   // in the BM25 index
+	filterable     bool   // in the filter index (always for a field, a date or an int)
 }
 
 // collection describes one collection, named Namespace+suffix.
@@ -47,6 +54,8 @@ var (
 		return prop{name: name, dataType: "text", tokenization: "whitespace", searchable: true}
 	}
 	stored = func(name, typ string) prop { return prop{name: name, dataType: typ} }
+	// pairs are analysis.IndexPairs: filtered on, never ranked.
+	pairs = prop{name: "pairs", dataType: "text", tokenization: "whitespace", filterable: true}
 )
 
 // collections is the schema: records keep their Sift form in "record" (JSON,
@@ -58,11 +67,11 @@ var collections = []collection{
 	{suffix: "Channel", props: []prop{field("sourceId"), field("channelId"), field("slug"), field("parentId"), stored("record", "text")}},
 	{suffix: "Message", props: []prop{
 		field("sourceId"), field("channelId"), field("chan"), field("msgId"), field("author"), field("authorName"),
-		terms("terms"), stored("ts", "date"), stored("record", "text"), stored("len", "int"),
+		terms("terms"), stored("ts", "date"), stored("record", "text"), stored("len", "int"), pairs,
 	}},
 	{suffix: "Document", props: []prop{
 		field("sourceId"), field("docId"), field("docKey"), field("slug"), terms("terms"), stored("updated", "date"), stored("record", "text"),
-		stored("len", "int"),
+		stored("len", "int"), pairs,
 	}},
 	{suffix: "Change", props: []prop{field("owner"), field("sourceId"), stored("at", "int")}},
 	{suffix: "Chunk", vectors: true, props: []prop{
@@ -80,6 +89,10 @@ type Options struct {
 	Replication int     // replication factor, default 1
 	Shards      int     // shards per collection, default 1
 	K1, B       float32 // BM25 parameters, the memory store's
+	// NoPhrasePairs makes a new cluster without the pairs that narrow
+	// phrases' candidates (pairsMetaKey): faster imports, slower
+	// phrases. A cluster keeps the choice it was made with.
+	NoPhrasePairs bool
 }
 
 func (o *Options) defaults() {
@@ -127,7 +140,7 @@ func (o *Options) class(c collection) *models.Class {
 			// Filterable too: exclusions, the phrases' words and totals
 			// are filters on the words.
 			mp.IndexSearchable, mp.IndexFilterable = &yes, &yes
-		case p.tokenization == "field":
+		case p.tokenization == "field" || p.filterable:
 			mp.IndexSearchable, mp.IndexFilterable = &no, &yes
 		case p.dataType == "date" || p.dataType == "int":
 			mp.IndexFilterable, mp.IndexRangeFilters = &yes, &yes
@@ -143,30 +156,31 @@ func (o *Options) class(c collection) *models.Class {
 var ErrNewerSchema = errors.New("the cluster's Sift collections are of a newer schema version")
 
 // migrate creates the collections that are missing, adds the properties
-// that are missing, and records SchemaVersion. Several processes may run it
+// that are missing, and records SchemaVersion; it reports whether every
+// record carries its pairs (recordVersion). Several processes may run it
 // at once: a collection or property another one created meanwhile ("already
 // exists") is read back and checked instead.
-func migrate(ctx context.Context, c *weaviate.Client, o Options) error {
+func migrate(ctx context.Context, c *weaviate.Client, o Options) (pairs bool, err error) {
 	for _, col := range collections {
 		want := o.class(col)
 		have, err := getClass(ctx, c, want.Class)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if have == nil {
 			err := c.Schema().ClassCreator().WithClass(want).Do(ctx)
 			if err != nil && !alreadyExists(err) {
-				return fmt.Errorf("create collection %s: %w", want.Class, err)
+				return false, fmt.Errorf("create collection %s: %w", want.Class, err)
 			}
 			if have, err = getClass(ctx, c, want.Class); err != nil {
-				return err
+				return false, err
 			}
 			if have == nil {
-				return fmt.Errorf("collection %s: created, then not found", want.Class)
+				return false, fmt.Errorf("collection %s: created, then not found", want.Class)
 			}
 		}
 		if err := addMissing(ctx, c, want, have); err != nil {
-			return err
+			return false, err
 		}
 	}
 	return recordVersion(ctx, c, o)
@@ -228,32 +242,66 @@ func metaID(ns, key string) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sift:"+ns+":meta:"+key)).String()
 }
 
+// pairsMetaKey is the Meta key that says whether every message and
+// document of the cluster carries its pairs ("all"), so every process
+// writes them, or not ("none", or no key). The first process to make the
+// collections decides, at a version that has them (3 on), by
+// Options.NoPhrasePairs; a cluster raised from an older version has no
+// key, as its records lack them. The pairs cost imports about a third of
+// their speed (docs/weaviate.md).
+const pairsMetaKey = "pairs"
+
 // recordVersion stores SchemaVersion in Meta unless a version is there:
 // an older one is raised (the collections were just migrated), a newer one
-// refused.
-func recordVersion(ctx context.Context, c *weaviate.Client, o Options) error {
+// refused. It reports whether the records carry their pairs
+// (pairsMetaKey).
+func recordVersion(ctx context.Context, c *weaviate.Client, o Options) (pairs bool, err error) {
 	class, id := o.Namespace+"Meta", metaID(o.Namespace, "schema")
+	pairsID := metaID(o.Namespace, pairsMetaKey)
 	props, ok, err := getProps(ctx, c, class, id)
 	if err != nil {
-		return fmt.Errorf("read the schema version: %w", err)
+		return false, fmt.Errorf("read the schema version: %w", err)
 	}
 	want := map[string]any{"key": "schema", "value": fmt.Sprint(SchemaVersion)}
 	if !ok {
-		if _, err := createObject(ctx, c, class, id, want); err != nil {
-			return fmt.Errorf("record the schema version: %w", err)
+		// A new cluster. The pairs' key goes first, so a process that
+		// reads the version finds it; of processes starting at once,
+		// the first to write it decides for all.
+		choice := "all"
+		if o.NoPhrasePairs {
+			choice = "none"
 		}
-		return nil
+		existed, err := createObject(ctx, c, class, pairsID, map[string]any{"key": pairsMetaKey, "value": choice})
+		if err != nil {
+			return false, fmt.Errorf("record the pairs: %w", err)
+		}
+		if _, err := createObject(ctx, c, class, id, want); err != nil {
+			return false, fmt.Errorf("record the schema version: %w", err)
+		}
+		if !existed {
+			return choice == "all", nil
+		}
+		return hasPairs(ctx, c, class, pairsID)
 	}
 	var v int
 	fmt.Sscan(fmt.Sprint(props["value"]), &v)
 	switch {
 	case v > SchemaVersion:
-		return fmt.Errorf("%w: %d, this Sift knows %d", ErrNewerSchema, v, SchemaVersion)
+		return false, fmt.Errorf("%w: %d, this Sift knows %d", ErrNewerSchema, v, SchemaVersion)
 	case v == SchemaVersion:
-		return nil
+		return hasPairs(ctx, c, class, pairsID)
 	}
 	if err := c.Data().Updater().WithClassName(class).WithID(id).WithMerge().WithProperties(want).Do(ctx); err != nil {
-		return fmt.Errorf("raise the schema version: %w", err)
+		return false, fmt.Errorf("raise the schema version: %w", err)
 	}
-	return nil
+	return false, nil
+}
+
+// hasPairs reads the pairs' key (pairsMetaKey).
+func hasPairs(ctx context.Context, c *weaviate.Client, class, id string) (bool, error) {
+	p, _, err := getProps(ctx, c, class, id)
+	if err != nil {
+		return false, fmt.Errorf("read the pairs' key: %w", err)
+	}
+	return p["value"] == "all", nil
 }

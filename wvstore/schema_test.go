@@ -11,6 +11,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/sift-search/sift/internal/weaviatetest"
+	"github.com/sift-search/sift/record"
 )
 
 // TestMigrateConcurrently: Sift processes starting at once against an
@@ -57,6 +58,65 @@ func TestMigrateConcurrently(t *testing.T) {
 		}
 		if c.InvertedIndexConfig.Bm25.K1 != 1.2 || c.InvertedIndexConfig.Bm25.B != 0.75 {
 			t.Errorf("SiftA%s: BM25 %+v", col.suffix, c.InvertedIndexConfig.Bm25)
+		}
+	}
+	if !s.pairs {
+		t.Error("a new cluster: phrases not filtered by pairs")
+	}
+	// A cluster of schema version 2 (no pairs' key) is raised to this
+	// version and keeps filtering phrases by their words: its records
+	// lack their pairs.
+	if err := s.c.Data().Deleter().WithClassName("SiftAMeta").WithID(metaID("SiftA", pairsMetaKey)).Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = s.c.Data().Updater().WithClassName("SiftAMeta").WithID(metaID("SiftA", "schema")).WithMerge().
+		WithProperties(map[string]any{"value": "2"}).Do(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // raised, then at this version
+		raised, err := Open(ctx, Options{URL: cl.Nodes[0].URL(), Namespace: "SiftA"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raised.pairs {
+			t.Fatal("a cluster raised from version 2 filters phrases by pairs its records lack")
+		}
+	}
+	// A cluster made without pairs keeps that choice, whatever a later
+	// process asks for; its writes carry none.
+	for _, no := range []bool{true, false} {
+		d, err := Open(ctx, Options{URL: cl.Nodes[0].URL(), Namespace: "SiftD", NoPhrasePairs: no})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.pairs {
+			t.Fatalf("a cluster made without pairs: NoPhrasePairs %v gives pairs", no)
+		}
+		if _, ok := props(d.messageObject(&record.Message{Content: "to the point"}))["pairs"]; ok {
+			t.Fatal("a cluster without pairs writes them")
+		}
+	}
+	if _, ok := props(s.messageObject(&record.Message{Content: "to the point"}))["pairs"]; !ok {
+		t.Fatal("a cluster with pairs does not write them")
+	}
+	// Processes making a cluster at once with different choices agree
+	// on the first one's.
+	mixed := make([]*Store, 4)
+	for i := range mixed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mixed[i], errs[i] = Open(ctx, Options{URL: cl.Nodes[0].URL(), Namespace: "SiftE", NoPhrasePairs: i%2 == 1})
+		}()
+	}
+	wg.Wait()
+	for i, m := range mixed {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if m.pairs != mixed[0].pairs {
+			t.Fatalf("processes made one cluster and disagree on its pairs: %v, %v", mixed[0].pairs, m.pairs)
 		}
 	}
 	// Another namespace is another instance.

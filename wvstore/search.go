@@ -105,26 +105,30 @@ func hiddenMessages(cat *catalog, private bool) *filters.WhereBuilder {
 	return or(ws...)
 }
 
-// wordFilters are the conditions the query's words make: every word of
-// each phrase (but its stop words, phraseFilter), no excluded word.
-func wordFilters(c *analysis.CompiledSearch) cond {
+// wordFilters are the conditions the query's words make: each phrase's
+// (phraseFilter), no excluded word.
+func (s *searcher) wordFilters(c *analysis.CompiledSearch) cond {
 	var out cond
 	if len(c.Exclude) > 0 {
 		out = out.except(anyText("terms", c.Exclude))
 	}
 	for _, p := range c.Phrases {
-		out = out.and(phraseFilter(p))
+		out = out.and(s.phraseFilter(p))
 	}
 	return out
 }
 
-// phraseFilter is the filter of a phrase's candidates: the records holding
-// each of its words but the stop words ("the", "to"), or each word when
-// it has only those. Sift checks the phrase itself on the candidates, so a
-// looser filter changes no answer; and a stop word's postings hold most
-// records, which Weaviate reads whole to filter by them — the cost of
-// "the vouprece" grew with the corpus while its candidates were few.
-func phraseFilter(p []string) *filters.WhereBuilder {
+// phraseFilter is the filter of a phrase's candidates: the records
+// holding each of its words but the stop words ("the", "to") and, where
+// every record carries its pairs (core.pairs), each pair of a stop word
+// and another word the phrase holds (analysis.PhrasePairs: "i+shurir");
+// a phrase of stop words alone, each of its words. Sift checks the phrase
+// itself on the candidates, so a looser filter changes no answer, only
+// how many candidates it reads: at 1M messages the other words of
+// `"i shurir"` were held by ~10,000 messages, its pair by a few; and a
+// stop word's postings hold most records, which Weaviate reads whole to
+// filter by them.
+func (s *searcher) phraseFilter(p []string) *filters.WhereBuilder {
 	words := make([]string, 0, len(p))
 	for _, w := range p {
 		if !tokenizer.IsAnyStopWord(w) {
@@ -132,9 +136,13 @@ func phraseFilter(p []string) *filters.WhereBuilder {
 		}
 	}
 	if len(words) == 0 {
-		words = p
+		return allText("terms", p)
 	}
-	return allText("terms", words)
+	f := allText("terms", words)
+	if pairs := analysis.PhrasePairs(p); s.pairs && len(pairs) > 0 {
+		f = and(f, allText("pairs", uniq(pairs)))
+	}
+	return f
 }
 
 // hit is a candidate: its object, BM25 score and time.
@@ -174,7 +182,7 @@ func (s *searcher) Search(req query.SearchRequest) (*query.SearchResult, error) 
 
 func (s *searcher) searchMessages(ctx context.Context, cat *catalog, c *analysis.CompiledSearch, private bool, res *query.SearchResult) error {
 	f := &c.Filters
-	w := wordFilters(c)
+	w := s.wordFilters(c)
 	if f.Source != "" {
 		w = w.and(eqText("sourceId", f.Source))
 	}
@@ -220,7 +228,7 @@ func (s *searcher) searchDocuments(ctx context.Context, cat *catalog, c *analysi
 	if f.Channel != "" || f.From != "" {
 		return nil // documents have no channel or author
 	}
-	w := wordFilters(c)
+	w := s.wordFilters(c)
 	if f.Source != "" {
 		w = w.and(eqText("sourceId", f.Source))
 	}
@@ -440,7 +448,7 @@ func (s *searcher) phraseHolders(ctx context.Context, c *analysis.CompiledSearch
 	p int, ph []string, all []hit, matches []analysis.PhraseMatch, candidate func(hit) analysis.Candidate) (int, error) {
 	if len(w.none) > 0 || len(w.all) != 1 || len(c.Phrases) != 1 {
 		var err error
-		only := cond{all: []*filters.WhereBuilder{phraseFilter(ph)}}
+		only := cond{all: []*filters.WhereBuilder{s.phraseFilter(ph)}}
 		if _, matches, _, err = s.walk(ctx, c, class, tsProp, idProp, only, candidate); err != nil {
 			return 0, err
 		}

@@ -39,6 +39,10 @@ type Store struct {
 type core struct {
 	opts Options
 	c    *weaviate.Client
+	// pairs: every message and document of the cluster carries its
+	// pairs of words (schema.go, pairsMetaKey), so each write adds them
+	// and phrases filter their candidates by them.
+	pairs bool
 }
 
 // sources is the catalog of sources and channels (catalog.go): the
@@ -116,10 +120,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("weaviate client: %w", err)
 	}
-	if err := migrate(ctx, c, opts); err != nil {
+	pairs, err := migrate(ctx, c, opts)
+	if err != nil {
 		return nil, err
 	}
-	s := &Store{core: core{opts: opts, c: c}}
+	s := &Store{core: core{opts: opts, c: c, pairs: pairs}}
 	s.sources.Store = s
 	s.content = content{Store: s, dropped: map[chanKey]bool{}}
 	s.searcher.Store = s

@@ -80,7 +80,8 @@ func openCluster(cfg *config, sopts semantic.Options, log *slog.Logger) (*backen
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	st, err := wvstore.Open(ctx, wvstore.Options{URL: cfg.WeaviateURL, GRPCAddr: cfg.WeaviateGRPCAddr, APIKey: cfg.WeaviateAPIKey,
-		Namespace: cfg.WeaviateNamespace, Replication: cfg.WeaviateReplication, Shards: cfg.WeaviateShards})
+		Namespace: cfg.WeaviateNamespace, Replication: cfg.WeaviateReplication, Shards: cfg.WeaviateShards,
+		NoPhrasePairs: cfg.WeaviateNoPairs})
 	if err != nil {
 		return nil, fmt.Errorf("open the Weaviate store at %s: %w", cfg.WeaviateURL, err)
 	}

@@ -56,6 +56,7 @@ type config struct {
 	WeaviateNamespace   string
 	WeaviateReplication int
 	WeaviateShards      int
+	WeaviateNoPairs     bool // WEAVIATE_PHRASE_PAIRS=false
 }
 
 // binder registers flags whose defaults come from the environment, and
@@ -97,6 +98,24 @@ func (b *binder) bool(p *bool, flagName, envName string, def bool, usage string)
 		def = x
 	}
 	b.fs.BoolVar(p, flagName, def, usage+" (env "+envName+")")
+}
+
+// notBool registers a boolean setting kept negated in p, for an option
+// whose zero value is the setting's default, true.
+func (b *binder) notBool(p *bool, flagName, envName string, def bool, usage string) {
+	if v, ok := b.env(envName); ok {
+		x, err := strconv.ParseBool(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not a boolean", envName, v))
+		}
+		def = x
+	}
+	*p = !def
+	b.fs.BoolFunc(flagName, fmt.Sprintf("%s (env %s, default %v)", usage, envName, def), func(v string) error {
+		x, err := strconv.ParseBool(v)
+		*p = !x
+		return err
+	})
 }
 
 func (b *binder) duration(p *time.Duration, flagName, envName string, def time.Duration, usage string) {
@@ -202,6 +221,7 @@ func parseServe(args []string) (*config, error) {
 	b.str(&c.WeaviateNamespace, "weaviate-namespace", "WEAVIATE_NAMESPACE", "Sift", "collection-name prefix: instances sharing a cluster need different ones")
 	b.int(&c.WeaviateReplication, "weaviate-replication", "WEAVIATE_REPLICATION", 1, "replication factor of Sift's collections (3 survives a node down)")
 	b.int(&c.WeaviateShards, "weaviate-shards", "WEAVIATE_SHARDS", 1, "shards per collection")
+	b.notBool(&c.WeaviateNoPairs, "weaviate-phrase-pairs", "WEAVIATE_PHRASE_PAIRS", true, phrasePairsUsage)
 	if err := b.fs.Parse(args); err != nil {
 		return nil, err
 	}
