@@ -247,8 +247,8 @@ func metaID(ns, key string) string {
 // writes them, or not ("none", or no key). The first process to make the
 // collections decides, at a version that has them (3 on), by
 // Options.NoPhrasePairs; a cluster raised from an older version has no
-// key, as its records lack them. The pairs cost imports about a third of
-// their speed (docs/weaviate.md).
+// key, as its records lack them. The pairs cost imports a fifth to a
+// third of their speed (docs/benchmarks.md).
 const pairsMetaKey = "pairs"
 
 // recordVersion stores SchemaVersion in Meta unless a version is there:

@@ -334,7 +334,7 @@ func clusterFlags(b *binder, o *wvstore.Options, namespaceUsage string) {
 }
 
 // phrasePairsUsage describes WEAVIATE_PHRASE_PAIRS.
-const phrasePairsUsage = "a new cluster keeps the pairs of words that make phrase searches fast, at a third of import speed (set when the collections are created)"
+const phrasePairsUsage = "a new cluster keeps the pairs of words that make phrase searches fast, at a fifth to a third of import speed (set when the collections are created)"
 
 // checkCluster returns what is wrong with the flags clusterFlags read.
 func checkCluster(b *binder, o *wvstore.Options) []string {
