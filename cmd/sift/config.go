@@ -90,26 +90,26 @@ func (b *binder) int(p *int, flagName, envName string, def int, usage string) {
 }
 
 func (b *binder) bool(p *bool, flagName, envName string, def bool, usage string) {
+	b.fs.BoolVar(p, flagName, b.envBool(envName, def), usage+" (env "+envName+")")
+}
+
+// envBool is envName's boolean value, def when it is unset (or not a
+// boolean, which it records).
+func (b *binder) envBool(envName string, def bool) bool {
 	if v, ok := b.env(envName); ok {
 		x, err := strconv.ParseBool(v)
 		if err != nil {
 			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not a boolean", envName, v))
 		}
-		def = x
+		return x
 	}
-	b.fs.BoolVar(p, flagName, def, usage+" (env "+envName+")")
+	return def
 }
 
 // notBool registers a boolean setting kept negated in p, for an option
 // whose zero value is the setting's default, true.
 func (b *binder) notBool(p *bool, flagName, envName string, def bool, usage string) {
-	if v, ok := b.env(envName); ok {
-		x, err := strconv.ParseBool(v)
-		if err != nil {
-			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not a boolean", envName, v))
-		}
-		def = x
-	}
+	def = b.envBool(envName, def)
 	*p = !def
 	b.fs.BoolFunc(flagName, fmt.Sprintf("%s (env %s, default %v)", usage, envName, def), func(v string) error {
 		x, err := strconv.ParseBool(v)
